@@ -1,0 +1,12 @@
+//! Capture: ordered, versioned, failable trajectory records.
+
+pub mod jsonl;
+mod record;
+mod recorder;
+mod sink;
+
+pub use record::{
+    check_version, OutcomeStatus, Payload, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
+};
+pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
+pub use sink::{JsonlSink, MemorySink, Sink};

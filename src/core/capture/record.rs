@@ -1,0 +1,211 @@
+//! The trajectory record: one event of a run, stamped with a schema
+//! version, a per-run monotonic `seq`, the run's identity and a time from
+//! the injected clock. Payloads are typed and tagged by `kind`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::message::ModelMessage;
+
+/// The schema this build writes. A reader refuses anything newer rather
+/// than guessing at fields it does not know.
+pub const TRAJECTORY_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryRecord {
+    /// Missing on records written before versioning: they read as 0.
+    #[serde(default)]
+    pub schema_version: u32,
+    /// Per run, from 0, no gaps: a consumer that sees seq N has seen every seq < N.
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// 0 for a top-level run, parent's depth + 1 for a child run.
+    #[serde(default)]
+    pub depth: u32,
+    pub recorded_at_unix_ms: u64,
+    pub payload: Payload,
+}
+
+/// Who a run is. `run_id` is the key every later record carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// A human name for the agent or harness that runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeStatus {
+    Completed,
+    Error,
+    Aborted,
+}
+
+/// How a run ended: a status, an optional machine reason (`goal-reached`,
+/// `max-turns`, ...) and, for errors, the message and code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    pub status: OutcomeStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+}
+
+/// What happened. New kinds are added as capabilities land (assessments,
+/// step selection, iterations); a reader of an older build refuses a kind it
+/// does not know with a coded error naming it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Payload {
+    RunStarted {
+        identity: RunIdentity,
+    },
+    RunEnded {
+        outcome: RunOutcome,
+        #[serde(default)]
+        new_messages: Vec<ModelMessage>,
+    },
+    TurnStarted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_index: Option<u64>,
+    },
+    TurnEnded {
+        assistant: ModelMessage,
+        /// The tool messages answering the assistant's tool calls, in order.
+        #[serde(default)]
+        tool_results: Vec<ModelMessage>,
+    },
+    MessageAppended {
+        message: ModelMessage,
+    },
+    ToolStarted {
+        tool_call_id: String,
+        tool_name: String,
+        #[serde(default)]
+        args: Value,
+    },
+    ToolEnded {
+        tool_call_id: String,
+        tool_name: String,
+        #[serde(default)]
+        result: Value,
+        is_error: bool,
+    },
+    ProviderRequestPrepared {
+        iteration: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model_id: Option<String>,
+        system_prompt_chars: u64,
+        message_count: u64,
+        tool_count: u64,
+        #[serde(default)]
+        tools: Vec<String>,
+    },
+    ContextTransformApplied {
+        iteration: u64,
+        plugin: String,
+        before_count: u64,
+        after_count: u64,
+    },
+    ToolGateApplied {
+        iteration: u64,
+        plugin: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allow: Option<bool>,
+    },
+    ToolGateConflictResolved {
+        iteration: u64,
+        plugins: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        chosen_plugin: Option<String>,
+        allow: bool,
+        reason: String,
+    },
+    OutputTokensEscalation {
+        attempt: u64,
+        prev_cap: u64,
+        new_cap: u64,
+    },
+    /// A harness's own event: a name and any JSON data.
+    Custom {
+        name: String,
+        #[serde(default)]
+        data: Value,
+    },
+}
+
+impl Payload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Payload::RunStarted { .. } => "run_started",
+            Payload::RunEnded { .. } => "run_ended",
+            Payload::TurnStarted { .. } => "turn_started",
+            Payload::TurnEnded { .. } => "turn_ended",
+            Payload::MessageAppended { .. } => "message_appended",
+            Payload::ToolStarted { .. } => "tool_started",
+            Payload::ToolEnded { .. } => "tool_ended",
+            Payload::ProviderRequestPrepared { .. } => "provider_request_prepared",
+            Payload::ContextTransformApplied { .. } => "context_transform_applied",
+            Payload::ToolGateApplied { .. } => "tool_gate_applied",
+            Payload::ToolGateConflictResolved { .. } => "tool_gate_conflict_resolved",
+            Payload::OutputTokensEscalation { .. } => "output_tokens_escalation",
+            Payload::Custom { .. } => "custom",
+        }
+    }
+}
+
+impl TrajectoryRecord {
+    /// Reads a record from a JSON value, checking the schema version before
+    /// the payload, so a newer writer's unknown kinds report as a version
+    /// problem rather than a confusing shape error.
+    pub fn from_value(v: Value) -> Result<TrajectoryRecord> {
+        let obj = v.as_object().ok_or_else(|| {
+            Error::new(ErrorCode::InvalidRecord, format!("a record must be a JSON object, got {}", crate::core::message::kind_of(&v)))
+        })?;
+        check_version(obj.get("schema_version"))?;
+        serde_json::from_value(v).map_err(|e| Error::new(ErrorCode::InvalidRecord, e.to_string()))
+    }
+
+    pub fn from_json(line: &str) -> Result<TrajectoryRecord> {
+        let v: Value = serde_json::from_str(line).map_err(|e| Error::new(ErrorCode::JsonlParse, format!("invalid JSON: {e}")))?;
+        Self::from_value(v)
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serialising these plain types cannot fail: every map key is a string.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Refuses versions newer than [`TRAJECTORY_SCHEMA_VERSION`]; a missing version is 0.
+pub fn check_version(v: Option<&Value>) -> Result<()> {
+    match v {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(ver) if ver <= u64::from(TRAJECTORY_SCHEMA_VERSION) => Ok(()),
+            Some(ver) => Err(Error::new(
+                ErrorCode::UnsupportedSchemaVersion,
+                format!("schema_version {ver} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}; upgrade agent-trajectories to read it"),
+            )),
+            None => Err(Error::new(ErrorCode::InvalidRecord, format!("schema_version must be a non-negative integer, got {n}"))),
+        },
+        Some(other) => Err(Error::new(
+            ErrorCode::InvalidRecord,
+            format!("schema_version must be a non-negative integer, got {}", crate::core::message::kind_of(other)),
+        )),
+    }
+}

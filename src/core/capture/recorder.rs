@@ -1,0 +1,222 @@
+//! Stamping and delivery. A [`Recorder`] turns payloads into records of one
+//! run (seq, identity, time); a [`Dispatcher`] hands records to one sink in
+//! order, even when the sink answers asynchronously, and applies the
+//! failure policy. Parent and child recorders share one dispatcher, so a
+//! sink sees the interleaved stream in the order it was recorded.
+
+use std::collections::VecDeque;
+
+use super::record::{Payload, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
+use crate::core::error::{Error, ErrorCode, Result};
+
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    next_seq: u64,
+    run_id: Option<String>,
+    parent_run_id: Option<String>,
+    depth: u32,
+    started: bool,
+    ended: bool,
+}
+
+impl Recorder {
+    /// A top-level recorder; the run id becomes known from `run_started`
+    /// unless given here.
+    pub fn new(run_id: Option<String>) -> Self {
+        Recorder { run_id, ..Default::default() }
+    }
+
+    /// A child run: its own seq space from 0, `parent_run_id` set to this
+    /// run's id and `depth` one deeper.
+    pub fn child(&self, run_id: Option<String>) -> Result<Recorder> {
+        let parent = self.run_id.clone().ok_or_else(|| {
+            Error::invalid_argument("child(): this run has no run id yet; record run_started first or give the recorder a runId")
+        })?;
+        Ok(Recorder { run_id, parent_run_id: Some(parent), depth: self.depth + 1, ..Default::default() })
+    }
+
+    pub fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+    pub fn parent_run_id(&self) -> Option<&str> {
+        self.parent_run_id.as_deref()
+    }
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Stamps a payload. Refuses (state unchanged) a second `run_started`,
+    /// an identity that contradicts the recorder's, anything after `run_ended`
+    /// and a time that is not a finite non-negative number.
+    pub fn stamp(&mut self, payload: Payload, now_ms: f64) -> Result<TrajectoryRecord> {
+        if self.ended {
+            return Err(Error::invalid_argument(format!(
+                "run {} already ended; {} cannot follow run_ended",
+                self.run_id.as_deref().unwrap_or("(unnamed)"),
+                payload.kind()
+            )));
+        }
+        if !now_ms.is_finite() || now_ms < 0.0 {
+            return Err(Error::new(ErrorCode::CallbackFailed, format!("clock returned {now_ms}; expected milliseconds since the epoch")));
+        }
+        if let Payload::RunStarted { identity } = &payload {
+            if self.started {
+                return Err(Error::invalid_argument("run_started recorded twice for one run"));
+            }
+            if let Some(id) = &self.run_id {
+                if *id != identity.run_id {
+                    return Err(Error::invalid_argument(format!(
+                        "run_started names run {:?} but this recorder records run {id:?}",
+                        identity.run_id
+                    )));
+                }
+            }
+            if let (Some(mine), Some(theirs)) = (&self.parent_run_id, &identity.parent_run_id) {
+                if mine != theirs {
+                    return Err(Error::invalid_argument(format!(
+                        "run_started names parent {theirs:?} but this recorder is a child of {mine:?}"
+                    )));
+                }
+            }
+            self.run_id = Some(identity.run_id.clone());
+            if self.parent_run_id.is_none() {
+                self.parent_run_id = identity.parent_run_id.clone();
+            }
+            self.started = true;
+        }
+        if matches!(payload, Payload::RunEnded { .. }) {
+            self.ended = true;
+        }
+        let record = TrajectoryRecord {
+            schema_version: TRAJECTORY_SCHEMA_VERSION,
+            seq: self.next_seq,
+            run_id: self.run_id.clone(),
+            parent_run_id: self.parent_run_id.clone(),
+            depth: self.depth,
+            // Whole milliseconds: hosts with sub-ms clocks would otherwise write floats.
+            recorded_at_unix_ms: now_ms.floor() as u64,
+            payload,
+        };
+        self.next_seq += 1;
+        Ok(record)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SinkPolicy {
+    /// Report the failure (the binding calls `onError`) and keep going.
+    #[default]
+    Drop,
+    /// Stop at the first failure: it surfaces to the caller as `SINK_FAILED`
+    /// and the records not yet delivered stay available.
+    Fail,
+}
+
+impl SinkPolicy {
+    pub fn parse(s: &str) -> Result<SinkPolicy> {
+        match s {
+            "drop" => Ok(SinkPolicy::Drop),
+            "fail" => Ok(SinkPolicy::Fail),
+            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other:?}"))),
+        }
+    }
+}
+
+/// What follows a settled delivery.
+#[derive(Debug)]
+pub struct Settled<R> {
+    /// Under [`SinkPolicy::Drop`], a failure to report; the record is dropped.
+    pub report: Option<Error>,
+    /// The next record to deliver now, if any.
+    pub next: Option<R>,
+}
+
+/// Ordering and failure policy for one sink: at most one delivery in flight,
+/// the rest queued in submission order. Generic over the delivered item so
+/// the binding can queue whatever it hands to JS.
+#[derive(Debug)]
+pub struct Dispatcher<R> {
+    queue: VecDeque<R>,
+    in_flight: bool,
+    policy: SinkPolicy,
+    failure: Option<Error>,
+    delivered: u64,
+    dropped: u64,
+}
+
+impl<R> Dispatcher<R> {
+    pub fn new(policy: SinkPolicy) -> Self {
+        Dispatcher { queue: VecDeque::new(), in_flight: false, policy, failure: None, delivered: 0, dropped: 0 }
+    }
+
+    /// Queues a record. Returns it back when the caller should deliver it
+    /// right away (nothing in flight). Under `Fail`, after a failure, every
+    /// submission is refused with that failure.
+    pub fn submit(&mut self, item: R) -> Result<Option<R>> {
+        if let Some(f) = &self.failure {
+            return Err(f.clone());
+        }
+        if self.in_flight {
+            self.queue.push_back(item);
+            Ok(None)
+        } else {
+            self.in_flight = true;
+            Ok(Some(item))
+        }
+    }
+
+    /// The delivery of `item` (the one in flight) finished with `outcome`.
+    /// Under `Fail` a failed item goes back to the head of the queue, so
+    /// [`Dispatcher::undelivered`] starts with it.
+    pub fn settle(&mut self, item: R, outcome: Result<()>) -> Settled<R> {
+        self.in_flight = false;
+        let mut report = None;
+        match outcome {
+            Ok(()) => self.delivered += 1,
+            Err(e) => {
+                let e = if e.code == ErrorCode::SinkFailed { e } else { Error::new(ErrorCode::SinkFailed, e.message) };
+                match self.policy {
+                    SinkPolicy::Drop => {
+                        self.dropped += 1;
+                        report = Some(e);
+                    }
+                    SinkPolicy::Fail => {
+                        self.failure = Some(e);
+                        self.queue.push_front(item);
+                        return Settled { report: None, next: None };
+                    }
+                }
+            }
+        }
+        let next = self.queue.pop_front();
+        self.in_flight = next.is_some();
+        Settled { report, next }
+    }
+
+    pub fn is_idle(&self) -> bool {
+        !self.in_flight && (self.queue.is_empty() || self.failure.is_some())
+    }
+    pub fn failure(&self) -> Option<&Error> {
+        self.failure.as_ref()
+    }
+    pub fn pending(&self) -> usize {
+        self.queue.len() + usize::from(self.in_flight)
+    }
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+    /// Records stamped but never delivered because the sink failed under
+    /// `Fail`; empty otherwise. Nothing stamped is silently lost.
+    pub fn undelivered(&self) -> impl Iterator<Item = &R> {
+        self.queue.iter().filter(move |_| self.failure.is_some())
+    }
+}

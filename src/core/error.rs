@@ -1,0 +1,106 @@
+//! One error type for the whole library. Each variant of [`ErrorCode`] has a
+//! stable string code that JS callers can switch on; the message says where
+//! (which line, which field, which record) as well as what.
+
+use std::fmt;
+
+/// Stable error codes. Never renumber or rename: JS code matches on
+/// [`ErrorCode::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A caller passed a value of the wrong shape or range.
+    InvalidArgument,
+    /// A message did not match any accepted message shape.
+    InvalidMessage,
+    /// A trajectory record (or payload) did not match the schema.
+    InvalidRecord,
+    /// A record carries a schema version newer than this reader knows.
+    UnsupportedSchemaVersion,
+    /// A JSONL line could not be parsed.
+    JsonlParse,
+    /// A sink refused or failed to store a record.
+    SinkFailed,
+    /// A host callback (clock, model, observer, agent) threw or returned garbage.
+    CallbackFailed,
+    /// The package was used before its WebAssembly module was initialised.
+    NotInitialized,
+    /// A second operation started while one was still running on the same object.
+    Busy,
+    /// An invariant of the library itself broke; always a bug worth reporting.
+    Internal,
+}
+
+impl ErrorCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidMessage => "INVALID_MESSAGE",
+            ErrorCode::InvalidRecord => "INVALID_RECORD",
+            ErrorCode::UnsupportedSchemaVersion => "UNSUPPORTED_SCHEMA_VERSION",
+            ErrorCode::JsonlParse => "JSONL_PARSE",
+            ErrorCode::SinkFailed => "SINK_FAILED",
+            ErrorCode::CallbackFailed => "CALLBACK_FAILED",
+            ErrorCode::NotInitialized => "NOT_INITIALIZED",
+            ErrorCode::Busy => "BUSY",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// An error with a stable code, a message that says where, and optional
+/// location data (a 1-based JSONL line) that the binding copies onto the JS
+/// `Error`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    /// 1-based line number, for errors that come from a line-oriented input.
+    pub line: Option<usize>,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), line: None }
+    }
+
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgument, message)
+    }
+
+    pub fn at_line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// Prefixes the message with a location (`"payload.message"`), keeping
+    /// the code, so nested validation errors read from the outside in.
+    pub fn within(mut self, place: &str) -> Self {
+        self.message = format!("{place}: {}", self.message);
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable_strings() {
+        assert_eq!(ErrorCode::JsonlParse.as_str(), "JSONL_PARSE");
+        assert_eq!(ErrorCode::UnsupportedSchemaVersion.as_str(), "UNSUPPORTED_SCHEMA_VERSION");
+        let e = Error::new(ErrorCode::InvalidRecord, "bad").within("payload").at_line(3);
+        assert_eq!(e.to_string(), "[INVALID_RECORD] payload: bad");
+        assert_eq!(e.line, Some(3));
+    }
+}

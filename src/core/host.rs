@@ -1,0 +1,196 @@
+//! What the host injects. The core never reads a clock or calls a model by
+//! itself: it asks these traits, which JS callbacks implement in the binding
+//! and plain Rust fakes implement in tests. Single-threaded: no `Send`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::error::{Error, ErrorCode, Result};
+use super::message::{kind_of, ModelMessage, Part};
+
+/// Milliseconds since the Unix epoch, as the host sees them.
+pub trait Clock {
+    fn now_ms(&self) -> f64;
+}
+
+/// A clock that always answers the same time; useful for exact replays.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedClock(pub f64);
+
+impl Clock for FixedClock {
+    fn now_ms(&self) -> f64 {
+        self.0
+    }
+}
+
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// An async language model callback (the AI-as-user, the ranker, the planner).
+pub trait Model {
+    fn complete(&self, request: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse>>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Purpose {
+    UserMessage,
+    RankSteps,
+    Decide,
+    Reflect,
+    Summarize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseFormat {
+    Text,
+    Json,
+}
+
+/// What the core asks a model. `responseFormat: 'json'` means the prompt asks
+/// for JSON and the core parses and validates the answer itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRequest {
+    pub purpose: Purpose,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    pub messages: Vec<ModelMessage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<ToolSpec>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRequest {
+    pub tool_call_id: Option<String>,
+    pub tool_name: String,
+    pub input: Value,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
+/// A model's answer, normalised from `string | { text?, toolCalls?, usage? }`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelResponse {
+    pub text: String,
+    pub tool_calls: Vec<ToolCallRequest>,
+    pub usage: Usage,
+}
+
+impl ModelResponse {
+    /// Accepts what a host callback may resolve to; anything else is a coded
+    /// `CALLBACK_FAILED` naming what came back.
+    pub fn from_value(v: &Value) -> Result<ModelResponse> {
+        let garbage = |what: String| Error::new(ErrorCode::CallbackFailed, format!("model returned {what}; expected a string or {{ text?, toolCalls?, usage? }}"));
+        match v {
+            Value::String(s) => Ok(ModelResponse { text: s.clone(), ..Default::default() }),
+            Value::Object(obj) => {
+                let text = match obj.get("text") {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => return Err(garbage(format!("`text` as {}", kind_of(other)))),
+                };
+                let mut tool_calls = Vec::new();
+                if let Some(calls) = obj.get("toolCalls").filter(|c| !c.is_null()) {
+                    let calls = calls.as_array().ok_or_else(|| garbage("`toolCalls` that is not an array".into()))?;
+                    for (i, c) in calls.iter().enumerate() {
+                        let name = c.get("toolName").and_then(Value::as_str);
+                        let name = name.ok_or_else(|| garbage(format!("toolCalls[{i}] without a string `toolName`")))?;
+                        tool_calls.push(ToolCallRequest {
+                            tool_call_id: c.get("toolCallId").and_then(Value::as_str).map(str::to_owned),
+                            tool_name: name.to_owned(),
+                            input: c.get("input").or_else(|| c.get("args")).cloned().unwrap_or(Value::Null),
+                        });
+                    }
+                }
+                let usage = obj.get("usage").map(|u| Usage {
+                    input_tokens: u.get("inputTokens").and_then(Value::as_u64),
+                    output_tokens: u.get("outputTokens").and_then(Value::as_u64),
+                });
+                Ok(ModelResponse { text, tool_calls, usage: usage.unwrap_or_default() })
+            }
+            other => Err(garbage(kind_of(other).to_owned())),
+        }
+    }
+
+    /// The response as an assistant message (text part first, then tool calls),
+    /// with `make_id(i)` naming tool calls the model left unnamed.
+    pub fn to_assistant_message(&self, mut make_id: impl FnMut(usize) -> String) -> ModelMessage {
+        use super::message::{Content, Role};
+        if self.tool_calls.is_empty() {
+            return ModelMessage::text(Role::Assistant, self.text.clone());
+        }
+        let mut parts = Vec::with_capacity(self.tool_calls.len() + 1);
+        if !self.text.is_empty() {
+            parts.push(Part::Text { text: self.text.clone() });
+        }
+        for (i, c) in self.tool_calls.iter().enumerate() {
+            parts.push(Part::ToolCall {
+                tool_call_id: c.tool_call_id.clone().unwrap_or_else(|| make_id(i)),
+                tool_name: c.tool_name.clone(),
+                input: c.input.clone(),
+            });
+        }
+        ModelMessage { role: Role::Assistant, content: Content::Parts(parts), provider_options: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn response_shapes() {
+        assert_eq!(ModelResponse::from_value(&json!("hi")).unwrap().text, "hi");
+        let r = ModelResponse::from_value(&json!({
+            "text": "ok", "toolCalls": [{ "toolName": "ls", "input": { "p": 1 } }],
+            "usage": { "inputTokens": 5, "outputTokens": 7 }
+        }))
+        .unwrap();
+        assert_eq!(r.tool_calls[0].tool_name, "ls");
+        assert_eq!(r.usage.output_tokens, Some(7));
+        let m = r.to_assistant_message(|i| format!("call-{i}"));
+        assert_eq!(serde_json::to_value(&m).unwrap()["content"][1]["toolCallId"], "call-0");
+        let e = ModelResponse::from_value(&json!(42)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CallbackFailed);
+        assert!(e.message.contains("a number"));
+        let e = ModelResponse::from_value(&json!({ "toolCalls": [{}] })).unwrap_err();
+        assert!(e.message.contains("toolCalls[0]"));
+    }
+
+    #[test]
+    fn request_serialises_in_js_shape() {
+        let req = ModelRequest {
+            purpose: Purpose::RankSteps,
+            system: None,
+            messages: vec![],
+            tools: None,
+            response_format: Some(ResponseFormat::Json),
+        };
+        assert_eq!(
+            serde_json::to_value(&req).unwrap(),
+            json!({ "purpose": "rank-steps", "messages": [], "responseFormat": "json" })
+        );
+    }
+}

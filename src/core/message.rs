@@ -1,0 +1,301 @@
+//! The message model: AI SDK `ModelMessage` (role + string content or typed
+//! parts). Inputs in the older AI SDK shape (`args` / `result` / `isError`)
+//! and the shorthand `{type:'tool-call', id, name, args}` are accepted and
+//! normalised, so everything downstream sees one shape.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::error::{Error, ErrorCode, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+/// One message of a conversation, in the AI SDK `ModelMessage` shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelMessage {
+    pub role: Role,
+    pub content: Content,
+    /// Carried through untouched (AI SDK provider hints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_options: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+/// A content part. Parts the library does not interpret (images, files,
+/// provider-specific ones) are kept verbatim in [`Part::Other`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Part {
+    Text {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        tool_call_id: String,
+        tool_name: String,
+        input: Value,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolResult {
+        tool_call_id: String,
+        tool_name: String,
+        /// AI SDK tool output: `{ type: 'text' | 'json' | 'error-text' | 'error-json' | 'content', value }`.
+        output: Value,
+    },
+    #[serde(untagged)]
+    Other(Value),
+}
+
+impl Part {
+    /// Whether a tool-result part reports a failure (`error-text` / `error-json`).
+    pub fn is_error_result(&self) -> bool {
+        match self {
+            Part::ToolResult { output, .. } => output
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("error")),
+            _ => false,
+        }
+    }
+}
+
+impl ModelMessage {
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        ModelMessage { role, content: Content::Text(text.into()), provider_options: None }
+    }
+
+    pub fn parts(&self) -> &[Part] {
+        match &self.content {
+            Content::Parts(p) => p,
+            Content::Text(_) => &[],
+        }
+    }
+
+    /// The plain text of the message: string content, or its text parts joined.
+    pub fn text_content(&self) -> String {
+        match &self.content {
+            Content::Text(t) => t.clone(),
+            Content::Parts(parts) => parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(""),
+        }
+    }
+
+    /// Normalises one message from any accepted shape; errors name the field.
+    pub fn from_value(v: &Value) -> Result<ModelMessage> {
+        let obj = v.as_object().ok_or_else(|| invalid(format!("expected an object, got {}", kind_of(v))))?;
+        let role_str = obj
+            .get("role")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
+        let role = Role::parse(role_str).ok_or_else(|| {
+            invalid(format!("unknown role {role_str:?}; expected system, user, assistant or tool"))
+        })?;
+        let content = match obj.get("content") {
+            Some(Value::String(s)) => Content::Text(s.clone()),
+            Some(Value::Array(items)) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let part = normalise_part(item).map_err(|e| e.within(&format!("content[{i}]")))?;
+                    parts.push(part);
+                }
+                Content::Parts(parts)
+            }
+            Some(other) => return Err(invalid(format!("`content` must be a string or an array of parts, got {}", kind_of(other)))),
+            None => return Err(invalid("`content` is missing")),
+        };
+        if role == Role::System && !matches!(content, Content::Text(_)) {
+            return Err(invalid("a system message's `content` must be a string"));
+        }
+        if role == Role::Tool {
+            if let Content::Parts(parts) = &content {
+                if let Some(i) = parts.iter().position(|p| !matches!(p, Part::ToolResult { .. })) {
+                    return Err(invalid(format!("content[{i}]: a tool message holds only tool-result parts")));
+                }
+            }
+        }
+        let provider_options = obj.get("providerOptions").cloned();
+        Ok(ModelMessage { role, content, provider_options })
+    }
+}
+
+impl<'de> Deserialize<'de> for ModelMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        ModelMessage::from_value(&v).map_err(|e| serde::de::Error::custom(e.message))
+    }
+}
+
+/// Normalises a list of messages; an error names the index (`messages[3].content[0]: ...`).
+pub fn normalize_messages(v: &Value) -> Result<Vec<ModelMessage>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| invalid(format!("messages must be an array, got {}", kind_of(v))))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, m)| ModelMessage::from_value(m).map_err(|e| e.within(&format!("messages[{i}]"))))
+        .collect()
+}
+
+fn normalise_part(v: &Value) -> Result<Part> {
+    let obj = v.as_object().ok_or_else(|| invalid(format!("a part must be an object, got {}", kind_of(v))))?;
+    let ty = obj.get("type").and_then(Value::as_str).ok_or_else(|| invalid("a part needs a string `type`"))?;
+    match ty {
+        "text" | "reasoning" => {
+            let text = str_field(obj, &["text"]).ok_or_else(|| invalid(format!("a {ty} part needs a string `text`")))?;
+            Ok(if ty == "text" { Part::Text { text } } else { Part::Reasoning { text } })
+        }
+        "tool-call" => {
+            let tool_call_id = str_field(obj, &["toolCallId", "id"])
+                .ok_or_else(|| invalid("a tool-call part needs `toolCallId` (or `id`)"))?;
+            let tool_name = str_field(obj, &["toolName", "name"])
+                .ok_or_else(|| invalid("a tool-call part needs `toolName` (or `name`)"))?;
+            // `input` (AI SDK 5+) wins over `args` (AI SDK 4, shorthand).
+            let input = obj.get("input").or_else(|| obj.get("args")).cloned().unwrap_or(Value::Object(Map::new()));
+            Ok(Part::ToolCall { tool_call_id, tool_name, input })
+        }
+        "tool-result" => {
+            let tool_call_id = str_field(obj, &["toolCallId", "id"])
+                .ok_or_else(|| invalid("a tool-result part needs `toolCallId` (or `id`)"))?;
+            let tool_name = str_field(obj, &["toolName", "name"])
+                .ok_or_else(|| invalid("a tool-result part needs `toolName` (or `name`)"))?;
+            let output = match obj.get("output") {
+                Some(out) => {
+                    if out.get("type").and_then(Value::as_str).is_none() {
+                        return Err(invalid("a tool-result `output` needs a `type` (text, json, error-text, error-json, content)"));
+                    }
+                    out.clone()
+                }
+                // AI SDK 4: `result` + optional `isError`.
+                None => {
+                    let result = obj.get("result").cloned().unwrap_or(Value::Null);
+                    let is_error = obj.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                    legacy_output(result, is_error)
+                }
+            };
+            Ok(Part::ToolResult { tool_call_id, tool_name, output })
+        }
+        _ => Ok(Part::Other(v.clone())),
+    }
+}
+
+/// Maps an AI SDK 4 tool result onto the AI SDK 5 `output` union.
+fn legacy_output(result: Value, is_error: bool) -> Value {
+    match (result, is_error) {
+        (Value::String(s), false) => json!({ "type": "text", "value": s }),
+        (Value::String(s), true) => json!({ "type": "error-text", "value": s }),
+        (v, false) => json!({ "type": "json", "value": v }),
+        (v, true) => json!({ "type": "error-json", "value": v }),
+    }
+}
+
+fn str_field(obj: &Map<String, Value>, names: &[&str]) -> Option<String> {
+    names.iter().find_map(|n| obj.get(*n).and_then(Value::as_str)).map(str::to_owned)
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InvalidMessage, message)
+}
+
+pub(crate) fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_legacy_and_shorthand_tool_parts() {
+        let msgs = normalize_messages(&json!([
+            { "role": "user", "content": "hi" },
+            { "role": "assistant", "content": [
+                { "type": "text", "text": "let me look" },
+                { "type": "tool-call", "id": "c1", "name": "read_file", "args": { "path": "a.txt" } },
+                { "type": "tool-call", "toolCallId": "c2", "toolName": "ls", "args": {} }
+            ]},
+            { "role": "tool", "content": [
+                { "type": "tool-result", "toolCallId": "c1", "toolName": "read_file", "result": "hello" },
+                { "type": "tool-result", "toolCallId": "c2", "toolName": "ls", "result": { "code": 2 }, "isError": true }
+            ]}
+        ]))
+        .unwrap();
+        let out = serde_json::to_value(&msgs).unwrap();
+        assert_eq!(
+            out[1]["content"][1],
+            json!({ "type": "tool-call", "toolCallId": "c1", "toolName": "read_file", "input": { "path": "a.txt" } })
+        );
+        assert_eq!(out[2]["content"][0]["output"], json!({ "type": "text", "value": "hello" }));
+        assert_eq!(out[2]["content"][1]["output"], json!({ "type": "error-json", "value": { "code": 2 } }));
+        assert!(msgs[2].parts()[1].is_error_result());
+        assert_eq!(msgs[1].text_content(), "let me look");
+        // Normalising the normalised form changes nothing.
+        assert_eq!(normalize_messages(&out).unwrap(), msgs);
+    }
+
+    #[test]
+    fn keeps_unknown_parts_verbatim() {
+        let img = json!({ "type": "image", "image": "data:...", "mediaType": "image/png" });
+        let m = ModelMessage::from_value(&json!({ "role": "user", "content": [img.clone()] })).unwrap();
+        assert_eq!(serde_json::to_value(&m).unwrap()["content"][0], img);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        let e = normalize_messages(&json!([
+            { "role": "user", "content": "ok" },
+            { "role": "assistant", "content": [{ "type": "tool-call", "id": "x" }] }
+        ]))
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidMessage);
+        assert_eq!(e.message, "messages[1]: content[0]: a tool-call part needs `toolName` (or `name`)");
+        let e = ModelMessage::from_value(&json!({ "role": "robot", "content": "x" })).unwrap_err();
+        assert!(e.message.contains("unknown role \"robot\""), "{}", e.message);
+        let e = ModelMessage::from_value(&json!({ "role": "tool", "content": [{ "type": "text", "text": "x" }] })).unwrap_err();
+        assert!(e.message.contains("only tool-result parts"));
+        let e = ModelMessage::from_value(&json!({ "role": "system", "content": [] })).unwrap_err();
+        assert!(e.message.contains("must be a string"));
+    }
+}

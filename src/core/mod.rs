@@ -1,0 +1,9 @@
+//! The pure core. Nothing here reads a clock, randomness, network or files:
+//! the host injects a [`host::Clock`] and [`host::Model`]s.
+
+pub mod capture;
+pub mod error;
+pub mod host;
+pub mod message;
+
+pub use error::{Error, ErrorCode};

@@ -1,0 +1,241 @@
+//! Native tests of the capture contract: stamping, child runs, ordered
+//! delivery to async sinks, failure policies, JSONL round trips.
+
+use agent_trajectories::core::capture::{
+    jsonl, Dispatcher, JsonlSink, MemorySink, Payload, Recorder, RunIdentity, RunOutcome, OutcomeStatus, Sink,
+    SinkPolicy, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
+};
+use agent_trajectories::core::message::{ModelMessage, Role};
+use agent_trajectories::core::{Error, ErrorCode};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn started(id: &str) -> Payload {
+    Payload::RunStarted { identity: RunIdentity { run_id: id.into(), parent_run_id: None, agent: None, model_id: None } }
+}
+
+fn ended() -> Payload {
+    Payload::RunEnded {
+        outcome: RunOutcome { status: OutcomeStatus::Completed, reason: Some("goal-reached".into()), message: None, error_code: None },
+        new_messages: vec![ModelMessage::text(Role::Assistant, "done")],
+    }
+}
+
+fn tool(i: u64) -> Payload {
+    Payload::ToolStarted { tool_call_id: format!("c{i}"), tool_name: "read".into(), args: json!({ "path": format!("f{i}") }) }
+}
+
+#[test]
+fn stamps_seq_identity_and_clock_time() {
+    let mut rec = Recorder::new(None);
+    let first = rec.stamp(Payload::TurnStarted { turn_index: None }, 5.9).unwrap();
+    assert_eq!((first.seq, first.run_id.as_deref(), first.recorded_at_unix_ms), (0, None, 5));
+    let s = rec.stamp(started("r1"), 10.0).unwrap();
+    assert_eq!((s.seq, s.run_id.as_deref(), s.schema_version), (1, Some("r1"), TRAJECTORY_SCHEMA_VERSION));
+    let t = rec.stamp(tool(1), 11.0).unwrap();
+    assert_eq!((t.seq, t.run_id.as_deref(), t.depth), (2, Some("r1"), 0));
+}
+
+#[test]
+fn refuses_contradictions_without_changing_state() {
+    let mut rec = Recorder::new(Some("r1".into()));
+    let e = rec.stamp(started("other"), 1.0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert_eq!(rec.next_seq(), 0);
+    rec.stamp(started("r1"), 1.0).unwrap();
+    assert!(rec.stamp(started("r1"), 1.0).unwrap_err().message.contains("twice"));
+    let e = rec.stamp(tool(1), f64::NAN).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CallbackFailed);
+    rec.stamp(ended(), 2.0).unwrap();
+    let e = rec.stamp(tool(2), 3.0).unwrap_err();
+    assert!(e.message.contains("already ended"), "{}", e.message);
+    assert_eq!(rec.next_seq(), 2);
+}
+
+#[test]
+fn child_runs_have_their_own_seq_space() {
+    let mut parent = Recorder::new(None);
+    assert!(parent.child(None).is_err(), "no parent id yet");
+    parent.stamp(started("p"), 0.0).unwrap();
+    parent.stamp(tool(1), 0.0).unwrap();
+    let mut child = parent.child(Some("c".into())).unwrap();
+    let c0 = child.stamp(started("c"), 0.0).unwrap();
+    assert_eq!((c0.seq, c0.parent_run_id.as_deref(), c0.depth), (0, Some("p"), 1));
+    let mut grandchild = child.child(None).unwrap();
+    let g = grandchild.stamp(tool(9), 0.0).unwrap();
+    assert_eq!((g.seq, g.parent_run_id.as_deref(), g.depth), (0, Some("c"), 2));
+    // The parent's seq space is untouched by its children.
+    assert_eq!(parent.stamp(tool(2), 0.0).unwrap().seq, 2);
+}
+
+/// A sink that completes deliveries later, in an order the test chooses.
+#[test]
+fn async_deliveries_reach_the_sink_in_seq_order() {
+    let mut d: Dispatcher<u64> = Dispatcher::new(SinkPolicy::Drop);
+    let mut delivered = Vec::new();
+    // 0 goes out at once; 1..4 wait behind it.
+    let mut in_flight = d.submit(0).unwrap();
+    for i in 1..5 {
+        assert_eq!(d.submit(i).unwrap(), None);
+    }
+    assert_eq!(d.pending(), 5);
+    while let Some(item) = in_flight {
+        delivered.push(item);
+        in_flight = d.settle(item, Ok(())).next;
+    }
+    assert_eq!(delivered, vec![0, 1, 2, 3, 4]);
+    assert!(d.is_idle());
+    assert_eq!(d.delivered(), 5);
+}
+
+#[test]
+fn drop_policy_reports_and_continues() {
+    let mut d: Dispatcher<u64> = Dispatcher::new(SinkPolicy::Drop);
+    let first = d.submit(0).unwrap().unwrap();
+    d.submit(1).unwrap();
+    let s = d.settle(first, Err(Error::new(ErrorCode::CallbackFailed, "disk full")));
+    let report = s.report.unwrap();
+    assert_eq!((report.code, report.message.as_str()), (ErrorCode::SinkFailed, "disk full"));
+    assert_eq!(s.next, Some(1));
+    assert_eq!(d.dropped(), 1);
+    assert!(d.submit(2).is_ok());
+}
+
+#[test]
+fn fail_policy_stops_and_keeps_what_was_not_delivered() {
+    let mut d: Dispatcher<u64> = Dispatcher::new(SinkPolicy::Fail);
+    let first = d.submit(0).unwrap().unwrap();
+    d.submit(1).unwrap();
+    d.submit(2).unwrap();
+    let s = d.settle(first, Err(Error::new(ErrorCode::SinkFailed, "rejected")));
+    assert!(s.report.is_none() && s.next.is_none());
+    assert_eq!(d.submit(3).unwrap_err().code, ErrorCode::SinkFailed);
+    assert_eq!(d.undelivered().copied().collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert!(d.is_idle());
+}
+
+#[test]
+fn sinks_store_in_order() {
+    let mut rec = Recorder::new(None);
+    let (mut mem, mut lines) = (MemorySink::new(), JsonlSink::new());
+    for p in [started("r"), tool(1), ended()] {
+        let r = rec.stamp(p, 1.0).unwrap();
+        mem.accept(&r).unwrap();
+        lines.accept(&r).unwrap();
+    }
+    assert_eq!(mem.to_jsonl(), lines.text());
+    assert_eq!(jsonl::parse(lines.text()).unwrap(), mem.records());
+    assert_eq!(lines.len(), 3);
+    let taken = lines.take();
+    assert_eq!(taken.lines().count(), 3);
+    assert!(lines.is_empty());
+}
+
+#[test]
+fn record_wire_format_is_stable() {
+    let mut rec = Recorder::new(None);
+    let r = rec.stamp(started("r1"), 1700000000000.0).unwrap();
+    assert_eq!(
+        r.to_json(),
+        r#"{"schema_version":1,"seq":0,"run_id":"r1","depth":0,"recorded_at_unix_ms":1700000000000,"payload":{"kind":"run_started","identity":{"run_id":"r1"}}}"#
+    );
+}
+
+#[test]
+fn versions_missing_old_and_newer() {
+    let v0 = r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#;
+    assert_eq!(TrajectoryRecord::from_json(v0).unwrap().schema_version, 0);
+    let newer = r#"{"schema_version":2,"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"from_the_future"}}"#;
+    let e = TrajectoryRecord::from_json(newer).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedSchemaVersion);
+    let e = TrajectoryRecord::from_json(r#"{"schema_version":"1","seq":0}"#).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidRecord);
+}
+
+#[test]
+fn jsonl_tolerates_crlf_and_trailing_newline_and_names_bad_lines() {
+    let mut rec = Recorder::new(None);
+    let a = rec.stamp(started("r"), 1.0).unwrap().to_json();
+    let b = rec.stamp(tool(1), 2.0).unwrap().to_json();
+    let text = format!("{a}\r\n\r\n{b}\r\n");
+    assert_eq!(jsonl::parse(&text).unwrap().len(), 2);
+    let broken = format!("{a}\n{{not json\n{b}\n{{\"seq\":1}}\n");
+    let e = jsonl::parse(&broken).unwrap_err();
+    assert_eq!((e.code, e.line), (ErrorCode::JsonlParse, Some(2)));
+    assert!(e.message.starts_with("line 2: invalid JSON"), "{}", e.message);
+    let (good, bad) = jsonl::parse_lenient(&broken);
+    assert_eq!(good.len(), 2);
+    assert_eq!(bad.iter().map(|b| (b.line, b.code)).collect::<Vec<_>>(), vec![(2, "JSONL_PARSE"), (4, "INVALID_RECORD")]);
+    let e = jsonl::parse(r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"nope"}}"#).unwrap_err();
+    assert!(e.message.contains("unknown variant `nope`"), "{}", e.message);
+}
+
+fn arb_json() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        (-1e9f64..1e9).prop_map(serde_json::Value::from),
+        ".{0,12}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+            prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn arb_payload() -> impl Strategy<Value = Payload> {
+    prop_oneof![
+        (".{0,10}", ".{0,10}", arb_json()).prop_map(|(id, name, args)| Payload::ToolStarted { tool_call_id: id, tool_name: name, args }),
+        (".{0,10}", arb_json(), any::<bool>()).prop_map(|(id, result, is_error)| Payload::ToolEnded {
+            tool_call_id: id, tool_name: "t".into(), result, is_error
+        }),
+        ".{0,40}".prop_map(|t| Payload::MessageAppended { message: ModelMessage::text(Role::User, t) }),
+        (any::<u32>(), any::<u32>()).prop_map(|(a, b)| Payload::OutputTokensEscalation { attempt: 1, prev_cap: a.into(), new_cap: b.into() }),
+        ("[a-z]{1,8}", arb_json()).prop_map(|(name, data)| Payload::Custom { name, data }),
+        Just(Payload::TurnStarted { turn_index: Some(3) }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn round_trip_records_jsonl_parse_identical(payloads in prop::collection::vec(arb_payload(), 0..30), t in 0u64..4_000_000_000_000) {
+        let mut rec = Recorder::new(Some("run".into()));
+        let records: Vec<_> = payloads.into_iter().map(|p| rec.stamp(p, t as f64).unwrap()).collect();
+        let text = jsonl::serialize(&records);
+        let back = jsonl::parse(&text).unwrap();
+        prop_assert_eq!(&back, &records);
+        prop_assert_eq!(jsonl::serialize(&back), text);
+    }
+
+    #[test]
+    fn seq_is_dense_per_run_and_delivery_keeps_it(settle_order in prop::collection::vec(any::<bool>(), 1..60)) {
+        // Interleave a parent and a child through one dispatcher; each step
+        // either records (alternating runs) or settles the delivery in flight.
+        let mut parent = Recorder::new(Some("p".into()));
+        let mut child = parent.child(Some("c".into())).unwrap();
+        let mut d = Dispatcher::new(SinkPolicy::Drop);
+        let mut in_flight = None;
+        let mut seen = Vec::new();
+        for (i, record_now) in settle_order.iter().enumerate() {
+            if *record_now || in_flight.is_none() {
+                let r = if i % 2 == 0 { &mut parent } else { &mut child }.stamp(tool(i as u64), 0.0).unwrap();
+                if let Some(now) = d.submit(r).unwrap() { in_flight = Some(now); }
+            } else if let Some(r) = in_flight.take() {
+                seen.push(r.clone());
+                in_flight = d.settle(r, Ok(())).next;
+            }
+        }
+        while let Some(r) = in_flight.take() {
+            seen.push(r.clone());
+            in_flight = d.settle(r, Ok(())).next;
+        }
+        for run in ["p", "c"] {
+            let seqs: Vec<u64> = seen.iter().filter(|r| r.run_id.as_deref() == Some(run)).map(|r| r.seq).collect();
+            prop_assert_eq!(seqs.clone(), (0..seqs.len() as u64).collect::<Vec<_>>());
+        }
+    }
+}
