@@ -10,3 +10,4 @@ pub use record::{
 };
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
 pub use sink::{JsonlSink, MemorySink, Sink};
+pub use jsonl::BadLine;

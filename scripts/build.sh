@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/: cargo (wasm32, release) -> wasm-bindgen
+# (web glue for ESM entries, nodejs glue for CommonJS; both over one .wasm)
+# -> wasm-opt -> entries, types and package.json. Prints sizes and fails
+# over the gzip budget.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+# 250 KB gzip, .wasm and glue together (issue budget).
+BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-256000}
+
+. scripts/lib.sh
+ensure_build_tools
+
+cargo build --quiet --release --target wasm32-unknown-unknown --lib
+raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
+work=target/pkg-build
+rm -rf "$work" && mkdir -p "$work/web" "$work/node"
+wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$raw"
+wasm-bindgen --target nodejs --out-dir "$work/node" --out-name agent_trajectories "$raw"
+# The CommonJS glue loads the shared .wasm; that only holds if both are one module.
+cmp -s "$work/web/agent_trajectories_bg.wasm" "$work/node/agent_trajectories_bg.wasm" \
+  || { echo "build: web and nodejs glue disagree on the .wasm; cannot share one module" >&2; exit 1; }
+
+# Feature flags rustc enables by default; plain -Oz refuses bulk memory and
+# --all-features emits stringref, which Node 20 refuses.
+"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-reference-types --enable-multivalue --enable-mutable-globals \
+  -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
+
+rm -rf pkg && mkdir -p pkg
+cp "$work/opt.wasm" pkg/agent_trajectories_bg.wasm
+cp "$work/web/agent_trajectories.js" pkg/agent_trajectories.js
+cp "$work/node/agent_trajectories.js" pkg/agent_trajectories.cjs
+node scripts/assemble.mjs "$root" "$work" "$BUDGET_GZIP_BYTES"

@@ -1,0 +1,50 @@
+//! JSONL reading and writing for JS callers.
+
+use js_sys::Reflect;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::record_from_js;
+use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
+use crate::wasm::error::{IntoJs, JsResult};
+
+#[derive(Serialize)]
+struct Lenient<'a> {
+    records: &'a [TrajectoryRecord],
+    errors: &'a [BadLine],
+}
+
+/// Parses JSONL back into records. Tolerates CRLF, blank lines and a
+/// trailing newline. Strict by default: throws `JSONL_PARSE`,
+/// `INVALID_RECORD` or `UNSUPPORTED_SCHEMA_VERSION` with `line` set. With
+/// `{ lenient: true }` returns `{ records, errors }` instead.
+#[wasm_bindgen(js_name = parseTrajectoryJsonl, skip_typescript)]
+pub fn parse_trajectory_jsonl(text: &str, opts: JsValue) -> JsResult<JsValue> {
+    let lenient = opts.is_object() && Reflect::get(&opts, &"lenient".into()).map(|v| v.is_truthy()).unwrap_or(false);
+    if lenient {
+        let (records, errors) = jsonl::parse_lenient(text);
+        crate::wasm::to_js(&Lenient { records: &records, errors: &errors })
+    } else {
+        crate::wasm::to_js(&jsonl::parse(text).js()?)
+    }
+}
+
+/// Serialises records (validated, index named on error) to JSONL text.
+#[wasm_bindgen(js_name = serializeTrajectoryJsonl)]
+pub fn serialize_trajectory_jsonl(
+    #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: Vec<JsValue>,
+) -> JsResult<String> {
+    let parsed = records
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| record_from_js(r).map_err(|e| e.within(&format!("records[{i}]"))))
+        .collect::<Result<Vec<_>, _>>()
+        .js()?;
+    Ok(jsonl::serialize(&parsed))
+}
+
+/// The record schema version this build writes (and the newest it reads).
+#[wasm_bindgen(js_name = trajectorySchemaVersion)]
+pub fn trajectory_schema_version() -> u32 {
+    TRAJECTORY_SCHEMA_VERSION
+}

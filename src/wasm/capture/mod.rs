@@ -1,0 +1,15 @@
+//! Capture for JS: the recorder, the two built-in sinks and JSONL helpers.
+
+mod jsonl;
+mod recorder;
+mod sinks;
+
+use wasm_bindgen::JsValue;
+
+use crate::core::capture::TrajectoryRecord;
+use crate::core::Error;
+
+/// Reads a JS record object, checking its schema version first.
+fn record_from_js(value: JsValue) -> Result<TrajectoryRecord, Error> {
+    TrajectoryRecord::from_value(super::from_js(value, "record")?)
+}

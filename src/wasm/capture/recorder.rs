@@ -1,0 +1,262 @@
+//! `TrajectoryRecorder` for JS. Holds no borrow while it calls into JS (the
+//! clock, a sink, `onError`), so a sink that records again from inside its
+//! own `record()` is queued behind the current record instead of failing.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+
+use super::sinks::{native_sink_of, Delivery, NativeSink};
+use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
+use crate::wasm::host::JsClock;
+
+/// Where records go: a built-in sink, or a JS object with `record(r)`.
+enum Target {
+    Native(NativeSink),
+    Js { object: JsValue, record: Function },
+}
+
+/// One sink and its delivery queue, shared by a recorder and its children.
+struct Channel {
+    target: Target,
+    dispatcher: RefCell<Dispatcher<TrajectoryRecord>>,
+    on_error: Option<Function>,
+    /// `flush()` promises waiting for the queue to drain: (resolve, reject).
+    waiters: RefCell<Vec<(Function, Function)>>,
+}
+
+impl Channel {
+    fn deliver(&self, record: &TrajectoryRecord) -> Delivery {
+        match &self.target {
+            Target::Native(sink) => sink.deliver(record),
+            Target::Js { object, record: f } => {
+                let value = match crate::wasm::to_js(record) {
+                    Ok(v) => v,
+                    Err(_) => return Delivery::Done(Err(Error::new(ErrorCode::Internal, "record could not be converted for JS"))),
+                };
+                match f.call1(object, &value) {
+                    Ok(ret) => Delivery::from_return(ret),
+                    Err(e) => Delivery::Done(Err(from_callback("sink.record", &e))),
+                }
+            }
+        }
+    }
+
+    /// Settles the delivery in flight and reports a dropped record's failure.
+    fn settle(&self, record: TrajectoryRecord, outcome: Result<(), Error>) -> Option<TrajectoryRecord> {
+        let outcome = outcome.map_err(|e| {
+            let run = record.run_id.as_deref().unwrap_or("(unnamed)");
+            Error::new(ErrorCode::SinkFailed, format!("sink failed on seq {} of run {run}: {}", record.seq, e.message))
+        });
+        let failed = outcome.is_err().then(|| record.clone());
+        let settled = self.dispatcher.borrow_mut().settle(record, outcome);
+        if let (Some(err), Some(record)) = (settled.report, failed) {
+            self.report(err, &record);
+        }
+        settled.next
+    }
+
+    fn report(&self, err: Error, record: &TrajectoryRecord) {
+        let js_err = to_js(err);
+        match &self.on_error {
+            Some(f) => {
+                let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
+                // An onError that throws has nowhere further to report to.
+                let _ = f.call2(&JsValue::UNDEFINED, &js_err, &rec);
+            }
+            None => web_sys::console::warn_2(&"agent-trajectories: record dropped:".into(), &js_err),
+        }
+    }
+
+    /// Resolves (or, after a failure under 'fail', rejects) `flush()` waiters once idle.
+    fn wake_if_idle(&self) {
+        let (idle, failure) = {
+            let d = self.dispatcher.borrow();
+            (d.is_idle(), d.failure().cloned())
+        };
+        if !idle {
+            return;
+        }
+        let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
+        for (resolve, reject) in waiters {
+            let _ = match &failure {
+                Some(e) => reject.call1(&JsValue::UNDEFINED, &to_js(e.clone())),
+                None => resolve.call0(&JsValue::UNDEFINED),
+            };
+        }
+    }
+}
+
+/// Delivers `record` and whatever queued behind it, until the queue drains
+/// or a sink answers with a Promise (the rest continues when it settles).
+fn pump(chan: &Rc<Channel>, first: TrajectoryRecord) {
+    let mut next = Some(first);
+    while let Some(record) = next.take() {
+        match chan.deliver(&record) {
+            Delivery::Done(outcome) => next = chan.settle(record, outcome),
+            Delivery::Pending(promise) => {
+                let chan = chan.clone();
+                spawn_local(async move {
+                    let outcome = JsFuture::from(promise).await.map(drop).map_err(|e| from_callback("sink.record", &e));
+                    if let Some(n) = chan.settle(record, outcome) {
+                        pump(&chan, n);
+                    }
+                    chan.wake_if_idle();
+                });
+                return;
+            }
+        }
+    }
+    chan.wake_if_idle();
+}
+
+/// Stamps payloads into ordered, versioned records of one run and hands them
+/// to a sink. See the README's "Capture" section.
+#[wasm_bindgen]
+pub struct TrajectoryRecorder {
+    state: Rc<RefCell<Recorder>>,
+    chan: Rc<Channel>,
+    clock: JsClock,
+}
+
+fn option(opts: &JsValue, name: &str) -> JsValue {
+    if opts.is_object() {
+        Reflect::get(opts, &name.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+#[wasm_bindgen]
+impl TrajectoryRecorder {
+    /// `sink`: a `MemorySink`, a `JsonlSink`, or any object with
+    /// `record(r): void | Promise<void>`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "TrajectoryRecorderOptions")] opts: Option<Object>,
+    ) -> JsResult<TrajectoryRecorder> {
+        let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
+        let target = match native_sink_of(&sink) {
+            Some(native) => Target::Native(native),
+            None => {
+                let record = option(&sink, "record").dyn_into::<Function>().map_err(|_| {
+                    to_js(Error::invalid_argument("sink must be a MemorySink, a JsonlSink or an object with a record(r) method"))
+                })?;
+                Target::Js { object: sink, record }
+            }
+        };
+        let policy = match option(&opts, "onSinkError").as_string() {
+            Some(s) => SinkPolicy::parse(&s).js()?,
+            None if option(&opts, "onSinkError").is_undefined() => SinkPolicy::Drop,
+            None => return Err(to_js(Error::invalid_argument("onSinkError must be 'drop' or 'fail'"))),
+        };
+        let on_error = match option(&opts, "onError") {
+            v if v.is_undefined() => None,
+            v => Some(v.dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("onError must be a function")))?),
+        };
+        let run_id = match option(&opts, "runId") {
+            v if v.is_undefined() => None,
+            v => Some(v.as_string().ok_or_else(|| to_js(Error::invalid_argument("runId must be a string"))).and_then(|s| {
+                if s.is_empty() { Err(to_js(Error::invalid_argument("runId must not be empty"))) } else { Ok(s) }
+            })?),
+        };
+        let clock = JsClock::from_option(option(&opts, "clock")).js()?;
+        let chan = Channel { target, dispatcher: RefCell::new(Dispatcher::new(policy)), on_error, waiters: RefCell::default() };
+        Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(run_id))), chan: Rc::new(chan), clock })
+    }
+
+    /// Records one payload and returns its `seq`. Throws a coded error for a
+    /// bad payload (nothing recorded), and under `onSinkError: 'fail'` once
+    /// the sink has failed.
+    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryPayload")] payload: JsValue) -> JsResult<f64> {
+        if let Some(f) = self.chan.dispatcher.borrow().failure() {
+            return Err(to_js(f.clone()));
+        }
+        let json = crate::wasm::from_js(payload, "payload").js()?;
+        let payload: Payload = serde_json::from_value(json)
+            .map_err(|e| Error::new(ErrorCode::InvalidRecord, format!("payload: {e}")))
+            .js()?;
+        let now = self.clock.try_now().js()?;
+        let record = self
+            .state
+            .try_borrow_mut()
+            .map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))
+            .js()?
+            .stamp(payload, now)
+            .js()?;
+        let seq = record.seq as f64;
+        let submitted = self.chan.dispatcher.borrow_mut().submit(record).js()?;
+        if let Some(now) = submitted {
+            pump(&self.chan, now);
+        }
+        match self.chan.dispatcher.borrow().failure() {
+            Some(f) => Err(to_js(f.clone())),
+            None => Ok(seq),
+        }
+    }
+
+    /// A recorder for a child run: same sink and clock, its own seq space
+    /// from 0, `parentRunId` set to this run and `depth` one deeper.
+    pub fn child(&self, #[wasm_bindgen(js_name = runId)] run_id: Option<String>) -> JsResult<TrajectoryRecorder> {
+        let child = self.state.borrow().child(run_id).js()?;
+        Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(child)), chan: self.chan.clone(), clock: self.clock.clone() })
+    }
+
+    /// Resolves when every record so far has reached the sink; rejects with
+    /// `SINK_FAILED` if the sink failed under `onSinkError: 'fail'`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn flush(&self) -> Promise {
+        let chan = self.chan.clone();
+        Promise::new(&mut |resolve, reject| {
+            chan.waiters.borrow_mut().push((resolve, reject));
+            chan.wake_if_idle();
+        })
+    }
+
+    /// Records stamped but not delivered because the sink failed under
+    /// `onSinkError: 'fail'`, starting with the one that failed.
+    #[wasm_bindgen(unchecked_return_type = "TrajectoryRecord[]")]
+    pub fn undelivered(&self) -> JsResult<JsValue> {
+        let d = self.chan.dispatcher.borrow();
+        crate::wasm::to_js(&d.undelivered().collect::<Vec<_>>())
+    }
+
+    #[wasm_bindgen(getter = runId)]
+    pub fn run_id(&self) -> Option<String> {
+        self.state.borrow().run_id().map(str::to_owned)
+    }
+
+    #[wasm_bindgen(getter = parentRunId)]
+    pub fn parent_run_id(&self) -> Option<String> {
+        self.state.borrow().parent_run_id().map(str::to_owned)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn depth(&self) -> u32 {
+        self.state.borrow().depth()
+    }
+
+    /// The seq the next record of this run will carry.
+    #[wasm_bindgen(getter = nextSeq)]
+    pub fn next_seq(&self) -> f64 {
+        self.state.borrow().next_seq() as f64
+    }
+
+    /// Records stamped and not yet accepted by the sink (shared with children).
+    #[wasm_bindgen(getter)]
+    pub fn pending(&self) -> usize {
+        self.chan.dispatcher.borrow().pending()
+    }
+
+    /// Records the sink failed to store under `onSinkError: 'drop'`.
+    #[wasm_bindgen(getter)]
+    pub fn dropped(&self) -> f64 {
+        self.chan.dispatcher.borrow().dropped() as f64
+    }
+}

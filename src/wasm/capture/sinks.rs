@@ -1,0 +1,237 @@
+//! `MemorySink` and `JsonlSink`. A recorder given one of these feeds it in
+//! Rust without building a JS object per record; to find the Rust state
+//! behind a JS sink object it looks up the object's handle in a registry.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::record_from_js;
+use crate::core::capture::{self, Sink, TrajectoryRecord};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{from_callback, IntoJs, JsResult};
+
+/// State of a `JsonlSink`: accumulated text, or a writer that takes each line.
+pub struct JsonlState {
+    pub lines: RefCell<capture::JsonlSink>,
+    pub writer: Option<Function>,
+}
+
+#[derive(Clone)]
+pub enum NativeSink {
+    Memory(Rc<RefCell<capture::MemorySink>>),
+    Jsonl(Rc<JsonlState>),
+}
+
+/// What handing one record to a sink came to.
+pub enum Delivery {
+    Done(Result<(), Error>),
+    Pending(Promise),
+}
+
+impl Delivery {
+    /// Classifies what a JS callback returned: a thenable is pending.
+    pub fn from_return(ret: JsValue) -> Delivery {
+        let then = Reflect::get(&ret, &"then".into()).ok();
+        if ret.is_object() && then.is_some_and(|t| t.is_function()) {
+            Delivery::Pending(Promise::resolve(&ret))
+        } else {
+            Delivery::Done(Ok(()))
+        }
+    }
+}
+
+impl NativeSink {
+    pub fn deliver(&self, record: &TrajectoryRecord) -> Delivery {
+        match self {
+            NativeSink::Memory(m) => Delivery::Done(match m.try_borrow_mut() {
+                Ok(mut m) => m.accept(record),
+                Err(_) => Err(busy()),
+            }),
+            NativeSink::Jsonl(state) => match &state.writer {
+                None => Delivery::Done(match state.lines.try_borrow_mut() {
+                    Ok(mut l) => l.accept(record),
+                    Err(_) => Err(busy()),
+                }),
+                Some(writer) => {
+                    let mut line = record.to_json();
+                    line.push('\n');
+                    match writer.call1(&JsValue::UNDEFINED, &line.into()) {
+                        Ok(ret) => Delivery::from_return(ret),
+                        Err(e) => Delivery::Done(Err(from_callback("JsonlSink writer", &e))),
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn busy() -> Error {
+    Error::new(ErrorCode::Busy, "sink is in use by a callback that is still running")
+}
+
+thread_local! {
+    // An entry lives as long as its JS sink object; a recorder holds its own
+    // clone of the state, so freeing the JS object never pulls it from under it.
+    static REGISTRY: RefCell<(u32, HashMap<u32, NativeSink>)> = RefCell::new((0, HashMap::new()));
+}
+
+fn register(sink: NativeSink) -> u32 {
+    REGISTRY.with(|r| {
+        let mut r = r.borrow_mut();
+        r.0 = r.0.wrapping_add(1);
+        let id = r.0;
+        r.1.insert(id, sink);
+        id
+    })
+}
+
+fn unregister(id: u32) {
+    REGISTRY.with(|r| r.borrow_mut().1.remove(&id));
+}
+
+const HANDLE: &str = "__agentTrajectoriesSink";
+
+/// The built-in sink behind a JS object, if it is one of ours.
+pub fn native_sink_of(value: &JsValue) -> Option<NativeSink> {
+    let id = Reflect::get(value, &HANDLE.into()).ok()?.as_f64()? as u32;
+    REGISTRY.with(|r| r.borrow().1.get(&id).cloned())
+}
+
+/// Keeps every record in memory.
+///
+/// ```ts
+/// const sink = new MemorySink();
+/// const rec = new TrajectoryRecorder(sink);
+/// rec.record({ kind: 'turn_started' });
+/// sink.records(); // [{ schema_version: 1, seq: 0, ... }]
+/// ```
+#[wasm_bindgen]
+pub struct MemorySink {
+    id: u32,
+    inner: Rc<RefCell<capture::MemorySink>>,
+}
+
+#[wasm_bindgen]
+impl MemorySink {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> MemorySink {
+        let inner = Rc::new(RefCell::new(capture::MemorySink::new()));
+        MemorySink { id: register(NativeSink::Memory(inner.clone())), inner }
+    }
+
+    /// Stores a record given from JS (validated; a newer schema is refused).
+    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord")] record: JsValue) -> JsResult<()> {
+        let r = record_from_js(record).js()?;
+        self.inner.try_borrow_mut().map_err(|_| busy()).js()?.accept(&r).js()
+    }
+
+    /// Every record so far, in delivery order.
+    #[wasm_bindgen(unchecked_return_type = "TrajectoryRecord[]")]
+    pub fn records(&self) -> JsResult<JsValue> {
+        crate::wasm::to_js(self.inner.try_borrow().map_err(|_| busy()).js()?.records())
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.try_borrow().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// The records as JSONL text, one `\n`-terminated line each.
+    #[wasm_bindgen(js_name = toJsonl)]
+    pub fn to_jsonl(&self) -> JsResult<String> {
+        Ok(self.inner.try_borrow().map_err(|_| busy()).js()?.to_jsonl())
+    }
+
+    pub fn clear(&self) -> JsResult<()> {
+        self.inner.try_borrow_mut().map_err(|_| busy()).js()?.clear();
+        Ok(())
+    }
+
+    #[wasm_bindgen(getter = __agentTrajectoriesSink, skip_typescript)]
+    pub fn handle(&self) -> u32 {
+        self.id
+    }
+}
+
+impl Default for MemorySink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for MemorySink {
+    fn drop(&mut self) {
+        unregister(self.id);
+    }
+}
+
+/// Writes records as JSONL: accumulated in memory, or, given a writer,
+/// handed to it one `\n`-terminated line at a time (a writer may return a
+/// Promise; the recorder then waits for it before the next line).
+///
+/// ```ts
+/// const out = fs.createWriteStream('run.jsonl');
+/// const sink = new JsonlSink((line) => { out.write(line); });
+/// ```
+#[wasm_bindgen]
+pub struct JsonlSink {
+    id: u32,
+    state: Rc<JsonlState>,
+}
+
+#[wasm_bindgen]
+impl JsonlSink {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "(line: string) => void | Promise<void>")] writer: Option<Function>,
+    ) -> JsonlSink {
+        let state = Rc::new(JsonlState { lines: RefCell::new(capture::JsonlSink::new()), writer });
+        JsonlSink { id: register(NativeSink::Jsonl(state.clone())), state }
+    }
+
+    /// Writes a record given from JS (validated; a newer schema is refused).
+    #[wasm_bindgen(unchecked_return_type = "void | Promise<void>")]
+    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord")] record: JsValue) -> JsResult<JsValue> {
+        let r = record_from_js(record).js()?;
+        match NativeSink::Jsonl(self.state.clone()).deliver(&r) {
+            Delivery::Done(res) => res.map(|_| JsValue::UNDEFINED).js(),
+            Delivery::Pending(p) => Ok(p.into()),
+        }
+    }
+
+    /// The accumulated text (empty when a writer takes the lines).
+    pub fn text(&self) -> JsResult<String> {
+        Ok(self.state.lines.try_borrow().map_err(|_| busy()).js()?.text().to_owned())
+    }
+
+    /// The accumulated lines, without their newlines.
+    pub fn lines(&self) -> JsResult<Vec<String>> {
+        Ok(self.state.lines.try_borrow().map_err(|_| busy()).js()?.text().lines().map(str::to_owned).collect())
+    }
+
+    /// Hands over the accumulated text and starts empty.
+    pub fn take(&self) -> JsResult<String> {
+        Ok(self.state.lines.try_borrow_mut().map_err(|_| busy()).js()?.take())
+    }
+
+    /// Lines accumulated and not yet taken.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.state.lines.try_borrow().map(|l| l.len()).unwrap_or(0)
+    }
+
+    #[wasm_bindgen(getter = __agentTrajectoriesSink, skip_typescript)]
+    pub fn handle(&self) -> u32 {
+        self.id
+    }
+}
+
+impl Drop for JsonlSink {
+    fn drop(&mut self) {
+        unregister(self.id);
+    }
+}

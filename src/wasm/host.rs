@@ -1,0 +1,48 @@
+//! Host callbacks over JS functions. The clock is here; the async model
+//! adapter joins when generation uses it.
+
+use js_sys::Function;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::error::from_callback;
+use crate::core::host::Clock;
+use crate::core::{Error, ErrorCode};
+
+/// The injected clock; `Date.now` when the host gives none.
+#[derive(Clone, Default)]
+pub enum JsClock {
+    #[default]
+    DateNow,
+    Callback(Function),
+}
+
+impl JsClock {
+    pub fn from_option(value: JsValue) -> Result<JsClock, Error> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(JsClock::DateNow);
+        }
+        value
+            .dyn_into::<Function>()
+            .map(JsClock::Callback)
+            .map_err(|_| Error::invalid_argument("clock must be a function returning milliseconds since the epoch"))
+    }
+
+    pub fn try_now(&self) -> Result<f64, Error> {
+        match self {
+            JsClock::DateNow => Ok(js_sys::Date::now()),
+            JsClock::Callback(f) => {
+                let v = f.call0(&JsValue::UNDEFINED).map_err(|e| from_callback("clock", &e))?;
+                v.as_f64().ok_or_else(|| {
+                    Error::new(ErrorCode::CallbackFailed, format!("clock returned {v:?}; expected a number of milliseconds"))
+                })
+            }
+        }
+    }
+}
+
+impl Clock for JsClock {
+    /// NaN on failure, which every consumer of the time refuses with a coded error.
+    fn now_ms(&self) -> f64 {
+        self.try_now().unwrap_or(f64::NAN)
+    }
+}
