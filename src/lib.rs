@@ -7,5 +7,6 @@
 
 pub mod core;
 
+/// The JS binding. Public so wasm-bindgen-test suites can drive it from Rust.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

@@ -1,5 +1,6 @@
 //! Native tests of the capture contract: stamping, child runs, ordered
 //! delivery to async sinks, failure policies, JSONL round trips.
+#![cfg(not(target_arch = "wasm32"))]
 
 use agent_trajectories::core::capture::{
     jsonl, Dispatcher, JsonlSink, MemorySink, Payload, Recorder, RunIdentity, RunOutcome, OutcomeStatus, Sink,

@@ -1,10 +1,10 @@
 //! The wasm-bindgen binding: JS values in, core types, JS values out. It
 //! translates and never decides; every rule lives in `crate::core`.
 
-mod capture;
-mod error;
+pub mod capture;
+pub mod error;
 mod host;
-mod message;
+pub mod message;
 mod types;
 
 use serde::Serialize;

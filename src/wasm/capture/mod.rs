@@ -4,6 +4,10 @@ mod jsonl;
 mod recorder;
 mod sinks;
 
+pub use jsonl::{parse_trajectory_jsonl, serialize_trajectory_jsonl, trajectory_schema_version};
+pub use recorder::TrajectoryRecorder;
+pub use sinks::{JsonlSink, MemorySink};
+
 use wasm_bindgen::JsValue;
 
 use crate::core::capture::TrajectoryRecord;
