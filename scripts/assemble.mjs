@@ -99,8 +99,11 @@ const publicTypes = `${header}${dts.slice(0, cut).trimEnd()}
 /**
  * Loads the WebAssembly module. Required once in browsers (before any other
  * call); resolves at once in Node and Workers, where import loads it.
+ * \`input\`: a URL (string or URL), Request, Response, bytes or a compiled
+ * WebAssembly.Module; default: the .wasm beside the entry. Typed without DOM
+ * names so Node-only projects compile without the DOM lib.
  */
-export function init(input?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function init(input?: string | object): Promise<void>;
 `;
 writeFileSync(join(pkg, 'index.d.ts'), publicTypes);
 writeFileSync(join(pkg, 'index.d.cts'), publicTypes);

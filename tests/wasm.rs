@@ -4,6 +4,7 @@
 
 use agent_trajectories::wasm::capture::{parse_trajectory_jsonl, JsonlSink, MemorySink, TrajectoryRecorder};
 use agent_trajectories::wasm::message::normalize_messages_js;
+use agent_trajectories::wasm::types::RecorderOptions;
 use js_sys::{Array, Function, JsString, Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -13,12 +14,12 @@ fn js(src: &str) -> JsValue {
     JSON::parse(src).expect("test JSON")
 }
 
-fn opts(pairs: &[(&str, JsValue)]) -> Option<Object> {
+fn opts(pairs: &[(&str, JsValue)]) -> Option<RecorderOptions> {
     let o = Object::new();
     for (k, v) in pairs {
         Reflect::set(&o, &(*k).into(), v).unwrap();
     }
-    Some(o)
+    Some(o.unchecked_into())
 }
 
 fn get(v: &JsValue, k: &str) -> JsValue {
@@ -59,7 +60,7 @@ fn memory_sink_gets_stamped_records_in_order() {
 
 #[wasm_bindgen_test]
 fn bad_payload_is_a_coded_error_and_records_nothing() {
-    let sink: JsValue = JsonlSink::new(None).into();
+    let sink: JsValue = JsonlSink::new(None).unwrap().into();
     let rec = TrajectoryRecorder::new(sink.clone(), None).unwrap();
     let err = rec.record(js(r#"{"kind":"tool_ended","tool_call_id":"x"}"#)).unwrap_err();
     assert_eq!(code_of(&err), "INVALID_RECORD");

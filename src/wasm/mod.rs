@@ -5,7 +5,7 @@ pub mod capture;
 pub mod error;
 mod host;
 pub mod message;
-mod types;
+pub mod types;
 
 use serde::Serialize;
 use wasm_bindgen::JsValue;

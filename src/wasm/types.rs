@@ -115,3 +115,14 @@ export function parseTrajectoryJsonl(text: string, opts?: { lenient?: false }): 
 /** Parses JSONL; returns the good records and every bad line. */
 export function parseTrajectoryJsonl(text: string, opts: { lenient: true }): LenientJsonl;
 "#;
+
+// Named JS types for optional parameters: `Option<T>` of an extern type keeps
+// the `?` in the .d.ts, which `unchecked_param_type` would drop.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "TrajectoryRecorderOptions")]
+    pub type RecorderOptions;
+
+    #[wasm_bindgen(typescript_type = "((line: string) => void | Promise<void>)")]
+    pub type JsonlWriter;
+}

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
@@ -14,6 +14,7 @@ use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, Trajectory
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
+use crate::wasm::types::RecorderOptions;
 
 /// Where records go: a built-in sink, or a JS object with `record(r)`.
 enum Target {
@@ -139,7 +140,7 @@ impl TrajectoryRecorder {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "TrajectoryRecorderOptions")] opts: Option<Object>,
+        opts: Option<RecorderOptions>,
     ) -> JsResult<TrajectoryRecorder> {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
         let target = match native_sink_of(&sink) {

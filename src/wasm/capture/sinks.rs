@@ -12,7 +12,8 @@ use wasm_bindgen::prelude::*;
 use super::record_from_js;
 use crate::core::capture::{self, Sink, TrajectoryRecord};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{from_callback, IntoJs, JsResult};
+use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
+use crate::wasm::types::JsonlWriter;
 
 /// State of a `JsonlSink`: accumulated text, or a writer that takes each line.
 pub struct JsonlState {
@@ -186,11 +187,17 @@ pub struct JsonlSink {
 #[wasm_bindgen]
 impl JsonlSink {
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "(line: string) => void | Promise<void>")] writer: Option<Function>,
-    ) -> JsonlSink {
+    pub fn new(writer: Option<JsonlWriter>) -> JsResult<JsonlSink> {
+        let writer = match writer {
+            None => None,
+            Some(w) => Some(
+                JsValue::from(w)
+                    .dyn_into::<Function>()
+                    .map_err(|_| to_js(Error::invalid_argument("JsonlSink writer must be a function")))?,
+            ),
+        };
         let state = Rc::new(JsonlState { lines: RefCell::new(capture::JsonlSink::new()), writer });
-        JsonlSink { id: register(NativeSink::Jsonl(state.clone())), state }
+        Ok(JsonlSink { id: register(NativeSink::Jsonl(state.clone())), state })
     }
 
     /// Writes a record given from JS (validated; a newer schema is refused).

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds and packs the package, installs the
+# tarball into throwaway consumers, runs every suite and ends with
+# "N passed, N failed". Exit status is non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+started=$(date +%s)
+ensure_build_tools || exit 1
+ensure_chromium || exit 1
+log "setup done in $(( $(date +%s) - started ))s"
+
+scripts/build.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+log "packing the tarball and installing it into tests/consumers/*"
+work=tests/.work
+rm -rf "$work" && mkdir -p "$work"
+tarball=$(cd pkg && npm pack --silent --pack-destination "../$work" | tail -1)
+for consumer in tests/consumers/*/; do
+  rm -rf "$consumer/node_modules"
+  (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$tarball") >/dev/null \
+    || { echo "could not install the tarball into $consumer" >&2; echo "0 passed, 1 failed"; exit 1; }
+done
+
+declare -a names=() passes=() fails=()
+total_pass=0
+total_fail=0
+
+# record NAME PASSED FAILED
+record() {
+  names+=("$1"); passes+=("$2"); fails+=("$3")
+  total_pass=$((total_pass + $2)); total_fail=$((total_fail + $3))
+}
+
+# A suite whose runner crashed before reporting counts as one failure.
+run_cargo() {
+  local name=$1; shift
+  log "suite: $name"
+  local out status p f
+  out=$("$@" 2>&1); status=$?
+  printf '%s\n' "$out" | grep -E "^test |test result:|panicked|error(\[|:)" | grep -v " ... ok$" || true
+  p=$(printf '%s\n' "$out" | grep -oE "test result: [a-zA-Z]+\. [0-9]+ passed" | grep -oE "[0-9]+ passed" | awk '{s+=$1} END {print s+0}')
+  f=$(printf '%s\n' "$out" | grep -oE "[0-9]+ failed" | awk '{s+=$1} END {print s+0}')
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; printf '%s\n' "$out" | tail -20; fi
+  record "$name" "$p" "$f"
+}
+
+run_node() {
+  local name=$1; shift
+  log "suite: $name"
+  local out status p f
+  out=$(node --test --test-reporter=tap "$@" 2>&1); status=$?
+  printf '%s\n' "$out" | grep -E "^\s*not ok" -A12 || true
+  p=$(printf '%s\n' "$out" | grep -E "^# pass " | awk '{print $3}')
+  f=$(printf '%s\n' "$out" | grep -E "^# fail " | awk '{print $3}')
+  p=${p:-0}; f=${f:-0}
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; printf '%s\n' "$out" | tail -30; fi
+  record "$name" "$p" "$f"
+}
+
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
+
+run_cargo "rust core (native)" cargo test --quiet
+run_cargo "binding in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
+WASM_BINDGEN_USE_BROWSER=1 run_cargo "binding in Chromium (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
+run_node "tarball: Node ESM" tests/consumers/node-esm/*.test.mjs
+run_node "tarball: Node CJS" tests/consumers/node-cjs/*.test.cjs
+run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
+run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
+run_node "tarball: TypeScript consumer" tests/consumers/typescript/*.test.mjs
+run_node "README examples" tests/js/readme.test.mjs
+
+echo
+printf '%-44s %7s %7s\n' suite passed failed
+for i in "${!names[@]}"; do printf '%-44s %7s %7s\n' "${names[$i]}" "${passes[$i]}" "${fails[$i]}"; done
+echo "took $(( $(date +%s) - started ))s"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,34 @@
+// Browser consumer: the installed tarball's web entry in headless Chromium.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../../scripts/serve.mjs';
+import { withPage } from '../../js/chromium.mjs';
+
+const testsDir = fileURLToPath(new URL('../../', import.meta.url));
+const manifest = JSON.parse(readFileSync(new URL('./node_modules/agent-trajectories/package.json', import.meta.url), 'utf8'));
+
+test('the package maps the browser and default conditions to web.js', () => {
+  assert.equal(manifest.exports['.'].browser, './web.js');
+  assert.equal(manifest.exports['.'].default, './web.js');
+});
+
+test('capture scenario in Chromium', async (t) => {
+  const server = await serveStatic(testsDir);
+  try {
+    const out = await withPage(`${server.url}consumers/browser/index.html`, async (page, { errors }) => {
+      await page.waitForFunction(() => window.__results, null, { timeout: 60_000 })
+        .catch((e) => { throw new Error(`page never reported: ${e.message}\n${errors.join('\n')}`); });
+      return page.evaluate(() => window.__results);
+    });
+    await t.test('using the API before init() throws NOT_INITIALIZED', () => {
+      assert.equal(out.before.code, 'NOT_INITIALIZED');
+      assert.equal(out.before.name, 'AgentTrajectoriesError');
+      assert.match(out.before.message, /await init\(\)/);
+    });
+    for (const r of out.results) await t.test(r.name, () => assert.ok(r.ok, r.message));
+  } finally {
+    await server.close();
+  }
+});

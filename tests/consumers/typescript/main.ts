@@ -1,0 +1,71 @@
+// Compiled with `tsc --strict --noEmit` against the installed tarball's types:
+// a consumer that uses the API as documented must compile cleanly, without
+// DOM or Node typings.
+import {
+  init,
+  JsonlSink,
+  MemorySink,
+  TrajectoryRecorder,
+  parseTrajectoryJsonl,
+  serializeTrajectoryJsonl,
+  normalizeMessages,
+  trajectorySchemaVersion,
+  type AgentTrajectoriesError,
+  type ErrorCode,
+  type ModelMessage,
+  type Sink,
+  type TrajectoryPayload,
+  type TrajectoryRecord,
+} from 'agent-trajectories';
+
+// Neither DOM nor Node typings: only what the package itself declares.
+declare const console: { log(...values: unknown[]): void };
+
+await init();
+
+const seen: TrajectoryRecord[] = [];
+const jsSink: Sink = { record: (r) => { seen.push(r); } };
+const asyncSink: Sink = { record: async (r) => { seen.push(r); } };
+
+const rec = new TrajectoryRecorder(jsSink, {
+  clock: () => 1_700_000_000_000,
+  onSinkError: 'drop',
+  onError: (error: AgentTrajectoriesError, record: TrajectoryRecord) => {
+    const code: ErrorCode = error.code;
+    console.log(code, record.seq);
+  },
+});
+const payload: TrajectoryPayload = { kind: 'run_started', identity: { run_id: 'r1' } };
+const seq: number = rec.record(payload);
+const child: TrajectoryRecorder = rec.child('sub');
+child.record({ kind: 'tool_started', tool_call_id: 'c1', tool_name: 'ls', args: { dir: '/' } });
+await rec.flush();
+new TrajectoryRecorder(asyncSink).record({ kind: 'turn_started' });
+
+for (const r of seen) {
+  // Narrowing on `kind` gives each payload's own fields.
+  if (r.payload.kind === 'tool_started') console.log(r.payload.tool_name.toUpperCase(), r.seq + seq);
+}
+
+const mem = new MemorySink();
+const lines = new JsonlSink((line: string) => { console.log(line.length); });
+new TrajectoryRecorder(mem).record({ kind: 'custom', name: 'x', data: { nested: [1, 'two', null] } });
+new TrajectoryRecorder(lines).record({ kind: 'turn_started', turn_index: 0 });
+const back: TrajectoryRecord[] = parseTrajectoryJsonl(serializeTrajectoryJsonl(mem.records()));
+const lenient = parseTrajectoryJsonl(mem.toJsonl(), { lenient: true });
+const firstBadLine: number | undefined = lenient.errors[0]?.line;
+const messages: ModelMessage[] = normalizeMessages([{ role: 'user', content: 'hi' }]);
+const version: number = trajectorySchemaVersion();
+console.log(back.length, firstBadLine, messages[0]?.role, version);
+
+try {
+  parseTrajectoryJsonl('{');
+} catch (e) {
+  const err = e as AgentTrajectoriesError;
+  if (err.code === 'JSONL_PARSE') console.log(err.line);
+}
+
+{
+  using disposable = new MemorySink();
+  console.log(disposable.length);
+}

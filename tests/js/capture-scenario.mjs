@@ -1,0 +1,226 @@
+// The capture contract, runtime-agnostic: every consumer (Node ESM, Node
+// CJS, Chromium, workerd) runs these checks against the installed tarball.
+// Each check returns nothing or throws; `runScenario` reports one result per
+// check so the host test runner can count them.
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+function eq(actual, expected, message) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${message}\n  expected: ${e}\n  actual:   ${a}`);
+}
+
+function expectCode(fn, code, message) {
+  try {
+    fn();
+  } catch (err) {
+    assert(err instanceof Error, `${message}: threw a non-Error ${err}`);
+    eq([err.name, err.code], ['AgentTrajectoriesError', code], `${message}: error name and code (${err.message})`);
+    return err;
+  }
+  throw new Error(`${message}: expected ${code}, nothing was thrown`);
+}
+
+async function expectRejection(promise, code, message) {
+  try {
+    await promise;
+  } catch (err) {
+    eq([err.name, err.code], ['AgentTrajectoriesError', code], `${message} (${err.message})`);
+    return err;
+  }
+  throw new Error(`${message}: expected a rejection with ${code}`);
+}
+
+const tick = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A small but complete run: identity, a turn with a tool round trip, the end. */
+export function recordSampleRun(recorder) {
+  recorder.record({ kind: 'run_started', identity: { run_id: 'run-1', agent: 'support-bot', model_id: 'mock' } });
+  recorder.record({ kind: 'turn_started', turn_index: 0 });
+  recorder.record({ kind: 'message_appended', message: { role: 'user', content: 'Where is my order?' } });
+  recorder.record({
+    kind: 'message_appended',
+    message: { role: 'assistant', content: [{ type: 'tool-call', id: 'call-1', name: 'lookup_order', args: { id: 42 } }] },
+  });
+  recorder.record({ kind: 'tool_started', tool_call_id: 'call-1', tool_name: 'lookup_order', args: { id: 42 } });
+  recorder.record({ kind: 'tool_ended', tool_call_id: 'call-1', tool_name: 'lookup_order', result: { status: 'shipped' }, is_error: false });
+  recorder.record({
+    kind: 'turn_ended',
+    assistant: { role: 'assistant', content: 'It shipped yesterday.' },
+    tool_results: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'lookup_order', result: { status: 'shipped' } }] }],
+  });
+  recorder.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+}
+
+export const checks = {
+  'records a run into a JS sink and a JSONL sink, in seq order with versions and clock time'(at) {
+    const seen = [];
+    let now = 1_700_000_000_000;
+    const clock = () => now++;
+    const jsRec = new at.TrajectoryRecorder({ record: (r) => { seen.push(r); } }, { clock });
+    recordSampleRun(jsRec);
+    const jsonl = new at.JsonlSink();
+    now = 1_700_000_000_000;
+    recordSampleRun(new at.TrajectoryRecorder(jsonl, { clock }));
+    eq(seen.map((r) => r.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'dense seq');
+    assert(seen.every((r) => r.schema_version === at.trajectorySchemaVersion() && r.schema_version === 1), 'schema_version 1 on every record');
+    assert(seen.every((r) => r.run_id === 'run-1' && r.depth === 0), 'run identity stamped');
+    eq(seen.map((r) => r.recorded_at_unix_ms), [...Array(8).keys()].map((i) => 1_700_000_000_000 + i), 'time from the injected clock');
+    eq(seen.map((r) => r.payload.kind), ['run_started', 'turn_started', 'message_appended', 'message_appended', 'tool_started', 'tool_ended', 'turn_ended', 'run_ended'], 'kinds');
+    eq(seen[3].payload.message.content[0], { type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup_order', input: { id: 42 } }, 'shorthand tool call normalised');
+    eq(seen[6].payload.tool_results[0].content[0].output, { type: 'json', value: { status: 'shipped' } }, 'AI SDK 4 result normalised');
+    eq(jsonl.length, 8, 'eight JSONL lines');
+    eq(at.parseTrajectoryJsonl(jsonl.text()), seen, 'JSONL parses back to what the JS sink saw');
+  },
+
+  'round trip: records -> JSONL -> parse -> identical, CRLF and trailing newline tolerated'(at) {
+    const mem = new at.MemorySink();
+    recordSampleRun(new at.TrajectoryRecorder(mem, { clock: () => 5 }));
+    const records = mem.records();
+    const text = at.serializeTrajectoryJsonl(records);
+    eq(text, mem.toJsonl(), 'serialise agrees with the sink');
+    eq(at.parseTrajectoryJsonl(text), records, 'identical after parse');
+    eq(at.parseTrajectoryJsonl(text.replaceAll('\n', '\r\n') + '\r\n'), records, 'CRLF');
+    eq(at.serializeTrajectoryJsonl(at.parseTrajectoryJsonl(text)), text, 'byte-identical second trip');
+  },
+
+  'a bad JSONL line is a coded error naming its line; lenient keeps the good ones'(at) {
+    const mem = new at.MemorySink();
+    recordSampleRun(new at.TrajectoryRecorder(mem, { clock: () => 5 }));
+    const lines = mem.toJsonl().trimEnd().split('\n');
+    lines.splice(2, 0, '{"seq": oops}');
+    const err = expectCode(() => at.parseTrajectoryJsonl(lines.join('\n')), 'JSONL_PARSE', 'strict parse');
+    eq(err.line, 3, 'line number');
+    assert(err.message.startsWith('line 3:'), `message says where: ${err.message}`);
+    const lenient = at.parseTrajectoryJsonl(lines.join('\n'), { lenient: true });
+    eq(lenient.records.length, 8, 'good records kept');
+    eq(lenient.errors.map((e) => [e.line, e.code]), [[3, 'JSONL_PARSE']], 'bad line listed');
+  },
+
+  'versions: missing reads as 0, newer is refused'(at) {
+    const old = at.parseTrajectoryJsonl('{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}');
+    eq(old[0].schema_version, 0, 'missing schema_version reads as 0');
+    const err = expectCode(
+      () => at.parseTrajectoryJsonl('{"schema_version":1,"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}\n{"schema_version":2,"seq":1,"recorded_at_unix_ms":1,"payload":{"kind":"warp"}}'),
+      'UNSUPPORTED_SCHEMA_VERSION',
+      'newer schema',
+    );
+    eq(err.line, 2, 'names the line');
+    expectCode(() => new at.MemorySink().record({ schema_version: 99, seq: 0, depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'turn_started' } }), 'UNSUPPORTED_SCHEMA_VERSION', 'sink refuses a newer record');
+  },
+
+  'bad payloads are refused with a coded error and record nothing'(at) {
+    const mem = new at.MemorySink();
+    const rec = new at.TrajectoryRecorder(mem);
+    expectCode(() => rec.record({ kind: 'no_such_kind' }), 'INVALID_RECORD', 'unknown kind');
+    expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'x' }), 'INVALID_RECORD', 'missing field');
+    expectCode(() => rec.record({ kind: 'message_appended', message: { role: 'robot', content: 'hi' } }), 'INVALID_RECORD', 'bad message');
+    expectCode(() => new at.TrajectoryRecorder({}), 'INVALID_ARGUMENT', 'sink without record()');
+    expectCode(() => new at.TrajectoryRecorder(mem, { onSinkError: 'explode' }), 'INVALID_ARGUMENT', 'unknown policy');
+    eq([mem.length, rec.nextSeq], [0, 0], 'nothing recorded');
+  },
+
+  'child runs get their own seq space, parent_run_id and depth'(at) {
+    const mem = new at.MemorySink();
+    const parent = new at.TrajectoryRecorder(mem, { clock: () => 1 });
+    parent.record({ kind: 'run_started', identity: { run_id: 'parent' } });
+    const child = parent.child('child');
+    child.record({ kind: 'run_started', identity: { run_id: 'child' } });
+    parent.record({ kind: 'turn_started' });
+    child.record({ kind: 'turn_started' });
+    eq(mem.records().map((r) => [r.run_id, r.seq, r.parent_run_id ?? null, r.depth]), [
+      ['parent', 0, null, 0], ['child', 0, 'parent', 1], ['parent', 1, null, 0], ['child', 1, 'parent', 1],
+    ], 'interleaved stream');
+  },
+
+  async 'an async sink receives records in seq order'(at) {
+    const seen = [];
+    const rec = new at.TrajectoryRecorder({
+      async record(r) {
+        await tick((r.seq * 7) % 4); // later records would overtake earlier ones if not serialised
+        seen.push(r.seq);
+      },
+    });
+    for (let i = 0; i < 25; i++) rec.record({ kind: 'custom', name: 'step', data: i });
+    assert(rec.pending > 0, 'deliveries still pending before flush');
+    await rec.flush();
+    eq(seen, [...Array(25).keys()], 'order kept');
+    eq(rec.pending, 0, 'drained');
+  },
+
+  async "onSinkError 'drop' reports through onError and continues"(at) {
+    const reported = [];
+    const kept = [];
+    const rec = new at.TrajectoryRecorder(
+      { record: (r) => (r.seq === 1 ? Promise.reject(new Error('disk full')) : r.seq === 2 ? (() => { throw new Error('sync boom'); })() : void kept.push(r.seq)) },
+      { onError: (e, r) => reported.push([e.code, r.seq, e.message]) },
+    );
+    for (let i = 0; i < 4; i++) rec.record({ kind: 'turn_started' });
+    await rec.flush();
+    eq(kept, [0, 3], 'others delivered');
+    eq(reported.map(([c, s]) => [c, s]), [['SINK_FAILED', 1], ['SINK_FAILED', 2]], 'both failures reported, async and sync');
+    assert(reported[0][2].includes('disk full') && reported[0][2].includes('seq 1'), `message says where: ${reported[0][2]}`);
+    eq(rec.dropped, 2, 'dropped count');
+  },
+
+  async "onSinkError 'fail' surfaces a sync throw and an async rejection as SINK_FAILED"(at) {
+    const syncRec = new at.TrajectoryRecorder({ record: (r) => { if (r.seq === 1) throw new Error('nope'); } }, { onSinkError: 'fail' });
+    syncRec.record({ kind: 'turn_started' });
+    expectCode(() => syncRec.record({ kind: 'turn_started' }), 'SINK_FAILED', 'sync throw surfaces at once');
+    expectCode(() => syncRec.record({ kind: 'turn_started' }), 'SINK_FAILED', 'stays failed');
+    eq(syncRec.undelivered().map((r) => r.seq), [1], 'the failed record is kept, not lost');
+
+    const asyncRec = new at.TrajectoryRecorder({ record: (r) => (r.seq === 0 ? Promise.reject(new Error('gone')) : undefined) }, { onSinkError: 'fail' });
+    asyncRec.record({ kind: 'turn_started' });
+    asyncRec.record({ kind: 'turn_started' });
+    await expectRejection(asyncRec.flush(), 'SINK_FAILED', 'flush rejects');
+    expectCode(() => asyncRec.record({ kind: 'turn_started' }), 'SINK_FAILED', 'next record throws');
+    eq(asyncRec.undelivered().map((r) => r.seq), [0, 1], 'failed and queued records kept');
+  },
+
+  async 'JsonlSink hands each line to an async writer, in order'(at) {
+    const chunks = [];
+    const sink = new at.JsonlSink(async (line) => { await tick(line.includes('"seq":0') ? 3 : 0); chunks.push(line); });
+    const rec = new at.TrajectoryRecorder(sink, { clock: () => 9 });
+    recordSampleRun(rec);
+    await rec.flush();
+    eq(chunks.length, 8, 'one chunk per record');
+    assert(chunks.every((c) => c.endsWith('\n')), 'newline-terminated');
+    eq(at.parseTrajectoryJsonl(chunks.join('')).map((r) => r.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'ordered');
+  },
+
+  'a run refuses records after run_ended and a contradicting identity'(at) {
+    const rec = new at.TrajectoryRecorder(new at.MemorySink(), { runId: 'a' });
+    expectCode(() => rec.record({ kind: 'run_started', identity: { run_id: 'b' } }), 'INVALID_ARGUMENT', 'other run id');
+    rec.record({ kind: 'run_ended', outcome: { status: 'completed' } });
+    expectCode(() => rec.record({ kind: 'turn_started' }), 'INVALID_ARGUMENT', 'after the end');
+  },
+
+  'normalizeMessages accepts old and shorthand shapes, and names the bad index'(at) {
+    const out = at.normalizeMessages([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'ls', args: { dir: '/' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', id: 'a', name: 'ls', result: 'boom', isError: true }] },
+    ]);
+    eq(out[0].content[0].input, { dir: '/' }, 'args -> input');
+    eq(out[1].content[0].output, { type: 'error-text', value: 'boom' }, 'result + isError -> error-text');
+    const err = expectCode(() => at.normalizeMessages([{ role: 'user', content: 'x' }, { role: 'user', content: 7 }]), 'INVALID_MESSAGE', 'bad content');
+    assert(err.message.startsWith('messages[1]:'), err.message);
+  },
+};
+
+/** Runs every check; never throws. */
+export async function runScenario(at) {
+  const results = [];
+  for (const [name, check] of Object.entries(checks)) {
+    try {
+      await check(at);
+      results.push({ name, ok: true });
+    } catch (err) {
+      results.push({ name, ok: false, message: String(err?.stack ?? err) });
+    }
+  }
+  return results;
+}
