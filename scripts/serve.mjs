@@ -37,7 +37,8 @@ export function serveStatic(root, port = 0) {
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
     createReadStream(file).pipe(res);
   });
-  return new Promise((ok) => {
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
     server.listen(port, '127.0.0.1', () => {
       ok({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((done) => server.close(done)) });
     });

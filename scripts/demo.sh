@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the package, records sample runs into runs/*.jsonl from Node, and
+# serves the viewer (www/ with the web build and the runs) on 127.0.0.1.
+# PORT picks the port (default 8787; a free one if that is taken).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+scripts/build.sh
+log "recording sample runs"
+node scripts/sample-runs.mjs runs
+
+site=target/demo-site
+rm -rf "$site" && mkdir -p "$site"
+cp -r www/. "$site/"
+cp -r pkg "$site/pkg"
+cp -r runs "$site/runs"
+log "serving $site (Ctrl-C to stop)"
+exec node scripts/demo-serve.mjs "$site" "${PORT:-8787}"

@@ -1,0 +1,120 @@
+// Records scripted sample runs through the built package into <dir>/*.jsonl
+// and writes <dir>/index.json for the viewer. Deterministic: a scripted
+// clock and scripted agents, so the output is the same on every machine.
+import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { TrajectoryRecorder, JsonlSink } from '../pkg/node.mjs';
+
+const dir = process.argv[2] ?? 'runs';
+mkdirSync(dir, { recursive: true });
+const START = Date.UTC(2026, 10, 21, 9, 0, 0);
+
+/** A scripted clock: `advance(ms)` models latency between events. */
+function scriptedClock() {
+  let now = START;
+  return { now: () => now, advance: (ms) => { now += ms; } };
+}
+
+/**
+ * Plays a scripted agent: each turn has a user message, optional tool calls
+ * (each ok or failing) and a final assistant answer.
+ */
+function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [] } = {}) {
+  const messages = [];
+  let callNo = 0;
+  turns.forEach((turn, i) => {
+    clock.advance(400);
+    rec.record({ kind: 'turn_started', turn_index: i });
+    const user = { role: 'user', content: turn.user };
+    messages.push(user);
+    rec.record({ kind: 'message_appended', message: user });
+    rec.record({ kind: 'provider_request_prepared', iteration: i, model_id: model, system_prompt_chars: 1200, message_count: messages.length, tool_count: tools.length, tools });
+    const toolResults = [];
+    for (const call of turn.calls ?? []) {
+      const id = `call-${++callNo}`;
+      clock.advance(900);
+      const assistantCall = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: call.tool, input: call.args }] };
+      messages.push(assistantCall);
+      rec.record({ kind: 'message_appended', message: assistantCall });
+      rec.record({ kind: 'tool_started', tool_call_id: id, tool_name: call.tool, args: call.args });
+      clock.advance(call.ms ?? 250);
+      const isError = Boolean(call.error);
+      const result = isError ? call.error : call.result;
+      rec.record({ kind: 'tool_ended', tool_call_id: id, tool_name: call.tool, result, is_error: isError });
+      const toolMsg = { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: call.tool, output: isError ? { type: 'error-text', value: result } : { type: 'json', value: result } }] };
+      messages.push(toolMsg);
+      toolResults.push(toolMsg);
+      rec.record({ kind: 'message_appended', message: toolMsg });
+    }
+    clock.advance(1100);
+    const answer = { role: 'assistant', content: turn.answer };
+    messages.push(answer);
+    rec.record({ kind: 'message_appended', message: answer });
+    rec.record({ kind: 'turn_ended', assistant: answer, tool_results: toolResults });
+  });
+  return messages;
+}
+
+async function record(name, title, play) {
+  const file = join(dir, `${name}.jsonl`);
+  const out = createWriteStream(file);
+  const write = (line) => new Promise((ok, fail) => out.write(line, (e) => (e ? fail(e) : ok())));
+  const clock = scriptedClock();
+  const rec = new TrajectoryRecorder(new JsonlSink(write), { clock: clock.now, onSinkError: 'fail' });
+  play(rec, clock);
+  await rec.flush();
+  await new Promise((ok) => out.end(ok));
+  rec.free();
+  return { file: `${name}.jsonl`, title };
+}
+
+const runs = [];
+
+runs.push(await record('support-refund', 'Support agent: refund with a gateway retry', (rec, clock) => {
+  rec.record({ kind: 'run_started', identity: { run_id: 'support-refund', agent: 'support-bot', model_id: 'scripted-model' } });
+  const messages = playTurns(rec, clock, [
+    { user: 'I was charged twice for order 1042. Can I get a refund?', calls: [
+      { tool: 'lookup_order', args: { order_id: 1042 }, result: { status: 'delivered', charges: [59.9, 59.9] } },
+      { tool: 'get_refund_policy', args: { category: 'duplicate-charge' }, result: { refundable: true, window_days: 30 } },
+    ], answer: 'I can see the duplicate charge of 59.90. I will refund it now.' },
+    { user: 'Yes please, go ahead.', calls: [
+      { tool: 'issue_refund', args: { order_id: 1042, amount: 59.9 }, error: 'payment gateway timeout after 30s', ms: 30000 },
+      { tool: 'issue_refund', args: { order_id: 1042, amount: 59.9 }, result: { refund_id: 'rf_88', status: 'pending' }, ms: 1200 },
+    ], answer: 'Done: refund rf_88 of 59.90 is on its way (3-5 business days).' },
+  ], { tools: ['lookup_order', 'get_refund_policy', 'issue_refund'] });
+  rec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' }, new_messages: messages.slice(-1) });
+}));
+
+runs.push(await record('research-with-subagent', 'Research agent delegating a search to a child run', (rec, clock) => {
+  rec.record({ kind: 'run_started', identity: { run_id: 'research', agent: 'researcher', model_id: 'scripted-model' } });
+  playTurns(rec, clock, [{ user: 'Summarise what changed in the 2026 EU AI Act guidance for chatbots.', answer: 'Let me delegate the source search.' }]);
+  const child = rec.child('research/search');
+  child.record({ kind: 'run_started', identity: { run_id: 'research/search', parent_run_id: 'research', agent: 'searcher' } });
+  playTurns(child, clock, [{ user: 'Find the official guidance documents.', calls: [
+    { tool: 'web_search', args: { q: 'EU AI Act chatbot guidance 2026' }, result: { hits: 3 } },
+    { tool: 'fetch_page', args: { url: 'https://example.org/guidance.pdf' }, result: { chars: 48211 } },
+  ], answer: 'Found the guidance: transparency duties and labelling.' }]);
+  child.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+  child.free();
+  playTurns(rec, clock, [{ user: 'And the summary?', answer: 'Chatbots must disclose they are AI and label generated content.' }]);
+  rec.record({ kind: 'custom', name: 'eval.score', data: { faithfulness: 0.92, relevance: 0.88 } });
+  rec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+}));
+
+runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test run', (rec, clock) => {
+  rec.record({ kind: 'run_started', identity: { run_id: 'stuck-on-tests', agent: 'coder', model_id: 'scripted-model' } });
+  const failing = { tool: 'run_tests', args: { path: 'tests/test_parser.py' }, error: "AssertionError: expected 'a,b' got 'a b' (tests/test_parser.py:41)" };
+  playTurns(rec, clock, [
+    { user: 'Fix the CSV parser so the tests pass.', calls: [
+      { tool: 'read_file', args: { path: 'src/parser.py' }, result: { lines: 120 } },
+      failing,
+    ], answer: 'The separator handling is wrong; retrying.' },
+    { user: 'Keep going.', calls: [failing, failing], answer: 'Still failing; trying again.' },
+    { user: 'Keep going.', calls: [failing], answer: 'The same assertion fails.' },
+  ], { tools: ['read_file', 'write_file', 'run_tests'] });
+  rec.record({ kind: 'output_tokens_escalation', attempt: 1, prev_cap: 4096, new_cap: 8192 });
+  rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'max-turns', message: 'gave up after 3 turns with the same failing test' } });
+}));
+
+writeFileSync(join(dir, 'index.json'), JSON.stringify({ runs }, null, 2) + '\n');
+console.log(`recorded ${runs.length} runs into ${dir}/`);
