@@ -180,14 +180,31 @@ impl TrajectoryRecord {
         serde_json::from_value(v).map_err(|e| Error::new(ErrorCode::InvalidRecord, e.to_string()))
     }
 
-    pub fn from_json(line: &str) -> Result<TrajectoryRecord> {
-        let v: Value = serde_json::from_str(line).map_err(|e| Error::new(ErrorCode::JsonlParse, format!("invalid JSON: {e}")))?;
-        Self::from_value(v)
+    /// Reads a record from JSON text: a cheap first pass reads only the
+    /// version (skipping the rest), then the text parses straight into the
+    /// record without an intermediate `Value`.
+    pub fn from_json(text: &str) -> Result<TrajectoryRecord> {
+        #[derive(Deserialize)]
+        struct VersionOnly {
+            schema_version: Option<Value>,
+        }
+        let probe: VersionOnly = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        check_version(probe.schema_version.as_ref())?;
+        serde_json::from_str(text).map_err(|e| json_error(&e))
     }
 
     pub fn to_json(&self) -> String {
         // Serialising these plain types cannot fail: every map key is a string.
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Syntax errors are JSONL_PARSE; well-formed JSON of the wrong shape is INVALID_RECORD.
+fn json_error(e: &serde_json::Error) -> Error {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => Error::new(ErrorCode::JsonlParse, format!("invalid JSON: {e}")),
+        Category::Data => Error::new(ErrorCode::InvalidRecord, e.to_string()),
     }
 }
 

@@ -4,9 +4,11 @@ use js_sys::Reflect;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::record_from_js;
+use serde_json::Value;
+
 use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
-use crate::wasm::error::{IntoJs, JsResult};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{to_js, IntoJs, JsResult};
 
 #[derive(Serialize)]
 struct Lenient<'a> {
@@ -32,12 +34,16 @@ pub fn parse_trajectory_jsonl(text: &str, opts: JsValue) -> JsResult<JsValue> {
 /// Serialises records (validated, index named on error) to JSONL text.
 #[wasm_bindgen(js_name = serializeTrajectoryJsonl)]
 pub fn serialize_trajectory_jsonl(
-    #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: Vec<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: JsValue,
 ) -> JsResult<String> {
-    let parsed = records
+    if !js_sys::Array::is_array(&records) {
+        return Err(to_js(Error::invalid_argument("records must be an array")));
+    }
+    let values: Vec<Value> = crate::wasm::from_js(&records, "records", ErrorCode::InvalidRecord).js()?;
+    let parsed = values
         .into_iter()
         .enumerate()
-        .map(|(i, r)| record_from_js(r).map_err(|e| e.within(&format!("records[{i}]"))))
+        .map(|(i, r)| TrajectoryRecord::from_value(r).map_err(|e| e.within(&format!("records[{i}]"))))
         .collect::<Result<Vec<_>, _>>()
         .js()?;
     Ok(jsonl::serialize(&parsed))

@@ -14,6 +14,6 @@ use crate::core::capture::TrajectoryRecord;
 use crate::core::Error;
 
 /// Reads a JS record object, checking its schema version first.
-fn record_from_js(value: JsValue) -> Result<TrajectoryRecord, Error> {
-    TrajectoryRecord::from_value(super::from_js(value, "record")?)
+fn record_from_js(value: &JsValue) -> Result<TrajectoryRecord, Error> {
+    TrajectoryRecord::from_json(&super::json_of(value, "record")?).map_err(|e| e.within("record"))
 }

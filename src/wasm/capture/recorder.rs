@@ -179,10 +179,7 @@ impl TrajectoryRecorder {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(to_js(f.clone()));
         }
-        let json = crate::wasm::from_js(payload, "payload").js()?;
-        let payload: Payload = serde_json::from_value(json)
-            .map_err(|e| Error::new(ErrorCode::InvalidRecord, format!("payload: {e}")))
-            .js()?;
+        let payload: Payload = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
         let now = self.clock.try_now().js()?;
         let record = self
             .state
