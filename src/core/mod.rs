@@ -2,6 +2,7 @@
 //! the host injects a [`host::Clock`] and [`host::Model`]s.
 
 pub mod capture;
+pub mod observe;
 pub mod error;
 pub mod host;
 pub mod message;

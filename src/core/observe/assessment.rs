@@ -1,0 +1,156 @@
+//! Assessments and their render. The render is a contract (agents read it
+//! in their prompt), so it is byte for byte the spec's format.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    Info,
+    Caution,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Caution => "caution",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub category: String,
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}
+
+/// What one observer concluded after one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assessment {
+    pub observer_name: String,
+    pub summary: String,
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+    #[serde(default)]
+    pub suggestions: Vec<String>,
+    #[serde(default)]
+    pub severity: Severity,
+    /// Milliseconds since the epoch, from the injected clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<f64>,
+}
+
+impl Assessment {
+    pub fn new(observer_name: impl Into<String>, summary: impl Into<String>, severity: Severity) -> Self {
+        Assessment {
+            observer_name: observer_name.into(),
+            summary: summary.into(),
+            observations: Vec::new(),
+            suggestions: Vec::new(),
+            severity,
+            timestamp: None,
+        }
+    }
+
+    /// `### {name} [{severity}]`, blank, summary; observations; suggestions.
+    pub fn render(&self) -> String {
+        let mut lines: Vec<String> = vec![format!("### {} [{}]", self.observer_name, self.severity.as_str()), String::new()];
+        lines.push(self.summary.clone());
+        if !self.observations.is_empty() {
+            lines.push(String::new());
+            for o in &self.observations {
+                lines.push(format!("**{}**: {}", o.category, o.description));
+                if let Some(e) = &o.evidence {
+                    lines.push(format!("```\n{e}\n```"));
+                }
+            }
+        }
+        if !self.suggestions.is_empty() {
+            lines.push(String::new());
+            lines.push("**Suggestions**:".into());
+            for s in &self.suggestions {
+                lines.push(format!("- {s}"));
+            }
+        }
+        lines.join("\n")
+    }
+}
+
+/// Every assessment produced after one tool call. Overwritten, never appended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentAssessment {
+    pub assessments: Vec<Assessment>,
+    pub generated_at: f64,
+    pub call_index: u64,
+}
+
+impl CurrentAssessment {
+    pub fn render(&self) -> String {
+        if self.assessments.is_empty() {
+            return String::new();
+        }
+        let mut lines = vec![
+            "## Trajectory Assessment".to_owned(),
+            String::new(),
+            format!("_Generated after tool call #{}_", self.call_index),
+            String::new(),
+        ];
+        for a in &self.assessments {
+            lines.push(a.render());
+            lines.push(String::new());
+        }
+        lines.join("\n")
+    }
+
+    /// Stale once more than `max_age_calls` calls have followed it.
+    pub fn is_stale(&self, current_call_index: u64, max_age_calls: u64) -> bool {
+        current_call_index.saturating_sub(self.call_index) > max_age_calls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_the_spec_example_byte_for_byte() {
+        let mut a = Assessment::new(
+            "Resources",
+            "You have 8 minutes remaining before the deadline. You have used 35,000 of 50,000 tokens (70% of budget). 15,000 tokens remaining.",
+            Severity::Caution,
+        );
+        a.suggestions.push("Be mindful of remaining resources when planning next steps.".into());
+        let current = CurrentAssessment { assessments: vec![a], generated_at: 0.0, call_index: 47 };
+        assert_eq!(
+            current.render(),
+            "## Trajectory Assessment\n\n_Generated after tool call #47_\n\n### Resources [caution]\n\n\
+             You have 8 minutes remaining before the deadline. You have used 35,000 of 50,000 tokens (70% of budget). 15,000 tokens remaining.\n\n\
+             **Suggestions**:\n- Be mindful of remaining resources when planning next steps.\n"
+        );
+    }
+
+    #[test]
+    fn renders_observations_with_fenced_evidence() {
+        let mut a = Assessment::new("Stall", "Stuck.", Severity::Warning);
+        a.observations.push(Observation { category: "loop".into(), description: "same call".into(), evidence: Some("#1 ls\n#2 ls".into()) });
+        a.observations.push(Observation { category: "stall".into(), description: "no evidence".into(), evidence: None });
+        assert_eq!(a.render(), "### Stall [warning]\n\nStuck.\n\n**loop**: same call\n```\n#1 ls\n#2 ls\n```\n**stall**: no evidence");
+    }
+
+    #[test]
+    fn empty_current_assessment_renders_nothing_and_staleness_is_strict() {
+        let c = CurrentAssessment { assessments: vec![], generated_at: 0.0, call_index: 1 };
+        assert_eq!(c.render(), "");
+        let c = CurrentAssessment { assessments: vec![Assessment::new("x", "y", Severity::Info)], ..c };
+        assert!(!c.is_stale(21, 20), "20 calls later it still shows");
+        assert!(c.is_stale(22, 20), "21 calls later it is gone");
+    }
+}

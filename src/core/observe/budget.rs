@@ -1,0 +1,38 @@
+//! Resource constraints the host declares and updates.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::error::{Error, Result};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Budget {
+    /// Milliseconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<f64>,
+    /// Seconds already spent; when absent, time since the pipeline started (injected clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u64>,
+}
+
+impl Budget {
+    pub fn validate(&self) -> Result<()> {
+        for (name, v) in [("deadline", self.deadline), ("elapsedSeconds", self.elapsed_seconds)] {
+            if v.is_some_and(|v| !v.is_finite() || v < 0.0) {
+                return Err(Error::invalid_argument(format!("budget.{name} must be a finite non-negative number")));
+            }
+        }
+        for (name, v) in [("maxTokens", self.max_tokens), ("maxToolCalls", self.max_tool_calls)] {
+            if v == Some(0) {
+                return Err(Error::invalid_argument(format!("budget.{name} must be positive")));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! Error cascades: a run of consecutive failures, with similar errors
+//! grouped by their normalised message. Work per call is O(1) (bounded
+//! groups, bounded index lists).
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::assessment::{Assessment, Observation};
+use super::escalation::{note, Escalation, Seen, Verdict};
+use super::log::{CallFacts, Fp};
+use super::Outcome;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct CascadeConfig {
+    pub name: String,
+    /// Consecutive failures that make a cascade.
+    pub threshold: u64,
+}
+
+impl Default for CascadeConfig {
+    fn default() -> Self {
+        CascadeConfig { name: "Error Cascade".into(), threshold: 3 }
+    }
+}
+
+const MAX_GROUPS: usize = 8;
+const MAX_INDEXES: usize = 10;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Group {
+    key: Fp,
+    message: String,
+    count: u64,
+    /// The newest few call indexes.
+    calls: VecDeque<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CascadeState {
+    run_start: u64,
+    run_len: u64,
+    last: u64,
+    groups: Vec<Group>,
+    escalation: Escalation,
+}
+
+impl CascadeState {
+    pub fn on_call(&mut self, facts: &CallFacts) {
+        if facts.success {
+            self.run_len = 0;
+            self.groups.clear();
+            return;
+        }
+        if self.run_len == 0 {
+            self.run_start = facts.call_index;
+        }
+        self.run_len += 1;
+        self.last = facts.call_index;
+        let message = facts.error.clone().unwrap_or_default();
+        let pos = match self.groups.iter().position(|g| g.key == facts.outcome_fp) {
+            Some(p) => p,
+            None if self.groups.len() < MAX_GROUPS => {
+                self.groups.push(Group { key: facts.outcome_fp, message, count: 0, calls: VecDeque::new() });
+                self.groups.len() - 1
+            }
+            // Past the cap, further kinds of error count in the last group.
+            None => self.groups.len() - 1,
+        };
+        let g = &mut self.groups[pos];
+        g.count += 1;
+        if g.calls.len() == MAX_INDEXES {
+            g.calls.pop_front();
+        }
+        g.calls.push_back(facts.call_index);
+    }
+
+    pub fn check(&mut self, cfg: &CascadeConfig) -> Outcome {
+        let seen: Vec<Seen> = if self.run_len >= cfg.threshold {
+            vec![Seen { key: format!("run:{}", self.run_start), latest: self.last }]
+        } else {
+            vec![]
+        };
+        match self.escalation.update(&seen) {
+            Verdict::Report { reported, severity } => {
+                let times = reported[0].1;
+                let mut summary = format!(
+                    "{} consecutive tool calls have failed (since call #{}), with {} distinct error{}.",
+                    self.run_len,
+                    self.run_start,
+                    self.groups.len(),
+                    if self.groups.len() == 1 { "" } else { "s" }
+                );
+                if let Some(n) = note(times) {
+                    summary.push(' ');
+                    summary.push_str(&n);
+                }
+                let mut a = Assessment::new(cfg.name.clone(), summary, severity);
+                let mut groups: Vec<&Group> = self.groups.iter().collect();
+                groups.sort_by(|a, b| b.count.cmp(&a.count));
+                for g in groups {
+                    let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
+                    let shown = if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };
+                    a.observations.push(Observation {
+                        category: "error_cascade".into(),
+                        description: format!("{} x the same error ({shown}).", g.count),
+                        evidence: Some(if g.message.is_empty() { "(no error message)".into() } else { g.message.clone() }),
+                    });
+                }
+                a.suggestions = vec![
+                    "Stop and reassess: the current approach keeps failing.".into(),
+                    "Read the error messages and check your assumptions (inputs, paths, permissions) before trying again.".into(),
+                ];
+                Outcome::Report(a)
+            }
+            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
+            Verdict::Resolved => Outcome::Resolved,
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Drift: the share of recent path-bearing calls that fall outside the
+//! task's scope (paths or path prefixes, matched on whole path segments).
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::assessment::{Assessment, Observation};
+use super::escalation::{note, Escalation, Seen, Verdict};
+use super::log::CallFacts;
+use super::Outcome;
+use crate::core::error::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct DriftConfig {
+    pub name: String,
+    /// The task's paths or path prefixes. Required.
+    pub scope: Vec<String>,
+    /// Path-bearing calls looked at.
+    pub window: usize,
+    /// Share outside the scope that counts as drift.
+    pub threshold: f64,
+}
+
+impl Default for DriftConfig {
+    fn default() -> Self {
+        DriftConfig { name: "Drift".into(), scope: Vec::new(), window: 10, threshold: 0.7 }
+    }
+}
+
+fn clean(p: &str) -> &str {
+    let p = p.strip_prefix("./").unwrap_or(p);
+    p.strip_suffix('/').filter(|s| !s.is_empty()).unwrap_or(p)
+}
+
+impl DriftConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.scope.iter().all(|s| s.trim().is_empty()) {
+            return Err(Error::invalid_argument("drift needs options.scope: the task's paths or path prefixes"));
+        }
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) || self.window == 0 {
+            return Err(Error::invalid_argument("drift: threshold must be in (0, 1] and window positive"));
+        }
+        Ok(())
+    }
+
+    pub fn in_scope(&self, path: &str) -> bool {
+        let path = clean(path);
+        self.scope.iter().map(|s| clean(s)).any(|s| path == s || (path.starts_with(s) && (s.ends_with('/') || path[s.len()..].starts_with('/'))))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriftState {
+    /// (call index, path, outside the scope)
+    recent: VecDeque<(u64, String, bool)>,
+    outside: usize,
+    escalation: Escalation,
+}
+
+impl DriftState {
+    pub fn on_call(&mut self, cfg: &DriftConfig, facts: &CallFacts) {
+        let Some(path) = &facts.path else { return };
+        if self.recent.len() == cfg.window {
+            if let Some((_, _, true)) = self.recent.pop_front() {
+                self.outside -= 1;
+            }
+        }
+        let outside = !cfg.in_scope(path);
+        self.outside += usize::from(outside);
+        self.recent.push_back((facts.call_index, path.clone(), outside));
+    }
+
+    pub fn check(&mut self, cfg: &DriftConfig) -> Outcome {
+        let full = self.recent.len() == cfg.window;
+        let drifting = full && self.outside as f64 >= cfg.threshold * cfg.window as f64;
+        let latest_outside = self.recent.iter().rev().find(|r| r.2).map_or(0, |r| r.0);
+        let seen = if drifting { vec![Seen { key: "drift".into(), latest: latest_outside }] } else { vec![] };
+        match self.escalation.update(&seen) {
+            Verdict::Report { reported, severity } => {
+                let mut summary = format!(
+                    "{} of the last {} file operations were outside the task's scope ({}).",
+                    self.outside,
+                    self.recent.len(),
+                    cfg.scope.join(", ")
+                );
+                if let Some(n) = note(reported[0].1) {
+                    summary.push(' ');
+                    summary.push_str(&n);
+                }
+                let mut a = Assessment::new(cfg.name.clone(), summary, severity);
+                let evidence = self.recent.iter().filter(|r| r.2).map(|(i, p, _)| format!("#{i} {p}")).collect::<Vec<_>>().join("\n");
+                a.observations.push(Observation {
+                    category: "drift".into(),
+                    description: "Recent work is on files unrelated to the task.".into(),
+                    evidence: Some(evidence),
+                });
+                a.suggestions = vec!["Return to the task's files, or say why the work outside them is needed.".into()];
+                Outcome::Report(a)
+            }
+            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
+            Verdict::Resolved => Outcome::Resolved,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Graded escalation: a problem reported again with new evidence climbs
+//! info -> caution -> warning; a problem no longer present is forgotten, so
+//! a resolved pattern stops being reported. Repeats without new evidence
+//! (the same old calls still in the window) are not reported again.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::assessment::Severity;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Escalation {
+    /// problem key -> (times reported, newest call index reported as evidence)
+    problems: BTreeMap<String, (u32, u64)>,
+}
+
+/// A problem a detector sees now, with the newest call that shows it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub key: String,
+    pub latest: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Report these problems (index into the detector's list) at this severity.
+    Report { reported: Vec<(usize, u32)>, severity: Severity },
+    /// Problems persist but nothing new happened since the last report.
+    Quiet,
+    /// Everything reported before is gone.
+    Resolved,
+    /// Nothing seen, nothing reported before.
+    Clear,
+}
+
+pub fn level(times: u32) -> Severity {
+    match times {
+        0 | 1 => Severity::Info,
+        2 => Severity::Caution,
+        _ => Severity::Warning,
+    }
+}
+
+impl Escalation {
+    pub fn update(&mut self, seen: &[Seen]) -> Verdict {
+        let had_any = !self.problems.is_empty();
+        self.problems.retain(|k, _| seen.iter().any(|s| &s.key == k));
+        let mut reported = Vec::new();
+        for (i, s) in seen.iter().enumerate() {
+            let entry = self.problems.entry(s.key.clone()).or_insert((0, 0));
+            if entry.0 == 0 || s.latest > entry.1 {
+                entry.0 += 1;
+                entry.1 = s.latest;
+                reported.push((i, entry.0));
+            }
+        }
+        if !reported.is_empty() {
+            let severity = reported.iter().map(|(_, n)| level(*n)).max().unwrap_or_default();
+            Verdict::Report { reported, severity }
+        } else if !self.problems.is_empty() {
+            Verdict::Quiet
+        } else if had_any {
+            Verdict::Resolved
+        } else {
+            Verdict::Clear
+        }
+    }
+}
+
+/// "2nd", "3rd", ... for escalation notes.
+pub fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The sentence an escalated assessment adds to its summary.
+pub fn note(times: u32) -> Option<String> {
+    (times > 1).then(|| format!("This is the {} report of this problem in a row; escalated to {}.", ordinal(times), level(times).as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(key: &str, latest: u64) -> Seen {
+        Seen { key: key.into(), latest }
+    }
+
+    #[test]
+    fn escalates_on_new_evidence_only_and_forgets_resolved() {
+        let mut e = Escalation::default();
+        assert_eq!(e.update(&[seen("a", 3)]), Verdict::Report { reported: vec![(0, 1)], severity: Severity::Info });
+        assert_eq!(e.update(&[seen("a", 3)]), Verdict::Quiet, "same evidence");
+        assert_eq!(e.update(&[seen("a", 4)]), Verdict::Report { reported: vec![(0, 2)], severity: Severity::Caution });
+        assert_eq!(e.update(&[seen("a", 5)]), Verdict::Report { reported: vec![(0, 3)], severity: Severity::Warning });
+        assert_eq!(e.update(&[]), Verdict::Resolved);
+        assert_eq!(e.update(&[]), Verdict::Clear);
+        assert_eq!(e.update(&[seen("a", 9)]), Verdict::Report { reported: vec![(0, 1)], severity: Severity::Info }, "starts over");
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(11), "11th");
+        assert_eq!(ordinal(23), "23rd");
+    }
+}

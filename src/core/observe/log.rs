@@ -1,0 +1,195 @@
+//! The tool-call log: every call, in order, with the counters triggers need
+//! kept incrementally, so no per-call work scans the history.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FileOp};
+use crate::core::error::{Error, Result};
+
+/// One call as the host reports it. `params_json` is the params as JSON text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolCallInput {
+    pub tool_name: String,
+    pub params_json: Option<String>,
+    pub params_summary: Option<String>,
+    pub success: bool,
+    pub error_message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    pub tool_name: Rc<str>,
+    pub params_summary: String,
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// Milliseconds since the epoch, from the injected clock.
+    pub timestamp: f64,
+    /// From 1, monotonic.
+    pub call_index: u64,
+}
+
+/// A 64-bit fingerprint. Serialised as hex text: JSON numbers lose bits past 2^53.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fp(pub u64);
+
+impl Serialize for Fp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Fp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        u64::from_str_radix(&s, 16).map(Fp).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What detectors compare one call by; computed once per call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFacts {
+    pub call_index: u64,
+    pub tool_name: Rc<str>,
+    /// `tool(summary)`, for evidence.
+    pub label: String,
+    /// Tool name + canonical params.
+    pub call_fp: Fp,
+    /// 0 for success, else the normalised error's hash.
+    pub outcome_fp: Fp,
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tool name + (path, or canonical params when there is no path).
+    pub target_fp: Fp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub op: FileOp,
+}
+
+const SUMMARY_CHARS: usize = 80;
+
+/// The default params summary: the path of file operations, else compact JSON cut to ~80 chars.
+fn summarize_params(json: &str, path: Option<&str>) -> String {
+    if let Some(p) = path {
+        return p.to_owned();
+    }
+    match json.char_indices().nth(SUMMARY_CHARS) {
+        Some((cut, _)) => format!("{}…", &json[..cut]),
+        None => json.to_owned(),
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ToolLog {
+    records: Vec<ToolCallRecord>,
+    /// One shared name per distinct tool: a long log repeats few names.
+    names: HashMap<Rc<str>, ()>,
+    consecutive_failures: u64,
+}
+
+impl ToolLog {
+    pub fn from_records(records: Vec<ToolCallRecord>) -> Result<ToolLog> {
+        let mut log = ToolLog::default();
+        for (i, mut r) in records.into_iter().enumerate() {
+            if r.call_index != i as u64 + 1 {
+                return Err(Error::invalid_argument(format!("snapshot log[{i}] has call_index {}, expected {}", r.call_index, i + 1)));
+            }
+            r.tool_name = log.intern(&r.tool_name);
+            log.consecutive_failures = if r.success { 0 } else { log.consecutive_failures + 1 };
+            log.records.push(r);
+        }
+        Ok(log)
+    }
+
+    fn intern(&mut self, name: &str) -> Rc<str> {
+        if let Some((k, _)) = self.names.get_key_value(name) {
+            return k.clone();
+        }
+        let k: Rc<str> = Rc::from(name);
+        self.names.insert(k.clone(), ());
+        k
+    }
+
+    /// Checks a call before anything changes (a refused call leaves no trace).
+    pub fn validate(input: &ToolCallInput, now_ms: f64) -> Result<()> {
+        if input.tool_name.trim().is_empty() {
+            return Err(Error::invalid_argument("recordToolCall: toolName must be a non-empty string"));
+        }
+        if !now_ms.is_finite() {
+            return Err(Error::new(crate::core::ErrorCode::CallbackFailed, format!("clock returned {now_ms}; expected milliseconds since the epoch")));
+        }
+        Ok(())
+    }
+
+    /// Appends a validated call and returns what detectors need of it.
+    pub fn push(&mut self, input: ToolCallInput, now_ms: f64) -> CallFacts {
+        let params = input.params_json.as_deref().unwrap_or("");
+        let facts = if params.is_empty() { Default::default() } else { param_facts(params) };
+        let tool_name = self.intern(&input.tool_name);
+        let params_summary = input.params_summary.unwrap_or_else(|| summarize_params(params, facts.path.as_deref()));
+        let call_index = self.records.len() as u64 + 1;
+        let name_hash = hash_str(&tool_name);
+        let error = (!input.success).then(|| normalize_error(input.error_message.as_deref().unwrap_or("")));
+        let out = CallFacts {
+            call_index,
+            tool_name: tool_name.clone(),
+            label: format!("{tool_name}({params_summary})"),
+            call_fp: Fp(mix(name_hash, facts.hash)),
+            outcome_fp: Fp(error.as_deref().map_or(0, |e| mix(7, hash_str(e)))),
+            success: input.success,
+            error,
+            target_fp: Fp(mix(name_hash, facts.path.as_deref().map_or(facts.hash, |p| mix(8, hash_str(p))))),
+            op: file_op(&tool_name, facts.command.as_deref()),
+            path: facts.path,
+        };
+        self.consecutive_failures = if input.success { 0 } else { self.consecutive_failures + 1 };
+        self.records.push(ToolCallRecord {
+            tool_name,
+            params_summary,
+            success: input.success,
+            error_message: input.error_message,
+            timestamp: now_ms,
+            call_index,
+        });
+        out
+    }
+
+    pub fn len(&self) -> u64 {
+        self.records.len() as u64
+    }
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+    pub fn records(&self) -> &[ToolCallRecord] {
+        &self.records
+    }
+    pub fn consecutive_failures(&self) -> u64 {
+        self.consecutive_failures
+    }
+
+    /// The last `n` calls (fewer if the log is shorter).
+    pub fn recent(&self, n: usize) -> &[ToolCallRecord] {
+        &self.records[self.records.len().saturating_sub(n)..]
+    }
+
+    /// Calls at or after `since_ms`; a binary search, as the clock only moves forward.
+    pub fn since(&self, since_ms: f64) -> &[ToolCallRecord] {
+        let start = self.records.partition_point(|r| r.timestamp < since_ms);
+        &self.records[start..]
+    }
+
+    /// Failed share of the last `window` calls; 0 with no calls.
+    pub fn error_rate(&self, window: usize) -> f64 {
+        let recent = self.recent(window);
+        if recent.is_empty() {
+            return 0.0;
+        }
+        recent.iter().filter(|r| !r.success).count() as f64 / recent.len() as f64
+    }
+}

@@ -1,0 +1,277 @@
+//! The pipeline: the log, the shared observer state, the budget, the
+//! observers and the current assessment. Recording a call runs in phases
+//! (`push_call`, `run_builtin` / the host's own observers, `conclude`) so a
+//! host can run JS observers between them without holding any borrow.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::assessment::CurrentAssessment;
+use super::budget::Budget;
+use super::builtin::Builtin;
+use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
+use super::resources::Usage;
+use super::trigger::{ObserverState, Trigger};
+use super::Outcome;
+use crate::core::error::{Error, ErrorCode, Result};
+
+pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observer {
+    Builtin(Builtin),
+    /// Run by the host (a JS observer); the core only keeps its trigger and name.
+    External { name: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    pub trigger: Trigger,
+    pub observer: Observer,
+}
+
+impl Slot {
+    pub fn name(&self) -> &str {
+        match &self.observer {
+            Observer::Builtin(b) => b.name(),
+            Observer::External { name } => name,
+        }
+    }
+    fn kind(&self) -> &str {
+        match &self.observer {
+            Observer::Builtin(b) => b.kind(),
+            Observer::External { .. } => "custom",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    slots: Vec<Slot>,
+    log: ToolLog,
+    state: ObserverState,
+    budget: Budget,
+    current: Option<CurrentAssessment>,
+    max_age_calls: u64,
+    started_at: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObserverSnapshot {
+    pub observer: String,
+    pub name: String,
+    #[serde(default)]
+    pub state: Value,
+}
+
+/// Every slice of a pipeline, JSON-safe.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PipelineSnapshot {
+    pub schema: String,
+    pub version: u32,
+    pub started_at: f64,
+    pub max_age_calls: u64,
+    pub log: Vec<ToolCallRecord>,
+    pub state: ObserverState,
+    pub budget: Budget,
+    pub current: Option<CurrentAssessment>,
+    pub observers: Vec<ObserverSnapshot>,
+}
+
+impl Pipeline {
+    pub fn new(slots: Vec<Slot>, budget: Budget, max_age_calls: u64, started_at: f64) -> Result<Pipeline> {
+        budget.validate()?;
+        if !started_at.is_finite() {
+            return Err(Error::new(ErrorCode::CallbackFailed, format!("clock returned {started_at}; expected milliseconds since the epoch")));
+        }
+        Ok(Pipeline { slots, log: ToolLog::default(), state: ObserverState::default(), budget, current: None, max_age_calls, started_at })
+    }
+
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+    pub fn log(&self) -> &ToolLog {
+        &self.log
+    }
+    pub fn state(&self) -> &ObserverState {
+        &self.state
+    }
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+    pub fn current(&self) -> Option<&CurrentAssessment> {
+        self.current.as_ref()
+    }
+
+    /// Phase 1: validates and appends the call, feeds the detectors, and
+    /// returns the slots whose triggers fire. A refused call changes nothing.
+    pub fn push_call(&mut self, input: ToolCallInput, now_ms: f64) -> Result<Vec<usize>> {
+        ToolLog::validate(&input, now_ms)?;
+        let facts = self.log.push(input, now_ms);
+        self.state.tool_calls_since_assessment += 1;
+        for slot in &mut self.slots {
+            if let Observer::Builtin(b) = &mut slot.observer {
+                b.on_call(&facts);
+            }
+        }
+        let since = (now_ms - self.state.last_assessment_time.unwrap_or(self.started_at)) / 1000.0;
+        let failures = self.log.consecutive_failures();
+        Ok((0..self.slots.len()).filter(|&i| self.slots[i].trigger.fires(&self.state, failures, since)).collect())
+    }
+
+    /// Phase 2 for a built-in slot (an external slot is the host's to run).
+    pub fn run_builtin(&mut self, slot: usize, now_ms: f64) -> Outcome {
+        let usage = Usage { now_ms, started_at_ms: self.started_at, tool_calls: self.log.len() };
+        match self.slots.get_mut(slot).map(|s| &mut s.observer) {
+            Some(Observer::Builtin(b)) => b.check(&self.budget, &usage),
+            _ => Outcome::Quiet,
+        }
+    }
+
+    /// Phase 3: stores what the observers produced. New assessments replace
+    /// the current set and reset the shared state; a resolved observer's
+    /// old assessment leaves the set. Returns the new current set, if any.
+    pub fn conclude(&mut self, outcomes: Vec<(usize, Outcome)>, now_ms: f64) -> Option<CurrentAssessment> {
+        let mut produced = Vec::new();
+        let mut resolved = Vec::new();
+        for (slot, outcome) in outcomes {
+            match outcome {
+                Outcome::Report(mut a) => {
+                    a.timestamp.get_or_insert(now_ms);
+                    produced.push(a);
+                }
+                Outcome::Resolved => resolved.push(self.slots[slot].name().to_owned()),
+                Outcome::Quiet => {}
+            }
+        }
+        if produced.is_empty() {
+            if let Some(current) = &mut self.current {
+                current.assessments.retain(|a| !resolved.contains(&a.observer_name));
+                if current.assessments.is_empty() {
+                    self.current = None;
+                }
+            }
+            return None;
+        }
+        let call_index = self.log.len();
+        self.state = ObserverState {
+            tool_calls_since_assessment: 0,
+            last_assessment_time: Some(now_ms),
+            last_assessment_call_index: call_index,
+            total_assessments: self.state.total_assessments + 1,
+        };
+        let current = CurrentAssessment { assessments: produced, generated_at: now_ms, call_index };
+        self.current = Some(current.clone());
+        Some(current)
+    }
+
+    /// All phases at once; `external` runs the host's own observers.
+    pub fn record_tool_call(
+        &mut self,
+        input: ToolCallInput,
+        now_ms: f64,
+        mut external: impl FnMut(usize, &Pipeline) -> Outcome,
+    ) -> Result<Option<CurrentAssessment>> {
+        let fired = self.push_call(input, now_ms)?;
+        let mut outcomes = Vec::with_capacity(fired.len());
+        for slot in fired {
+            let outcome = match self.slots[slot].observer {
+                Observer::Builtin(_) => self.run_builtin(slot, now_ms),
+                Observer::External { .. } => external(slot, self),
+            };
+            outcomes.push((slot, outcome));
+        }
+        Ok(self.conclude(outcomes, now_ms))
+    }
+
+    /// The render for the next prompt; '' when there is none or it is
+    /// stale (more than `maxAgeCalls` calls since it was generated).
+    pub fn context(&self) -> String {
+        match &self.current {
+            Some(c) if !c.is_stale(self.log.len(), self.max_age_calls) => c.render(),
+            _ => String::new(),
+        }
+    }
+
+    pub fn record_tokens(&mut self, n: u64) {
+        let used = self.budget.tokens_used.unwrap_or(0).saturating_add(n);
+        self.budget.tokens_used = Some(used);
+    }
+
+    pub fn set_budget(&mut self, budget: Budget) -> Result<()> {
+        budget.validate()?;
+        self.budget = budget;
+        Ok(())
+    }
+
+    pub fn snapshot(&self) -> PipelineSnapshot {
+        PipelineSnapshot {
+            schema: SNAPSHOT_SCHEMA.into(),
+            version: SNAPSHOT_VERSION,
+            started_at: self.started_at,
+            max_age_calls: self.max_age_calls,
+            log: self.log.records().to_vec(),
+            state: self.state.clone(),
+            budget: self.budget.clone(),
+            current: self.current.clone(),
+            observers: self
+                .slots
+                .iter()
+                .map(|s| ObserverSnapshot {
+                    observer: s.kind().to_owned(),
+                    name: s.name().to_owned(),
+                    state: match &s.observer {
+                        Observer::Builtin(b) => b.state(),
+                        Observer::External { .. } => Value::Null,
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// Rebuilds a pipeline from a snapshot and the same observer list (the
+    /// options come from `slots`; the state from the snapshot).
+    pub fn restore(snapshot: PipelineSnapshot, mut slots: Vec<Slot>) -> Result<Pipeline> {
+        if snapshot.schema != SNAPSHOT_SCHEMA {
+            return Err(Error::invalid_argument(format!("not an observer pipeline snapshot (schema {:?}, expected {SNAPSHOT_SCHEMA:?})", snapshot.schema)));
+        }
+        if snapshot.version != SNAPSHOT_VERSION {
+            return Err(Error::new(
+                ErrorCode::UnsupportedSchemaVersion,
+                format!("observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads", snapshot.version),
+            ));
+        }
+        if snapshot.observers.len() != slots.len() {
+            return Err(Error::invalid_argument(format!(
+                "restore: the snapshot has {} observers but the options configure {}",
+                snapshot.observers.len(),
+                slots.len()
+            )));
+        }
+        for (i, (saved, slot)) in snapshot.observers.into_iter().zip(&mut slots).enumerate() {
+            let who = format!("observers[{i}] ({})", slot.name());
+            if saved.observer != slot.kind() || saved.name != slot.name() {
+                return Err(Error::invalid_argument(format!(
+                    "restore: {who} does not match the snapshot's {} observer {:?}",
+                    saved.observer, saved.name
+                )));
+            }
+            if let Observer::Builtin(b) = &mut slot.observer {
+                b.restore_state(saved.state, &who)?;
+            }
+        }
+        snapshot.budget.validate()?;
+        Ok(Pipeline {
+            slots,
+            log: ToolLog::from_records(snapshot.log)?,
+            state: snapshot.state,
+            budget: snapshot.budget,
+            current: snapshot.current,
+            max_age_calls: snapshot.max_age_calls,
+            started_at: snapshot.started_at,
+        })
+    }
+}
