@@ -5,6 +5,7 @@ pub mod capture;
 pub mod error;
 mod host;
 pub mod message;
+pub mod observe;
 pub mod types;
 
 use serde::de::DeserializeOwned;

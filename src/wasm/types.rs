@@ -77,6 +77,7 @@ export type TrajectoryPayload =
   | { kind: 'tool_gate_applied'; iteration: number; plugin: string; allow?: boolean }
   | { kind: 'tool_gate_conflict_resolved'; iteration: number; plugins: string[]; chosen_plugin?: string; allow: boolean; reason: string }
   | { kind: 'output_tokens_escalation'; attempt: number; prev_cap: number; new_cap: number }
+  | { kind: 'assessment_produced'; call_index: number; assessment: Assessment }
   | { kind: 'custom'; name: string; data?: JsonValue };
 
 export type TrajectoryPayloadKind = TrajectoryPayload['kind'];
@@ -110,6 +111,130 @@ export interface TrajectoryRecorderOptions {
 export interface JsonlBadLine { line: number; code: ErrorCode; message: string }
 export interface LenientJsonl { records: TrajectoryRecord[]; errors: JsonlBadLine[] }
 
+// ---- observe ----
+
+/** One tool call, as the host reports it after the call returns. */
+export interface ToolCallInput {
+  toolName: string;
+  /** The call's arguments; any JSON data. */
+  params?: unknown;
+  /** Defaults to the `path` of file operations, else compact JSON cut to ~80 chars. */
+  paramsSummary?: string;
+  success: boolean;
+  errorMessage?: string;
+}
+
+/** A call in the pipeline's log. */
+export interface ToolCallRecord {
+  toolName: string;
+  paramsSummary: string;
+  success: boolean;
+  errorMessage?: string;
+  /** Milliseconds since the epoch, from the injected clock. */
+  timestamp: number;
+  /** From 1, monotonic. */
+  callIndex: number;
+}
+
+export interface Budget {
+  /** Milliseconds since the epoch. */
+  deadline?: number;
+  /** Seconds already spent; when absent, time since the pipeline started counts. */
+  elapsedSeconds?: number;
+  maxTokens?: number;
+  tokensUsed?: number;
+  maxToolCalls?: number;
+}
+
+export type Severity = 'info' | 'caution' | 'warning';
+export interface Observation { category: string; description: string; evidence?: string }
+export interface Assessment {
+  observerName: string;
+  summary: string;
+  observations?: Observation[];
+  suggestions?: string[];
+  severity: Severity;
+  /** Milliseconds since the epoch; the pipeline stamps it when missing. */
+  timestamp?: number;
+}
+/** Every assessment produced after one call; replaced, never appended. */
+export interface CurrentAssessment { assessments: Assessment[]; generatedAt: number; callIndex: number }
+
+/** Shared by every observer; any assessment resets `toolCallsSinceAssessment`. */
+export interface ObserverState {
+  toolCallsSinceAssessment: number;
+  lastAssessmentTime: number | null;
+  lastAssessmentCallIndex: number;
+  totalAssessments: number;
+}
+
+/** When an observer runs; conditions are OR'd. Counts are positive integers. */
+export interface ObserverTrigger {
+  everyNCalls?: number;
+  afterConsecutiveErrors?: number;
+  everyNSeconds?: number;
+  onEveryCall?: boolean;
+}
+
+/** What a custom observer reads. Valid only while its call runs. */
+export interface ObserverContextApi {
+  recentToolCalls(n: number): ToolCallRecord[];
+  toolCallsSince(sinceMs: number): ToolCallRecord[];
+  errorRate(window: number): number;
+  readonly budget: Budget;
+  readonly state: ObserverState;
+  readonly callIndex: number;
+}
+
+/** An observer written in JS. A throw (or a non-assessment) is isolated. */
+export interface CustomObserver {
+  name: string;
+  shouldRun?(ctx: ObserverContextApi): boolean;
+  /** Return an assessment (observerName defaults to `name`), or nothing to stay quiet. */
+  observe(ctx: ObserverContextApi): (Omit<Assessment, 'observerName'> & { observerName?: string }) | null | undefined | void;
+}
+
+export interface ResourcesOptions { name?: string; cautionThreshold?: number; warningThreshold?: number }
+export interface StallOptions {
+  name?: string; window?: number; pollingTools?: string[];
+  repeatThreshold?: number; failingRepeatThreshold?: number; sameTargetThreshold?: number; targetWindow?: number;
+}
+export interface ErrorCascadeOptions { name?: string; threshold?: number }
+export interface DriftOptions { name?: string; scope: string[]; window?: number; threshold?: number }
+
+export type ObserverConfig =
+  | { observer: 'resources'; trigger: ObserverTrigger; options?: ResourcesOptions }
+  | { observer: 'stall'; trigger: ObserverTrigger; options?: StallOptions }
+  | { observer: 'error-cascade'; trigger: ObserverTrigger; options?: ErrorCascadeOptions }
+  | { observer: 'drift'; trigger: ObserverTrigger; options: DriftOptions }
+  | { observer: CustomObserver; trigger: ObserverTrigger };
+
+export interface ObserverPipelineOptions {
+  observers: ObserverConfig[];
+  /** Defaults to `Date.now`. */
+  clock?: Clock;
+  budget?: Budget;
+  /** The context is dropped once more than this many calls follow it. Default 20. */
+  maxAgeCalls?: number;
+  /** Every produced assessment is also recorded as an `assessment_produced` record. */
+  recorder?: { record(payload: TrajectoryPayload): unknown };
+  /** Told when a custom observer throws; without it the error becomes an `error` observation. */
+  onError?: (error: AgentTrajectoriesError, observerName: string) => void;
+}
+
+/** JSON-safe; pass to `ObserverPipeline.restore` with the same observers. */
+export interface PipelineSnapshot {
+  schema: 'agent-trajectories/observer-pipeline';
+  version: number;
+  startedAt: number;
+  maxAgeCalls: number;
+  log: ToolCallRecord[];
+  state: ObserverState;
+  budget: Budget;
+  current: CurrentAssessment | null;
+  observers: { observer: string; name: string; state: JsonValue }[];
+}
+
 /** Parses JSONL; throws a coded error with `line` on the first bad line. */
 export function parseTrajectoryJsonl(text: string, opts?: { lenient?: false }): TrajectoryRecord[];
 /** Parses JSONL; returns the good records and every bad line. */
@@ -125,4 +250,24 @@ extern "C" {
 
     #[wasm_bindgen(typescript_type = "((line: string) => void | Promise<void>)")]
     pub type JsonlWriter;
+
+    #[wasm_bindgen(typescript_type = "ObserverPipelineOptions")]
+    pub type ObserverPipelineOptions;
+
+    #[wasm_bindgen(typescript_type = "{ position?: 'end' | 'after-system' }")]
+    pub type InjectOptions;
+
+    /// Read field by field through property getters: the cheapest way in.
+    #[wasm_bindgen(typescript_type = "ToolCallInput")]
+    pub type ToolCallInputJs;
+    #[wasm_bindgen(method, getter = toolName)]
+    pub fn tool_name(this: &ToolCallInputJs) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn params(this: &ToolCallInputJs) -> JsValue;
+    #[wasm_bindgen(method, getter = paramsSummary)]
+    pub fn params_summary(this: &ToolCallInputJs) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn success(this: &ToolCallInputJs) -> JsValue;
+    #[wasm_bindgen(method, getter = errorMessage)]
+    pub fn error_message(this: &ToolCallInputJs) -> JsValue;
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::ModelMessage;
+use crate::core::observe::Assessment;
 
 /// The schema this build writes. A reader refuses anything newer rather
 /// than guessing at fields it does not know.
@@ -140,6 +141,11 @@ pub enum Payload {
         prev_cap: u64,
         new_cap: u64,
     },
+    /// An observer's assessment after tool call `call_index`, evidence included.
+    AssessmentProduced {
+        call_index: u64,
+        assessment: Assessment,
+    },
     /// A harness's own event: a name and any JSON data.
     Custom {
         name: String,
@@ -163,6 +169,7 @@ impl Payload {
             Payload::ToolGateApplied { .. } => "tool_gate_applied",
             Payload::ToolGateConflictResolved { .. } => "tool_gate_conflict_resolved",
             Payload::OutputTokensEscalation { .. } => "output_tokens_escalation",
+            Payload::AssessmentProduced { .. } => "assessment_produced",
             Payload::Custom { .. } => "custom",
         }
     }

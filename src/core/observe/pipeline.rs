@@ -14,6 +14,7 @@ use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::message::{ModelMessage, Role};
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -81,7 +82,54 @@ pub struct PipelineSnapshot {
     pub observers: Vec<ObserverSnapshot>,
 }
 
+impl PipelineSnapshot {
+    /// Reads a snapshot, checking that it is one (and of a version this
+    /// build reads) before its shape, so a foreign object gets a clear error.
+    pub fn from_value(v: Value) -> Result<PipelineSnapshot> {
+        let schema = v.get("schema").and_then(Value::as_str);
+        if schema != Some(SNAPSHOT_SCHEMA) {
+            return Err(Error::invalid_argument(format!(
+                "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA:?})",
+                schema.map_or("missing".to_owned(), |s| format!("{s:?}"))
+            )));
+        }
+        let version = v.get("version").and_then(Value::as_u64);
+        if version != Some(u64::from(SNAPSHOT_VERSION)) {
+            return Err(Error::new(
+                ErrorCode::UnsupportedSchemaVersion,
+                format!("observer pipeline snapshot version {version:?} is not {SNAPSHOT_VERSION}, the version this build reads"),
+            ));
+        }
+        serde_json::from_value(v).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))
+    }
+}
+
+/// Where `inject_into` puts the assessment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// A system message after every existing message (the default).
+    End,
+    /// A system message right after the leading system messages (for
+    /// providers that accept system messages only at the start).
+    AfterSystem,
+}
+
 impl Pipeline {
+    /// The messages with the current context added as a system message;
+    /// unchanged when there is no context.
+    pub fn inject_into(&self, mut messages: Vec<ModelMessage>, placement: Placement) -> Vec<ModelMessage> {
+        let context = self.context();
+        if context.is_empty() {
+            return messages;
+        }
+        let at = match placement {
+            Placement::End => messages.len(),
+            Placement::AfterSystem => messages.iter().take_while(|m| m.role == Role::System).count(),
+        };
+        messages.insert(at, ModelMessage::text(Role::System, context));
+        messages
+    }
+
     pub fn new(slots: Vec<Slot>, budget: Budget, max_age_calls: u64, started_at: f64) -> Result<Pipeline> {
         budget.validate()?;
         if !started_at.is_finite() {

@@ -1,0 +1,133 @@
+//! Reading `ObserverPipeline` options from JS: observers (built-in names or
+//! JS objects), triggers, budget, clock, recorder, onError.
+
+use js_sys::{Array, Function, Reflect};
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::from_js;
+use crate::wasm::host::JsClock;
+
+/// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
+#[derive(Clone)]
+pub struct JsObserver {
+    pub object: JsValue,
+    pub name: String,
+    pub should_run: Option<Function>,
+    pub observe: Function,
+}
+
+pub struct Options {
+    pub slots: Vec<Slot>,
+    /// Per slot: the JS observer, for custom slots.
+    pub js: Vec<Option<JsObserver>>,
+    pub clock: JsClock,
+    pub budget: Budget,
+    pub max_age_calls: u64,
+    pub recorder: Option<(JsValue, Function)>,
+    pub on_error: Option<Function>,
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+fn function(v: JsValue, what: &str) -> Result<Option<Function>, Error> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.dyn_into::<Function>().map(Some).map_err(|_| Error::invalid_argument(format!("{what} must be a function")))
+}
+
+fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Error> {
+    let at = format!("observers[{i}]");
+    if !entry.is_object() {
+        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}")));
+    }
+    let which = get(entry, "observer");
+    let (name, builtin, js) = if let Some(kind) = which.as_string() {
+        let who = format!("{at} ({kind})");
+        let opts: Option<Value> = match get(entry, "options") {
+            v if v.is_undefined() => None,
+            v => Some(from_js(&v, &format!("{who}: options"), ErrorCode::InvalidArgument)?),
+        };
+        let b = Builtin::from_config(&kind, opts.as_ref(), &who)?;
+        (b.name().to_owned(), Some(b), None)
+    } else if which.is_object() {
+        let name = get(&which, "name").as_string().filter(|n| !n.trim().is_empty());
+        let name = name.ok_or_else(|| Error::invalid_argument(format!("{at}: a custom observer needs a non-empty string `name`")))?;
+        let who = format!("{at} ({name})");
+        let observe = function(get(&which, "observe"), &format!("{who}: observe"))?
+            .ok_or_else(|| Error::invalid_argument(format!("{who}: a custom observer needs an observe(ctx) function")))?;
+        let should_run = function(get(&which, "shouldRun"), &format!("{who}: shouldRun"))?;
+        let js = JsObserver { object: which.clone(), name: name.clone(), should_run, observe };
+        (name, None, Some(js))
+    } else {
+        return Err(Error::invalid_argument(format!(
+            "{at}.observer must be 'resources', 'stall', 'error-cascade', 'drift' or a custom observer object"
+        )));
+    };
+    let who = format!("{at} ({name})");
+    let trigger_js = get(entry, "trigger");
+    if trigger_js.is_undefined() {
+        return Err(Error::invalid_argument(format!("{who}: trigger is required")));
+    }
+    let trigger: Value = from_js(&trigger_js, &format!("{who}: trigger"), ErrorCode::InvalidArgument)?;
+    let trigger = Trigger::from_value(&trigger, &who)?;
+    let observer = match builtin {
+        Some(b) => Observer::Builtin(b),
+        None => Observer::External { name },
+    };
+    Ok((Slot { trigger, observer }, js))
+}
+
+/// Reads the observers and host callbacks; errors name the entry at fault.
+pub fn read(opts: &JsValue) -> Result<Options, Error> {
+    if !opts.is_object() {
+        return Err(Error::invalid_argument("ObserverPipeline needs options: { observers: [...] }"));
+    }
+    let list = get(opts, "observers");
+    if !Array::is_array(&list) {
+        return Err(Error::invalid_argument("options.observers must be an array"));
+    }
+    let (mut slots, mut js) = (Vec::new(), Vec::new());
+    for (i, entry) in Array::from(&list).iter().enumerate() {
+        let (slot, j) = observer(&entry, i)?;
+        slots.push(slot);
+        js.push(j);
+    }
+    let budget = match get(opts, "budget") {
+        v if v.is_undefined() || v.is_null() => Budget::default(),
+        v => from_js(&v, "budget", ErrorCode::InvalidArgument)?,
+    };
+    let max_age_calls = match get(opts, "maxAgeCalls") {
+        v if v.is_undefined() => 20,
+        v => match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => n as u64,
+            _ => return Err(Error::invalid_argument("maxAgeCalls must be a non-negative integer")),
+        },
+    };
+    let recorder = match get(opts, "recorder") {
+        v if v.is_undefined() || v.is_null() => None,
+        v => {
+            let f = function(get(&v, "record"), "recorder.record")?
+                .ok_or_else(|| Error::invalid_argument("recorder must be a TrajectoryRecorder (an object with record(payload))"))?;
+            Some((v, f))
+        }
+    };
+    Ok(Options {
+        slots,
+        js,
+        clock: JsClock::from_option(get(opts, "clock"))?,
+        budget,
+        max_age_calls,
+        recorder,
+        on_error: function(get(opts, "onError"), "onError")?,
+    })
+}

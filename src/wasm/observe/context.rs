@@ -1,0 +1,77 @@
+//! `ObserverContext`: what a JS observer reads. It borrows the pipeline only
+//! for the length of each call, so an observer never sees a half-done state
+//! and never blocks the pipeline.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use crate::core::observe::Pipeline;
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{to_js, JsResult};
+use crate::wasm::to_js as value_to_js;
+
+/// Handed to custom observers' `shouldRun(ctx)` and `observe(ctx)`.
+#[wasm_bindgen]
+pub struct ObserverContext {
+    pipeline: Rc<RefCell<Pipeline>>,
+}
+
+impl ObserverContext {
+    pub(crate) fn new(pipeline: Rc<RefCell<Pipeline>>) -> Self {
+        ObserverContext { pipeline }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Pipeline) -> T) -> JsResult<T> {
+        let p = self.pipeline.try_borrow().map_err(|_| to_js(Error::new(ErrorCode::Busy, "the pipeline is busy")))?;
+        Ok(f(&p))
+    }
+}
+
+fn count(n: f64, what: &str) -> JsResult<usize> {
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
+        Ok(n as usize)
+    } else {
+        Err(to_js(Error::invalid_argument(format!("{what} must be a non-negative integer, got {n}"))))
+    }
+}
+
+#[wasm_bindgen]
+impl ObserverContext {
+    /// The `n` most recent tool calls, oldest first.
+    #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
+    pub fn recent_tool_calls(&self, n: f64) -> JsResult<JsValue> {
+        let n = count(n, "recentToolCalls(n)")?;
+        self.read(|p| value_to_js(p.log().recent(n)))?
+    }
+
+    /// Tool calls at or after `sinceMs` (milliseconds since the epoch).
+    #[wasm_bindgen(js_name = toolCallsSince, unchecked_return_type = "ToolCallRecord[]")]
+    pub fn tool_calls_since(&self, #[wasm_bindgen(js_name = sinceMs)] since_ms: f64) -> JsResult<JsValue> {
+        self.read(|p| value_to_js(p.log().since(since_ms)))?
+    }
+
+    /// Failed share (0..1) of the last `window` calls.
+    #[wasm_bindgen(js_name = errorRate)]
+    pub fn error_rate(&self, window: f64) -> JsResult<f64> {
+        let w = count(window, "errorRate(window)")?;
+        self.read(|p| p.log().error_rate(w))
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "Budget")]
+    pub fn budget(&self) -> JsResult<JsValue> {
+        self.read(|p| value_to_js(p.budget()))?
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "ObserverState")]
+    pub fn state(&self) -> JsResult<JsValue> {
+        self.read(|p| value_to_js(p.state()))?
+    }
+
+    /// The index of the call just recorded (from 1).
+    #[wasm_bindgen(getter, js_name = callIndex)]
+    pub fn call_index(&self) -> JsResult<f64> {
+        self.read(|p| p.log().len() as f64)
+    }
+}

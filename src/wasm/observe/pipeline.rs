@@ -1,0 +1,256 @@
+//! `ObserverPipeline` for JS. A call runs in three phases (record and find
+//! triggered observers; run them; store the result) and no borrow of the
+//! pipeline is held while a JS observer, the clock or the recorder runs.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::{Function, Reflect};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::config::{read, JsObserver};
+use super::context::ObserverContext;
+use crate::core::message::normalize_messages;
+use crate::core::observe::{Assessment, Observation, Outcome, Pipeline, PipelineSnapshot, Placement, Severity, ToolCallInput};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
+use crate::wasm::host::JsClock;
+use crate::wasm::types::{InjectOptions, ObserverPipelineOptions, ToolCallInputJs};
+use crate::wasm::{from_js, json_of, to_js as value_to_js};
+
+/// Runs observers after each tool call and keeps the latest assessment for
+/// the next prompt. See the README's "Observe" section.
+#[wasm_bindgen]
+pub struct ObserverPipeline {
+    inner: Rc<RefCell<Pipeline>>,
+    js: Vec<Option<JsObserver>>,
+    clock: JsClock,
+    recorder: Option<(JsValue, Function)>,
+    on_error: Option<Function>,
+    in_call: Cell<bool>,
+}
+
+fn busy() -> JsValue {
+    to_js(Error::new(ErrorCode::Busy, "recordToolCall is already running (called from inside an observer?)"))
+}
+
+/// Reads a call through typed getters: no object walk, and params cross
+/// as one JSON string.
+fn read_call(call: &ToolCallInputJs) -> Result<ToolCallInput, Error> {
+    let value: &JsValue = call.as_ref();
+    if !value.is_object() {
+        return Err(Error::invalid_argument("recordToolCall needs { toolName, success, params?, paramsSummary?, errorMessage? }"));
+    }
+    let tool_name = call.tool_name().as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
+    let success = call.success().as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
+    let optional_string = |v: JsValue, field: &str| -> Result<Option<String>, Error> {
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        v.as_string().map(Some).ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): {field} must be a string")))
+    };
+    let params = call.params();
+    let params_json = if params.is_undefined() { None } else { Some(json_of(&params, &format!("recordToolCall ({tool_name}): params"))?) };
+    Ok(ToolCallInput {
+        params_summary: optional_string(call.params_summary(), "paramsSummary")?,
+        error_message: optional_string(call.error_message(), "errorMessage")?,
+        tool_name,
+        params_json,
+        success,
+    })
+}
+
+impl ObserverPipeline {
+    fn from_parts(pipeline: Pipeline, opts: super::config::Options) -> ObserverPipeline {
+        ObserverPipeline {
+            inner: Rc::new(RefCell::new(pipeline)),
+            js: opts.js,
+            clock: opts.clock,
+            recorder: opts.recorder,
+            on_error: opts.on_error,
+            in_call: Cell::new(false),
+        }
+    }
+
+    /// Runs a JS observer. Whatever it throws or returns that is not an
+    /// assessment is isolated: reported to `onError`, or turned into an
+    /// `error` observation of its own assessment.
+    fn run_js(&self, obs: &JsObserver) -> Outcome {
+        let ctx: JsValue = ObserverContext::new(self.inner.clone()).into();
+        let attempt = || -> Result<Option<Assessment>, Error> {
+            if let Some(should) = &obs.should_run {
+                let go = should.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} shouldRun", obs.name), &e))?;
+                if !go.is_truthy() {
+                    return Ok(None);
+                }
+            }
+            let out = obs.observe.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} observe", obs.name), &e))?;
+            if out.is_undefined() || out.is_null() {
+                return Ok(None);
+            }
+            let mut v: Value = from_js(&out, &format!("observer {:?} observe", obs.name), ErrorCode::CallbackFailed)?;
+            if let Some(o) = v.as_object_mut() {
+                o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
+            }
+            serde_json::from_value(v)
+                .map(Some)
+                .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name)))
+        };
+        match attempt() {
+            Ok(Some(a)) => Outcome::Report(a),
+            Ok(None) => Outcome::Quiet,
+            Err(e) => match &self.on_error {
+                Some(f) => {
+                    let _ = f.call2(&JsValue::UNDEFINED, &to_js(e), &obs.name.clone().into());
+                    Outcome::Quiet
+                }
+                None => {
+                    let mut a = Assessment::new(obs.name.clone(), format!("Observer {} failed; its assessment is unavailable.", obs.name), Severity::Info);
+                    a.observations.push(Observation { category: "error".into(), description: e.message, evidence: None });
+                    Outcome::Report(a)
+                }
+            },
+        }
+    }
+
+    fn record_call(&self, call: &ToolCallInputJs) -> Result<JsValue, JsValue> {
+        let input = read_call(call).js()?;
+        let now = self.clock.try_now().js()?;
+        let fired = self.inner.try_borrow_mut().map_err(|_| busy())?.push_call(input, now).js()?;
+        let mut outcomes = Vec::with_capacity(fired.len());
+        for slot in fired {
+            let outcome = match &self.js[slot] {
+                Some(obs) => self.run_js(obs),
+                None => self.inner.try_borrow_mut().map_err(|_| busy())?.run_builtin(slot, now),
+            };
+            outcomes.push((slot, outcome));
+        }
+        let Some(current) = self.inner.try_borrow_mut().map_err(|_| busy())?.conclude(outcomes, now) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        if let Some((recorder, record)) = &self.recorder {
+            for a in &current.assessments {
+                let payload = json!({ "kind": "assessment_produced", "call_index": current.call_index, "assessment": a });
+                record.call1(recorder, &value_to_js(&payload)?)?;
+            }
+        }
+        value_to_js(&current)
+    }
+}
+
+#[wasm_bindgen]
+impl ObserverPipeline {
+    #[wasm_bindgen(constructor)]
+    pub fn new(opts: ObserverPipelineOptions) -> JsResult<ObserverPipeline> {
+        let opts = read(opts.as_ref()).js()?;
+        let started = opts.clock.try_now().js()?;
+        let pipeline = Pipeline::new(opts.slots.clone(), opts.budget.clone(), opts.max_age_calls, started).js()?;
+        Ok(ObserverPipeline::from_parts(pipeline, opts))
+    }
+
+    /// Rebuilds a pipeline from `snapshot()`, with the same observers in
+    /// `opts` (their options and JS functions cannot live in a snapshot).
+    pub fn restore(#[wasm_bindgen(unchecked_param_type = "PipelineSnapshot")] snapshot: JsValue, opts: ObserverPipelineOptions) -> JsResult<ObserverPipeline> {
+        let value: Value = from_js(&snapshot, "snapshot", ErrorCode::InvalidArgument).js()?;
+        let snapshot = PipelineSnapshot::from_value(value).js()?;
+        let opts = read(opts.as_ref()).js()?;
+        let pipeline = Pipeline::restore(snapshot, opts.slots.clone()).js()?;
+        Ok(ObserverPipeline::from_parts(pipeline, opts))
+    }
+
+    /// Records one tool call, runs the observers whose triggers fire, and
+    /// returns the new current assessment if any observer produced one.
+    /// A rejected call (coded error) leaves the pipeline unchanged.
+    #[wasm_bindgen(js_name = recordToolCall, unchecked_return_type = "CurrentAssessment | undefined")]
+    pub fn record_tool_call(&self, call: ToolCallInputJs) -> JsResult<JsValue> {
+        if self.in_call.replace(true) {
+            return Err(busy());
+        }
+        let result = self.record_call(&call);
+        self.in_call.set(false);
+        result
+    }
+
+    /// Adds tokens used by an LLM call to the budget.
+    #[wasm_bindgen(js_name = recordTokens)]
+    pub fn record_tokens(&self, n: f64) -> JsResult<()> {
+        if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0) {
+            return Err(to_js(Error::invalid_argument(format!("recordTokens(n): n must be a non-negative integer, got {n}"))));
+        }
+        self.inner.try_borrow_mut().map_err(|_| busy())?.record_tokens(n as u64);
+        Ok(())
+    }
+
+    /// Replaces the budget.
+    #[wasm_bindgen(js_name = setBudget)]
+    pub fn set_budget(&self, #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue) -> JsResult<()> {
+        let b = from_js(&budget, "budget", ErrorCode::InvalidArgument).js()?;
+        self.inner.try_borrow_mut().map_err(|_| busy())?.set_budget(b).js()
+    }
+
+    /// The rendered current assessment, or '' when there is none or it is
+    /// stale (more than `maxAgeCalls` calls old).
+    pub fn context(&self) -> JsResult<String> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.context())
+    }
+
+    /// `messages` (normalised) with the context added as a system message:
+    /// after all of them by default, or with `{ position: 'after-system' }`
+    /// right after the leading system messages. Unchanged when the context is ''.
+    #[wasm_bindgen(js_name = injectInto, unchecked_return_type = "ModelMessage[]")]
+    pub fn inject_into(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ModelMessageInput[]")] messages: JsValue,
+        opts: Option<InjectOptions>,
+    ) -> JsResult<JsValue> {
+        let value: Value = from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
+        let messages = normalize_messages(&value).js()?;
+        let position = opts.map(|o| Reflect::get(o.as_ref(), &"position".into()).unwrap_or(JsValue::UNDEFINED)).unwrap_or(JsValue::UNDEFINED);
+        let placement = match position.as_string().as_deref() {
+            None if position.is_undefined() => Placement::End,
+            Some("end") => Placement::End,
+            Some("after-system") => Placement::AfterSystem,
+            _ => return Err(to_js(Error::invalid_argument("injectInto: position must be 'end' or 'after-system'"))),
+        };
+        let out = self.inner.try_borrow().map_err(|_| busy())?.inject_into(messages, placement);
+        value_to_js(&out)
+    }
+
+    /// Every slice (log, state, current assessment, budget, detector state), JSON-safe.
+    #[wasm_bindgen(unchecked_return_type = "PipelineSnapshot")]
+    pub fn snapshot(&self) -> JsResult<JsValue> {
+        value_to_js(&self.inner.try_borrow().map_err(|_| busy())?.snapshot())
+    }
+
+    /// The current assessment, stale or not (see `context()` for the prompt).
+    #[wasm_bindgen(unchecked_return_type = "CurrentAssessment | undefined")]
+    pub fn current(&self) -> JsResult<JsValue> {
+        match self.inner.try_borrow().map_err(|_| busy())?.current() {
+            Some(c) => value_to_js(c),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// The `n` most recent tool calls, oldest first.
+    #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
+    pub fn recent_tool_calls(&self, n: f64) -> JsResult<JsValue> {
+        ObserverContext::new(self.inner.clone()).recent_tool_calls(n)
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "Budget")]
+    pub fn budget(&self) -> JsResult<JsValue> {
+        value_to_js(self.inner.try_borrow().map_err(|_| busy())?.budget())
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "ObserverState")]
+    pub fn state(&self) -> JsResult<JsValue> {
+        value_to_js(self.inner.try_borrow().map_err(|_| busy())?.state())
+    }
+
+    /// Tool calls recorded so far.
+    #[wasm_bindgen(getter, js_name = callCount)]
+    pub fn call_count(&self) -> JsResult<f64> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.log().len() as f64)
+    }
+}
