@@ -184,7 +184,8 @@ impl TrajectoryRecord {
             Error::new(ErrorCode::InvalidRecord, format!("a record must be a JSON object, got {}", crate::core::message::kind_of(&v)))
         })?;
         check_version(obj.get("schema_version"))?;
-        serde_json::from_value(v).map_err(|e| Error::new(ErrorCode::InvalidRecord, e.to_string()))
+        // Through text, so the derived impls exist once (for str) in the wasm module.
+        serde_json::from_str(&v.to_string()).map_err(|e| json_error(&e))
     }
 
     /// Reads a record from JSON text: a cheap first pass reads only the

@@ -24,7 +24,8 @@ pub enum Builtin {
 fn options<T: serde::de::DeserializeOwned + Default>(v: Option<&Value>, who: &str) -> Result<T> {
     match v {
         None | Some(Value::Null) => Ok(T::default()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| Error::invalid_argument(format!("{who}: options: {e}"))),
+        // Through text: a single (str) instantiation of each derived impl keeps the module small.
+        Some(v) => serde_json::from_str(&v.to_string()).map_err(|e| Error::invalid_argument(format!("{who}: options: {e}"))),
     }
 }
 
@@ -104,23 +105,24 @@ impl Builtin {
         }
     }
 
-    pub fn state(&self) -> Value {
-        let v = match self {
-            Builtin::Resources(_) => Ok(Value::Null),
-            Builtin::Stall(_, s) => serde_json::to_value(s),
-            Builtin::ErrorCascade(_, s) => serde_json::to_value(s),
-            Builtin::Drift(_, s) => serde_json::to_value(s),
+    /// The detector's state as JSON text (`null` for stateless observers).
+    pub fn state(&self) -> String {
+        let text = match self {
+            Builtin::Resources(_) => Ok("null".to_owned()),
+            Builtin::Stall(_, s) => serde_json::to_string(s),
+            Builtin::ErrorCascade(_, s) => serde_json::to_string(s),
+            Builtin::Drift(_, s) => serde_json::to_string(s),
         };
-        v.unwrap_or(Value::Null)
+        text.unwrap_or_else(|_| "null".to_owned())
     }
 
-    pub fn restore_state(&mut self, v: Value, who: &str) -> Result<()> {
+    pub fn restore_state(&mut self, text: &str, who: &str) -> Result<()> {
         let bad = |e: serde_json::Error| Error::invalid_argument(format!("{who}: snapshot state: {e}"));
         match self {
             Builtin::Resources(_) => {}
-            Builtin::Stall(_, s) => *s = serde_json::from_value(v).map_err(bad)?,
-            Builtin::ErrorCascade(_, s) => *s = serde_json::from_value(v).map_err(bad)?,
-            Builtin::Drift(_, s) => *s = serde_json::from_value(v).map_err(bad)?,
+            Builtin::Stall(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
+            Builtin::ErrorCascade(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
+            Builtin::Drift(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
         }
         Ok(())
     }

@@ -22,7 +22,7 @@ pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
 pub use builtin::{Builtin, BUILTIN_NAMES};
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
-pub use pipeline::{Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
+pub use pipeline::{Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
 pub use resources::{format_duration, thousands};
 pub use trigger::{ObserverState, Trigger};
 

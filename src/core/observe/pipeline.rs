@@ -4,6 +4,7 @@
 //! host can run JS observers between them without holding any borrow.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::assessment::CurrentAssessment;
@@ -63,8 +64,37 @@ pub struct Pipeline {
 pub struct ObserverSnapshot {
     pub observer: String,
     pub name: String,
-    #[serde(default)]
-    pub state: Value,
+    /// The detector's own state, kept as JSON text inside the snapshot.
+    pub state: RawJson,
+}
+
+/// JSON kept as text: a detector's state passes through a snapshot without
+/// the rest of the pipeline knowing its shape.
+#[derive(Debug, Clone)]
+pub struct RawJson(pub Box<RawValue>);
+
+impl RawJson {
+    pub fn new(text: String) -> RawJson {
+        RawJson(RawValue::from_string(text).unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON")))
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(RawJson)
+    }
 }
 
 /// Every slice of a pipeline, JSON-safe.
@@ -83,24 +113,31 @@ pub struct PipelineSnapshot {
 }
 
 impl PipelineSnapshot {
-    /// Reads a snapshot, checking that it is one (and of a version this
-    /// build reads) before its shape, so a foreign object gets a clear error.
-    pub fn from_value(v: Value) -> Result<PipelineSnapshot> {
-        let schema = v.get("schema").and_then(Value::as_str);
+    /// Reads a snapshot from JSON text, checking that it is one (and of a
+    /// version this build reads) before its shape, so a foreign object gets
+    /// a clear error.
+    pub fn from_json(text: &str) -> Result<PipelineSnapshot> {
+        #[derive(Deserialize)]
+        struct Header {
+            schema: Option<Value>,
+            version: Option<Value>,
+        }
+        let header: Header = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))?;
+        let schema = header.schema.as_ref().and_then(Value::as_str);
         if schema != Some(SNAPSHOT_SCHEMA) {
             return Err(Error::invalid_argument(format!(
                 "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA:?})",
                 schema.map_or("missing".to_owned(), |s| format!("{s:?}"))
             )));
         }
-        let version = v.get("version").and_then(Value::as_u64);
+        let version = header.version.as_ref().and_then(Value::as_u64);
         if version != Some(u64::from(SNAPSHOT_VERSION)) {
             return Err(Error::new(
                 ErrorCode::UnsupportedSchemaVersion,
                 format!("observer pipeline snapshot version {version:?} is not {SNAPSHOT_VERSION}, the version this build reads"),
             ));
         }
-        serde_json::from_value(v).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))
+        serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))
     }
 }
 
@@ -271,10 +308,10 @@ impl Pipeline {
                 .map(|s| ObserverSnapshot {
                     observer: s.kind().to_owned(),
                     name: s.name().to_owned(),
-                    state: match &s.observer {
+                    state: RawJson::new(match &s.observer {
                         Observer::Builtin(b) => b.state(),
-                        Observer::External { .. } => Value::Null,
-                    },
+                        Observer::External { .. } => "null".into(),
+                    }),
                 })
                 .collect(),
         }
@@ -308,7 +345,7 @@ impl Pipeline {
                 )));
             }
             if let Observer::Builtin(b) = &mut slot.observer {
-                b.restore_state(saved.state, &who)?;
+                b.restore_state(saved.state.0.get(), &who)?;
             }
         }
         snapshot.budget.validate()?;

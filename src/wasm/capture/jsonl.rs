@@ -4,7 +4,7 @@ use js_sys::Reflect;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::{Error, ErrorCode};
@@ -39,11 +39,11 @@ pub fn serialize_trajectory_jsonl(
     if !js_sys::Array::is_array(&records) {
         return Err(to_js(Error::invalid_argument("records must be an array")));
     }
-    let values: Vec<Value> = crate::wasm::from_js(&records, "records", ErrorCode::InvalidRecord).js()?;
+    let values: Vec<Box<RawValue>> = crate::wasm::from_js(&records, "records", ErrorCode::InvalidRecord).js()?;
     let parsed = values
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, r)| TrajectoryRecord::from_value(r).map_err(|e| e.within(&format!("records[{i}]"))))
+        .map(|(i, r)| TrajectoryRecord::from_json(r.get()).map_err(|e| e.within(&format!("records[{i}]"))))
         .collect::<Result<Vec<_>, _>>()
         .js()?;
     Ok(jsonl::serialize(&parsed))

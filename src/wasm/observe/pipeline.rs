@@ -6,11 +6,12 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Function, Reflect};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::config::{read, JsObserver};
 use super::context::ObserverContext;
+use crate::core::capture::Payload;
 use crate::core::message::normalize_messages;
 use crate::core::observe::{Assessment, Observation, Outcome, Pipeline, PipelineSnapshot, Placement, Severity, ToolCallInput};
 use crate::core::{Error, ErrorCode};
@@ -93,7 +94,7 @@ impl ObserverPipeline {
             if let Some(o) = v.as_object_mut() {
                 o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
             }
-            serde_json::from_value(v)
+            serde_json::from_str(&v.to_string())
                 .map(Some)
                 .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name)))
         };
@@ -131,7 +132,7 @@ impl ObserverPipeline {
         };
         if let Some((recorder, record)) = &self.recorder {
             for a in &current.assessments {
-                let payload = json!({ "kind": "assessment_produced", "call_index": current.call_index, "assessment": a });
+                let payload = Payload::AssessmentProduced { call_index: current.call_index, assessment: a.clone() };
                 record.call1(recorder, &value_to_js(&payload)?)?;
             }
         }
@@ -152,8 +153,7 @@ impl ObserverPipeline {
     /// Rebuilds a pipeline from `snapshot()`, with the same observers in
     /// `opts` (their options and JS functions cannot live in a snapshot).
     pub fn restore(#[wasm_bindgen(unchecked_param_type = "PipelineSnapshot")] snapshot: JsValue, opts: ObserverPipelineOptions) -> JsResult<ObserverPipeline> {
-        let value: Value = from_js(&snapshot, "snapshot", ErrorCode::InvalidArgument).js()?;
-        let snapshot = PipelineSnapshot::from_value(value).js()?;
+        let snapshot = PipelineSnapshot::from_json(&json_of(&snapshot, "snapshot").js()?).js()?;
         let opts = read(opts.as_ref()).js()?;
         let pipeline = Pipeline::restore(snapshot, opts.slots.clone()).js()?;
         Ok(ObserverPipeline::from_parts(pipeline, opts))
