@@ -58,10 +58,10 @@ impl CascadeState {
         }
         self.run_len += 1;
         self.last = facts.call_index;
-        let message = facts.error.clone().unwrap_or_default();
         let pos = match self.groups.iter().position(|g| g.key == facts.outcome_fp) {
             Some(p) => p,
             None if self.groups.len() < MAX_GROUPS => {
+                let message = facts.error.as_deref().unwrap_or_default().to_owned();
                 self.groups.push(Group { key: facts.outcome_fp, message, count: 0, calls: VecDeque::new() });
                 self.groups.len() - 1
             }
@@ -78,7 +78,7 @@ impl CascadeState {
 
     pub fn check(&mut self, cfg: &CascadeConfig) -> Outcome {
         let seen: Vec<Seen> = if self.run_len >= cfg.threshold {
-            vec![Seen { key: format!("run:{}", self.run_start), latest: self.last }]
+            vec![Seen { key: self.run_start, latest: self.last }]
         } else {
             vec![]
         };

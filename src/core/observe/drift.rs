@@ -2,6 +2,7 @@
 //! task's scope (paths or path prefixes, matched on whole path segments).
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +55,7 @@ impl DriftConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DriftState {
     /// (call index, path, outside the scope)
-    recent: VecDeque<(u64, String, bool)>,
+    recent: VecDeque<(u64, Rc<str>, bool)>,
     outside: usize,
     escalation: Escalation,
 }
@@ -76,7 +77,7 @@ impl DriftState {
         let full = self.recent.len() == cfg.window;
         let drifting = full && self.outside as f64 >= cfg.threshold * cfg.window as f64;
         let latest_outside = self.recent.iter().rev().find(|r| r.2).map_or(0, |r| r.0);
-        let seen = if drifting { vec![Seen { key: "drift".into(), latest: latest_outside }] } else { vec![] };
+        let seen = if drifting { vec![Seen { key: 0, latest: latest_outside }] } else { vec![] };
         match self.escalation.update(&seen) {
             Verdict::Report { reported, severity } => {
                 let mut summary = format!(

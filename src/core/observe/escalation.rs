@@ -12,13 +12,13 @@ use super::assessment::Severity;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Escalation {
     /// problem key -> (times reported, newest call index reported as evidence)
-    problems: BTreeMap<String, (u32, u64)>,
+    problems: BTreeMap<u64, (u32, u64)>,
 }
 
 /// A problem a detector sees now, with the newest call that shows it.
 #[derive(Debug, Clone)]
 pub struct Seen {
-    pub key: String,
+    pub key: u64,
     pub latest: u64,
 }
 
@@ -45,10 +45,10 @@ pub fn level(times: u32) -> Severity {
 impl Escalation {
     pub fn update(&mut self, seen: &[Seen]) -> Verdict {
         let had_any = !self.problems.is_empty();
-        self.problems.retain(|k, _| seen.iter().any(|s| &s.key == k));
+        self.problems.retain(|k, _| seen.iter().any(|s| s.key == *k));
         let mut reported = Vec::new();
         for (i, s) in seen.iter().enumerate() {
-            let entry = self.problems.entry(s.key.clone()).or_insert((0, 0));
+            let entry = self.problems.entry(s.key).or_insert((0, 0));
             if entry.0 == 0 || s.latest > entry.1 {
                 entry.0 += 1;
                 entry.1 = s.latest;
@@ -90,7 +90,7 @@ mod tests {
     use super::*;
 
     fn seen(key: &str, latest: u64) -> Seen {
-        Seen { key: key.into(), latest }
+        Seen { key: key.bytes().map(u64::from).sum(), latest }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! `serde_json::Value`: no allocation per nested value on the per-call path.
 
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -20,14 +21,41 @@ pub fn mix(a: u64, b: u64) -> u64 {
 }
 
 pub fn hash_str(s: &str) -> u64 {
-    // FNV-1a, then mixed.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    mix(h, s.len() as u64)
+    hash_bytes(s.as_bytes())
 }
+
+/// Eight bytes at a time (FxHash's step), then mixed: strings here are
+/// hashed on every call, so this is on the hot path.
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h: u64 = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let word = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    let rest = chunks.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    mix(h, 0)
+}
+
+/// A `Hasher` over [`hash_bytes`] for the maps on the per-call path
+/// (std's SipHash guards against adversarial keys, which tool names are not).
+#[derive(Default)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = mix(self.0, hash_bytes(bytes));
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FastBuild = std::hash::BuildHasherDefault<FastHasher>;
 
 /// Top-level params keys that name the file or resource a call works on.
 const PATH_KEYS: [&str; 9] = ["path", "file_path", "filePath", "file", "filename", "target_file", "notebook_path", "dir", "directory"];
@@ -44,7 +72,7 @@ pub enum FileOp {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParamFacts {
     pub hash: u64,
-    pub path: Option<String>,
+    pub path: Option<Rc<str>>,
     /// A short top-level `command` / `action` string (editor tools use it to say view vs write).
     pub command: Option<String>,
 }
@@ -153,24 +181,22 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
         let (mut acc, mut n) = (0u64, 0u64);
-        while let Some(key) = map.next_key::<String>()? {
-            let k = mix(3, hash_str(&key));
-            let wanted = PATH_KEYS.contains(&key.as_str()) || key == "command" || key == "action";
-            let v = if wanted {
+        while let Some((k, role)) = map.next_key_seed(KeySeed)? {
+            let v = if role == KeyRole::Other {
+                map.next_value_seed(HashSeed)?
+            } else {
                 match map.next_value::<StrOrOther>()? {
                     StrOrOther::Str(s) => {
                         let h = mix(3, hash_str(&s));
-                        if PATH_KEYS.contains(&key.as_str()) {
+                        if role == KeyRole::Path {
                             self.facts.path.get_or_insert(s);
                         } else if s.len() <= 32 {
-                            self.facts.command.get_or_insert(s);
+                            self.facts.command.get_or_insert_with(|| s.to_string());
                         }
                         h
                     }
                     StrOrOther::Other(h) => h,
                 }
-            } else {
-                map.next_value_seed(HashSeed)?
             };
             acc = acc.wrapping_add(mix(k, v));
             n += 1;
@@ -179,9 +205,43 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
     }
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyRole {
+    Path,
+    Command,
+    Other,
+}
+
+/// A top-level key: its hash and what it names, read without allocating.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = (u64, KeyRole);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(u64, KeyRole), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = (u64, KeyRole);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<(u64, KeyRole), E> {
+        let role = if PATH_KEYS.contains(&key) {
+            KeyRole::Path
+        } else if key == "command" || key == "action" {
+            KeyRole::Command
+        } else {
+            KeyRole::Other
+        };
+        Ok((mix(3, hash_str(key)), role))
+    }
+}
+
 /// A value that is kept when it is a string and only hashed otherwise.
 enum StrOrOther {
-    Str(String),
+    Str(Rc<str>),
     Other(u64),
 }
 
@@ -194,7 +254,7 @@ impl<'de> Deserialize<'de> for StrOrOther {
                 f.write_str("any JSON value")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StrOrOther, E> {
-                Ok(StrOrOther::Str(v.to_owned()))
+                Ok(StrOrOther::Str(Rc::from(v)))
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<StrOrOther, E> {
                 HashVisitor.visit_bool(v).map(StrOrOther::Other)

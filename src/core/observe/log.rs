@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FileOp};
+use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
 use crate::core::error::{Error, Result};
 
 /// One call as the host reports it. `params_json` is the params as JSON text.
@@ -23,7 +23,7 @@ pub struct ToolCallInput {
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     pub tool_name: Rc<str>,
-    pub params_summary: String,
+    pub params_summary: Rc<str>,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
@@ -56,40 +56,57 @@ impl<'de> Deserialize<'de> for Fp {
 pub struct CallFacts {
     pub call_index: u64,
     pub tool_name: Rc<str>,
-    /// `tool(summary)`, for evidence.
-    pub label: String,
+    /// Shared with the log record.
+    pub summary: Rc<str>,
     /// Tool name + canonical params.
     pub call_fp: Fp,
     /// 0 for success, else the normalised error's hash.
     pub outcome_fp: Fp,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Rc<str>>,
     /// Tool name + (path, or canonical params when there is no path).
     pub target_fp: Fp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub path: Option<Rc<str>>,
+    /// Hash of `path` (0 without one): compared instead of the text.
+    pub path_fp: Fp,
     pub op: FileOp,
+}
+
+impl CallFacts {
+    /// `tool(summary)`, for evidence; built only when an assessment cites the call.
+    pub fn label(&self) -> String {
+        format!("{}({})", self.tool_name, self.summary)
+    }
 }
 
 const SUMMARY_CHARS: usize = 80;
 
 /// The default params summary: the path of file operations, else compact JSON cut to ~80 chars.
-fn summarize_params(json: &str, path: Option<&str>) -> String {
+fn summarize_params(json: &str, path: Option<&Rc<str>>) -> Rc<str> {
     if let Some(p) = path {
-        return p.to_owned();
+        return p.clone();
     }
     match json.char_indices().nth(SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &json[..cut]),
-        None => json.to_owned(),
+        Some((cut, _)) => Rc::from(format!("{}…", &json[..cut])),
+        None => Rc::from(json),
     }
+}
+
+/// What is fixed per tool name, worked out once per distinct name.
+#[derive(Debug, Clone, Copy)]
+struct ToolInfo {
+    name_hash: u64,
+    op: FileOp,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct ToolLog {
     records: Vec<ToolCallRecord>,
-    /// One shared name per distinct tool: a long log repeats few names.
-    names: HashMap<Rc<str>, ()>,
+    /// One shared name per distinct tool (a long log repeats few names),
+    /// with what is fixed per name.
+    names: HashMap<Rc<str>, ToolInfo, FastBuild>,
     consecutive_failures: u64,
 }
 
@@ -100,20 +117,21 @@ impl ToolLog {
             if r.call_index != i as u64 + 1 {
                 return Err(Error::invalid_argument(format!("snapshot log[{i}] has call_index {}, expected {}", r.call_index, i + 1)));
             }
-            r.tool_name = log.intern(&r.tool_name);
+            r.tool_name = log.intern(&r.tool_name).0;
             log.consecutive_failures = if r.success { 0 } else { log.consecutive_failures + 1 };
             log.records.push(r);
         }
         Ok(log)
     }
 
-    fn intern(&mut self, name: &str) -> Rc<str> {
-        if let Some((k, _)) = self.names.get_key_value(name) {
-            return k.clone();
+    fn intern(&mut self, name: &str) -> (Rc<str>, ToolInfo) {
+        if let Some((k, info)) = self.names.get_key_value(name) {
+            return (k.clone(), *info);
         }
         let k: Rc<str> = Rc::from(name);
-        self.names.insert(k.clone(), ());
-        k
+        let info = ToolInfo { name_hash: hash_str(name), op: file_op(name, None) };
+        self.names.insert(k.clone(), info);
+        (k, info)
     }
 
     /// Checks a call before anything changes (a refused call leaves no trace).
@@ -131,22 +149,33 @@ impl ToolLog {
     pub fn push(&mut self, input: ToolCallInput, now_ms: f64) -> CallFacts {
         let params = input.params_json.as_deref().unwrap_or("");
         let facts = if params.is_empty() { Default::default() } else { param_facts(params) };
-        let tool_name = self.intern(&input.tool_name);
-        let params_summary = input.params_summary.unwrap_or_else(|| summarize_params(params, facts.path.as_deref()));
+        let (tool_name, info) = self.intern(&input.tool_name);
+        let name_hash = info.name_hash;
+        let path = facts.path;
+        let path_fp = path.as_deref().map_or(0, |p| mix(8, hash_str(p)));
+        let params_summary = match input.params_summary {
+            Some(s) => Rc::from(s),
+            None => summarize_params(params, path.as_ref()),
+        };
         let call_index = self.records.len() as u64 + 1;
-        let name_hash = hash_str(&tool_name);
-        let error = (!input.success).then(|| normalize_error(input.error_message.as_deref().unwrap_or("")));
+        let error: Option<Rc<str>> = (!input.success).then(|| Rc::from(normalize_error(input.error_message.as_deref().unwrap_or(""))));
+        // Editor tools say read or write in their `command`; others by name (cached).
+        let op = match facts.command.as_deref() {
+            Some(c) => file_op(&tool_name, Some(c)),
+            None => info.op,
+        };
         let out = CallFacts {
             call_index,
             tool_name: tool_name.clone(),
-            label: format!("{tool_name}({params_summary})"),
+            summary: params_summary.clone(),
             call_fp: Fp(mix(name_hash, facts.hash)),
             outcome_fp: Fp(error.as_deref().map_or(0, |e| mix(7, hash_str(e)))),
             success: input.success,
             error,
-            target_fp: Fp(mix(name_hash, facts.path.as_deref().map_or(facts.hash, |p| mix(8, hash_str(p))))),
-            op: file_op(&tool_name, facts.command.as_deref()),
-            path: facts.path,
+            target_fp: Fp(mix(name_hash, if path_fp == 0 { facts.hash } else { path_fp })),
+            path_fp: Fp(path_fp),
+            op,
+            path,
         };
         self.consecutive_failures = if input.success { 0 } else { self.consecutive_failures + 1 };
         self.records.push(ToolCallRecord {

@@ -2,15 +2,19 @@
 //! the same call and outcome, the same call failing again and again, A/B
 //! alternation, hammering one target, and read/write thrash on one path.
 //! Polling tools are exempt: waiting on a long job is not a stall.
+//!
+//! The window is small (20 by default), so detection compares entries
+//! pairwise without building maps, and text is written only for problems
+//! that are actually reported.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{note, Escalation, Seen, Verdict};
-use super::fingerprint::FileOp;
-use super::log::{CallFacts, Fp};
+use super::fingerprint::{mix, FileOp};
+use super::log::CallFacts;
 use super::Outcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,31 +54,20 @@ pub struct StallState {
     escalation: Escalation,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    RepeatedFailure,
+    Loop,
+    Alternation,
+    SameTarget,
+    Thrash,
+}
+
+/// A pattern found in the window: positions in the window, oldest first.
 struct Problem {
-    key: String,
-    category: &'static str,
-    description: String,
-    calls: Vec<u64>,
-    evidence: String,
-}
-
-fn indexes(calls: &[&CallFacts]) -> Vec<u64> {
-    calls.iter().map(|c| c.call_index).collect()
-}
-
-fn list(idx: &[u64]) -> String {
-    idx.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ")
-}
-
-fn evidence(calls: &[&CallFacts]) -> String {
-    calls
-        .iter()
-        .map(|c| match &c.error {
-            Some(e) => format!("#{} {} -> error: {}", c.call_index, c.label, e),
-            None => format!("#{} {} -> ok", c.call_index, c.label),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    key: u64,
+    kind: Kind,
+    at: Vec<usize>,
 }
 
 impl StallState {
@@ -89,121 +82,118 @@ impl StallState {
     }
 
     fn problems(&self, cfg: &StallConfig) -> Vec<Problem> {
-        let calls: Vec<&CallFacts> = self.window.iter().collect();
+        let w = &self.window;
+        let n = w.len();
         let mut out = Vec::new();
-        let mut reported_calls: Vec<Fp> = Vec::new();
+        // Calls already reported as failing or looping, so a same-target report does not repeat them.
+        let mut covered: Vec<u64> = Vec::new();
+        // Positions from `from` on that match; counted first, collected only on a hit.
+        let positions = |from: usize, hit: &dyn Fn(&CallFacts) -> bool, at_least: usize| -> Option<Vec<usize>> {
+            let count = (from..n).filter(|&j| hit(&w[j])).count();
+            (count >= at_least).then(|| (from..n).filter(|&j| hit(&w[j])).collect())
+        };
 
-        // Same call failing again and again (any error text), then same call + same outcome.
-        let mut by_call: BTreeMap<Fp, Vec<&CallFacts>> = BTreeMap::new();
-        for c in &calls {
-            by_call.entry(c.call_fp).or_default().push(c);
-        }
-        for (fp, group) in &by_call {
-            let failing: Vec<&CallFacts> = group.iter().copied().filter(|c| !c.success).collect();
-            if failing.len() >= cfg.failing_repeat_threshold {
-                let idx = indexes(&failing);
-                out.push(Problem {
-                    key: format!("failing:{:016x}", fp.0),
-                    category: "repeated_failure",
-                    description: format!("`{}` failed {} times with the same arguments (calls {}).", failing[0].label, failing.len(), list(&idx)),
-                    calls: idx,
-                    evidence: evidence(&failing),
-                });
-                reported_calls.push(*fp);
+        for i in 0..n {
+            let fp = w[i].call_fp;
+            if (0..i).any(|j| w[j].call_fp == fp) {
+                continue; // counted at its first occurrence
+            }
+            if let Some(at) = positions(i, &|c| c.call_fp == fp && !c.success, cfg.failing_repeat_threshold) {
+                out.push(Problem { key: mix(1, fp.0), kind: Kind::RepeatedFailure, at });
+                covered.push(fp.0);
                 continue;
             }
-            let mut by_outcome: BTreeMap<Fp, Vec<&CallFacts>> = BTreeMap::new();
-            for c in group {
-                by_outcome.entry(c.outcome_fp).or_default().push(c);
-            }
-            if let Some(same) = by_outcome.values().find(|g| g.len() >= cfg.repeat_threshold) {
-                let idx = indexes(same);
-                out.push(Problem {
-                    key: format!("repeat:{:016x}", fp.0),
-                    category: "loop",
-                    description: format!("`{}` was called {} times with the same arguments and the same result (calls {}).", same[0].label, same.len(), list(&idx)),
-                    calls: idx,
-                    evidence: evidence(same),
-                });
-                reported_calls.push(*fp);
-            }
-        }
-
-        // A, B, A, B, A, B at the end of the window.
-        if calls.len() >= 6 {
-            let tail = &calls[calls.len() - 6..];
-            let (a, b) = (tail[0].call_fp, tail[1].call_fp);
-            if a != b && tail.iter().enumerate().all(|(i, c)| c.call_fp == if i % 2 == 0 { a } else { b }) {
-                let idx = indexes(tail);
-                out.push(Problem {
-                    key: format!("alternating:{:016x}:{:016x}", a.0.min(b.0), a.0.max(b.0)),
-                    category: "alternation",
-                    description: format!("Alternating between `{}` and `{}` without progress (calls {}).", tail[0].label, tail[1].label, list(&idx)),
-                    calls: idx,
-                    evidence: evidence(tail),
-                });
-            }
-        }
-
-        // The same tool on the same target, many times in the last few calls.
-        let recent = &calls[calls.len().saturating_sub(cfg.target_window)..];
-        let mut by_target: BTreeMap<Fp, Vec<&CallFacts>> = BTreeMap::new();
-        for c in recent {
-            by_target.entry(c.target_fp).or_default().push(c);
-        }
-        for (fp, group) in by_target {
-            let already = group.iter().all(|c| reported_calls.contains(&c.call_fp));
-            if group.len() >= cfg.same_target_threshold && !already {
-                let idx = indexes(&group);
-                let target = group[0].path.clone().unwrap_or_else(|| group[0].label.clone());
-                out.push(Problem {
-                    key: format!("target:{:016x}", fp.0),
-                    category: "stall",
-                    description: format!("`{}` worked on `{}` {} times in the last {} calls (calls {}).", group[0].tool_name, target, group.len(), recent.len(), list(&idx)),
-                    calls: idx,
-                    evidence: evidence(&group),
-                });
-            }
-        }
-
-        // read -> write -> read -> write on one path.
-        let mut by_path: BTreeMap<&str, Vec<&CallFacts>> = BTreeMap::new();
-        for c in &calls {
-            if let (Some(p), FileOp::Read | FileOp::Write) = (c.path.as_deref(), c.op) {
-                by_path.entry(p).or_default().push(c);
-            }
-        }
-        for (path, ops) in by_path {
-            // Longest run of alternating read/write on this path.
-            let mut best: Vec<&CallFacts> = Vec::new();
-            let mut run: Vec<&CallFacts> = Vec::new();
-            for c in ops {
-                if run.last().is_some_and(|l| l.op == c.op) {
-                    run = vec![c];
-                } else {
-                    run.push(c);
+            for k in i..n {
+                let outcome = w[k].outcome_fp;
+                if w[k].call_fp != fp || (i..k).any(|j| w[j].call_fp == fp && w[j].outcome_fp == outcome) {
+                    continue;
                 }
-                if run.len() > best.len() {
-                    best = run.clone();
+                if let Some(at) = positions(k, &|c| c.call_fp == fp && c.outcome_fp == outcome, cfg.repeat_threshold) {
+                    out.push(Problem { key: mix(2, fp.0), kind: Kind::Loop, at });
+                    covered.push(fp.0);
+                    break;
                 }
             }
-            if best.len() >= 4 {
-                let idx = indexes(&best);
-                out.push(Problem {
-                    key: format!("thrash:{path}"),
-                    category: "thrash",
-                    description: format!("Reading and writing `{path}` back and forth ({} alternations, calls {}).", best.len(), list(&idx)),
-                    calls: idx,
-                    evidence: evidence(&best),
-                });
+        }
+
+        if n >= 6 {
+            let (a, b) = (w[n - 6].call_fp, w[n - 5].call_fp);
+            if a != b && (n - 6..n).all(|j| w[j].call_fp == if (j - (n - 6)) % 2 == 0 { a } else { b }) {
+                out.push(Problem { key: mix(3, mix(a.0.min(b.0), a.0.max(b.0))), kind: Kind::Alternation, at: (n - 6..n).collect() });
+            }
+        }
+
+        let start = n.saturating_sub(cfg.target_window);
+        for i in start..n {
+            let t = w[i].target_fp;
+            if (start..i).any(|j| w[j].target_fp == t) {
+                continue;
+            }
+            if let Some(at) = positions(i, &|c| c.target_fp == t, cfg.same_target_threshold) {
+                if !at.iter().all(|&j| covered.contains(&w[j].call_fp.0)) {
+                    out.push(Problem { key: mix(4, t.0), kind: Kind::SameTarget, at });
+                }
+            }
+        }
+
+        let touches = |c: &CallFacts| matches!(c.op, FileOp::Read | FileOp::Write) && c.path_fp.0 != 0;
+        for i in 0..n {
+            let path = w[i].path_fp;
+            if !touches(&w[i]) || (0..i).any(|j| touches(&w[j]) && w[j].path_fp == path) {
+                continue;
+            }
+            // Longest run of alternating reads and writes on this path.
+            let (mut best, mut run, mut last_op) = ((0, 0), (i, 0), None);
+            for j in (i..n).filter(|&j| touches(&w[j]) && w[j].path_fp == path) {
+                if last_op == Some(w[j].op) {
+                    run = (j, 0);
+                }
+                run.1 += 1;
+                last_op = Some(w[j].op);
+                if run.1 > best.1 {
+                    best = run;
+                }
+            }
+            if best.1 >= 4 {
+                let at: Vec<usize> = (best.0..n).filter(|&j| touches(&w[j]) && w[j].path_fp == path).take(best.1).collect();
+                out.push(Problem { key: mix(5, path.0), kind: Kind::Thrash, at });
             }
         }
         out
     }
 
+    fn describe(&self, p: &Problem, cfg: &StallConfig) -> Observation {
+        let calls: Vec<&CallFacts> = p.at.iter().map(|&j| &self.window[j]).collect();
+        let list = calls.iter().map(|c| format!("#{}", c.call_index)).collect::<Vec<_>>().join(", ");
+        let first = calls[0];
+        let (category, description) = match p.kind {
+            Kind::RepeatedFailure => ("repeated_failure", format!("`{}` failed {} times with the same arguments (calls {list}).", first.label(), calls.len())),
+            Kind::Loop => ("loop", format!("`{}` was called {} times with the same arguments and the same result (calls {list}).", first.label(), calls.len())),
+            Kind::Alternation => ("alternation", format!("Alternating between `{}` and `{}` without progress (calls {list}).", first.label(), calls[1].label())),
+            Kind::SameTarget => {
+                let target = first.path.as_deref().map_or_else(|| first.label(), str::to_owned);
+                let recent = self.window.len().min(cfg.target_window);
+                ("stall", format!("`{}` worked on `{target}` {} times in the last {recent} calls (calls {list}).", first.tool_name, calls.len()))
+            }
+            Kind::Thrash => ("thrash", format!("Reading and writing `{}` back and forth ({} alternations, calls {list}).", first.path.as_deref().unwrap_or_default(), calls.len())),
+        };
+        let evidence = calls
+            .iter()
+            .map(|c| match &c.error {
+                Some(e) => format!("#{} {} -> error: {e}", c.call_index, c.label()),
+                None => format!("#{} {} -> ok", c.call_index, c.label()),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        Observation { category: category.into(), description, evidence: Some(evidence) }
+    }
+
     pub fn check(&mut self, cfg: &StallConfig) -> Outcome {
         let problems = self.problems(cfg);
-        let seen: Vec<Seen> = problems.iter().map(|p| Seen { key: p.key.clone(), latest: p.calls.iter().copied().max().unwrap_or(0) }).collect();
+        let seen: Vec<Seen> = problems
+            .iter()
+            .map(|p| Seen { key: p.key, latest: p.at.iter().map(|&j| self.window[j].call_index).max().unwrap_or(0) })
+            .collect();
         match self.escalation.update(&seen) {
             Verdict::Report { reported, severity } => {
                 let most = reported.iter().map(|(_, n)| *n).max().unwrap_or(1);
@@ -218,10 +208,7 @@ impl StallState {
                     summary.push_str(&n);
                 }
                 let mut a = Assessment::new(cfg.name.clone(), summary, severity);
-                for (i, _) in &reported {
-                    let p = &problems[*i];
-                    a.observations.push(Observation { category: p.category.into(), description: p.description.clone(), evidence: Some(p.evidence.clone()) });
-                }
+                a.observations = reported.iter().map(|(i, _)| self.describe(&problems[*i], cfg)).collect();
                 a.suggestions = vec![
                     "Stop repeating the same calls; they are not producing new information.".into(),
                     "Re-read the last results and change the approach (different arguments, a different tool, or ask for help).".into(),

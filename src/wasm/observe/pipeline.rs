@@ -115,8 +115,18 @@ impl ObserverPipeline {
         }
     }
 
-    fn record_call(&self, call: &ToolCallInputJs) -> Result<JsValue, JsValue> {
-        let input = read_call(call).js()?;
+    /// The three phases for one validated call; the recorder hears of
+    /// every assessment produced.
+    fn record_input(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
+        if self.in_call.replace(true) {
+            return Err(busy());
+        }
+        let result = self.run_phases(input);
+        self.in_call.set(false);
+        result
+    }
+
+    fn run_phases(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
         let now = self.clock.try_now().js()?;
         let fired = self.inner.try_borrow_mut().map_err(|_| busy())?.push_call(input, now).js()?;
         let mut outcomes = Vec::with_capacity(fired.len());
@@ -164,12 +174,23 @@ impl ObserverPipeline {
     /// A rejected call (coded error) leaves the pipeline unchanged.
     #[wasm_bindgen(js_name = recordToolCall, unchecked_return_type = "CurrentAssessment | undefined")]
     pub fn record_tool_call(&self, call: ToolCallInputJs) -> JsResult<JsValue> {
-        if self.in_call.replace(true) {
-            return Err(busy());
-        }
-        let result = self.record_call(&call);
-        self.in_call.set(false);
-        result
+        let input = read_call(&call).js()?;
+        self.record_input(input)
+    }
+
+    /// `recordToolCall` with the fields already taken apart and the params
+    /// already JSON: the package's entries route well-formed calls here
+    /// (strings cross far cheaper than objects read field by field).
+    #[wasm_bindgen(js_name = __recordToolCallFields, skip_typescript, unchecked_return_type = "CurrentAssessment | undefined")]
+    pub fn record_tool_call_fields(
+        &self,
+        tool_name: String,
+        params_json: Option<String>,
+        params_summary: Option<String>,
+        success: bool,
+        error_message: Option<String>,
+    ) -> JsResult<JsValue> {
+        self.record_input(ToolCallInput { tool_name, params_json, params_summary, success, error_message })
     }
 
     /// Adds tokens used by an LLM call to the budget.

@@ -1,0 +1,71 @@
+// Observer benchmark: median µs per recordToolCall with all four built-ins
+// configured (triggers every 10 calls), measured after 1k, 100k and 1M calls
+// of history, in Node through the built package. Prints a table; asserts
+// nothing. Usage: node --expose-gc tests/bench/observe.mjs [maxHistory=1000000]
+import { performance } from 'node:perf_hooks';
+import { ObserverPipeline } from '../../pkg/node.mjs';
+
+const MAX = Number(process.argv[2] ?? 1_000_000);
+const SAMPLE = 20_000; // calls timed at each history size
+const SIZES = [1_000, 100_000, 1_000_000].filter((n) => n <= MAX);
+
+// A realistic mix: reads and edits over a few dozen files, some failures.
+const calls = Array.from({ length: 997 }, (_, i) => {
+  const file = `src/module_${i % 37}.rs`;
+  const kind = i % 5;
+  return kind === 0 ? { toolName: 'edit_file', params: { path: file, old: 'a', new: `b${i}` }, success: true }
+    : kind === 1 ? { toolName: 'run_tests', params: { filter: `t${i % 11}` }, success: i % 3 !== 0, errorMessage: `assertion failed at ${file}:${i}` }
+    : { toolName: 'read_file', params: { path: file }, success: true };
+});
+
+let now = 1_700_000_000_000;
+const pipeline = new ObserverPipeline({
+  clock: () => now,
+  budget: { maxTokens: 10_000_000, maxToolCalls: 10_000_000, deadline: now + 86_400_000 },
+  observers: [
+    { observer: 'resources', trigger: { everyNCalls: 10 } },
+    { observer: 'stall', trigger: { everyNCalls: 10 } },
+    { observer: 'error-cascade', trigger: { everyNCalls: 10 } },
+    { observer: 'drift', trigger: { everyNCalls: 10 }, options: { scope: ['src'] } },
+  ],
+});
+
+let recorded = 0;
+function record(n) {
+  for (let i = 0; i < n; i++) {
+    now += 100;
+    pipeline.recordToolCall(calls[recorded++ % calls.length]);
+  }
+}
+
+function measure() {
+  const batches = [];
+  const per = 1000;
+  for (let b = 0; b < SAMPLE / per; b++) {
+    const t = performance.now();
+    record(per);
+    batches.push(((performance.now() - t) * 1000) / per);
+  }
+  batches.sort((a, b) => a - b);
+  return batches[Math.floor(batches.length / 2)];
+}
+
+const rows = [];
+for (const size of SIZES) {
+  record(size - recorded);
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const us = measure();
+  rows.push({ size, us, rss: before.rss, ext: before.arrayBuffers });
+}
+
+console.log(`observer benchmark: recordToolCall with resources, stall, error-cascade, drift (everyNCalls: 10), Node ${process.version}\n`);
+console.log(`${'history (calls)'.padEnd(18)}${'median µs/call'.padStart(16)}${'rss MB'.padStart(9)}${'wasm+buffers MB'.padStart(17)}`);
+for (const r of rows) {
+  console.log(`${r.size.toLocaleString('en').padEnd(18)}${r.us.toFixed(2).padStart(16)}${(r.rss / 1e6).toFixed(0).padStart(9)}${(r.ext / 1e6).toFixed(0).padStart(17)}`);
+}
+if (rows.length > 1) {
+  const [a, b] = [rows[0], rows.at(-1)];
+  console.log(`\nper-call cost at ${b.size.toLocaleString('en')} vs ${a.size.toLocaleString('en')}: ${((b.us / a.us - 1) * 100).toFixed(0)} %`);
+  console.log(`memory per retained call: ~${((b.ext - a.ext) / (b.size - a.size)).toFixed(0)} bytes (wasm linear memory growth over the log)`);
+}
