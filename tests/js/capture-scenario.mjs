@@ -3,17 +3,17 @@
 // Each check returns nothing or throws; `runScenario` reports one result per
 // check so the host test runner can count them.
 
-function assert(cond, message) {
+export function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
-function eq(actual, expected, message) {
+export function eq(actual, expected, message) {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
   if (a !== e) throw new Error(`${message}\n  expected: ${e}\n  actual:   ${a}`);
 }
 
-function expectCode(fn, code, message) {
+export function expectCode(fn, code, message) {
   try {
     fn();
   } catch (err) {
@@ -24,7 +24,7 @@ function expectCode(fn, code, message) {
   throw new Error(`${message}: expected ${code}, nothing was thrown`);
 }
 
-async function expectRejection(promise, code, message) {
+export async function expectRejection(promise, code, message) {
   try {
     await promise;
   } catch (err) {
@@ -210,17 +210,3 @@ export const checks = {
     assert(err.message.startsWith('messages[1]:'), err.message);
   },
 };
-
-/** Runs every check; never throws. */
-export async function runScenario(at) {
-  const results = [];
-  for (const [name, check] of Object.entries(checks)) {
-    try {
-      await check(at);
-      results.push({ name, ok: true });
-    } catch (err) {
-      results.push({ name, ok: false, message: String(err?.stack ?? err) });
-    }
-  }
-  return results;
-}

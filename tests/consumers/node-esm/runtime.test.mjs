@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as at from 'agent-trajectories';
-import { checks } from '../../js/capture-scenario.mjs';
+import { suites } from '../../js/scenarios.mjs';
 
 test('import resolves the node ESM entry, ready without init()', async () => {
   assert.match(import.meta.resolve('agent-trajectories'), /\/node_modules\/agent-trajectories\/node\.mjs$/);
@@ -10,4 +10,6 @@ test('import resolves the node ESM entry, ready without init()', async () => {
   assert.equal(new at.MemorySink().length, 0);
 });
 
-for (const [name, check] of Object.entries(checks)) test(name, () => check(at));
+for (const [suite, checks] of Object.entries(suites)) {
+  for (const [name, check] of Object.entries(checks)) test(`${suite}: ${name}`, () => check(at));
+}

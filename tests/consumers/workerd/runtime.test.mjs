@@ -12,7 +12,7 @@ test('the package maps the workerd condition to workerd.js', () => {
   assert.equal(manifest.exports['.'].workerd, './workerd.js');
 });
 
-test('capture scenario in workerd', async (t) => {
+test('scenarios in workerd', async (t) => {
   const mf = worker(here('./worker.mjs'));
   try {
     const res = await mf.dispatchFetch('http://localhost/');

@@ -14,7 +14,7 @@ test('the package maps the browser and default conditions to web.js', () => {
   assert.equal(manifest.exports['.'].default, './web.js');
 });
 
-test('capture scenario in Chromium', async (t) => {
+test('scenarios in Chromium', async (t) => {
   const server = await serveStatic(testsDir);
   try {
     const out = await withPage(`${server.url}consumers/browser/index.html`, async (page, { errors }) => {

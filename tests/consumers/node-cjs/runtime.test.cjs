@@ -9,7 +9,9 @@ test('require resolves the CommonJS entry, ready without init()', () => {
   assert.equal(rec.record({ kind: 'turn_started' }), 0);
 });
 
-test('capture scenario', async (t) => {
-  const { checks } = await import('../../js/capture-scenario.mjs');
-  for (const [name, check] of Object.entries(checks)) await t.test(name, () => check(at));
+test('scenarios', async (t) => {
+  const { suites } = await import('../../js/scenarios.mjs');
+  for (const [suite, checks] of Object.entries(suites)) {
+    for (const [name, check] of Object.entries(checks)) await t.test(`${suite}: ${name}`, () => check(at));
+  }
 });

@@ -1,0 +1,22 @@
+// Every runtime-agnostic suite, by name. Consumers in Node, Chromium and
+// workerd run all of them against the installed tarball.
+import { checks as capture } from './capture-scenario.mjs';
+import { checks as observe } from './observe-scenario.mjs';
+
+export const suites = { capture, observe };
+
+/** Runs every check of every suite; never throws. */
+export async function runScenario(at) {
+  const results = [];
+  for (const [suite, checks] of Object.entries(suites)) {
+    for (const [name, check] of Object.entries(checks)) {
+      try {
+        await check(at);
+        results.push({ name: `${suite}: ${name}`, ok: true });
+      } catch (err) {
+        results.push({ name: `${suite}: ${name}`, ok: false, message: String(err?.stack ?? err) });
+      }
+    }
+  }
+  return results;
+}
