@@ -69,3 +69,37 @@ try {
   using disposable = new MemorySink();
   console.log(disposable.length);
 }
+
+// ---- observe ----
+import {
+  ObserverPipeline,
+  type Assessment,
+  type CurrentAssessment,
+  type CustomObserver,
+  type ObserverConfig,
+  type PipelineSnapshot,
+  type ToolCallRecord,
+} from 'agent-trajectories';
+
+const mine: CustomObserver = {
+  name: 'Error Budget',
+  shouldRun: (ctx) => ctx.state.toolCallsSinceAssessment > 2,
+  observe(ctx) {
+    const recent: ToolCallRecord[] = ctx.recentToolCalls(5);
+    return { summary: `${recent.length} calls, ${ctx.errorRate(5)} failed`, severity: 'info' };
+  },
+};
+const configs: ObserverConfig[] = [
+  { observer: 'resources', trigger: { everyNCalls: 10 }, options: { cautionThreshold: 0.4 } },
+  { observer: 'stall', trigger: { onEveryCall: true }, options: { pollingTools: ['wait'] } },
+  { observer: 'drift', trigger: { everyNSeconds: 30 }, options: { scope: ['src/'] } },
+  { observer: mine, trigger: { afterConsecutiveErrors: 2 } },
+];
+const pipeline = new ObserverPipeline({ observers: configs, budget: { maxTokens: 1000 }, recorder: rec, onError: (e, name) => console.log(e.code, name) });
+const produced: CurrentAssessment | undefined = pipeline.recordToolCall({ toolName: 'ls', params: { dir: '.' }, success: true });
+const first: Assessment | undefined = produced?.assessments[0];
+pipeline.recordTokens(10);
+const injected: ModelMessage[] = pipeline.injectInto([{ role: 'user', content: 'go' }], { position: 'after-system' });
+const snap: PipelineSnapshot = pipeline.snapshot();
+const again: ObserverPipeline = ObserverPipeline.restore(snap, { observers: configs });
+console.log(first?.severity, injected.length, again.callCount, pipeline.context().length, pipeline.state.totalAssessments);

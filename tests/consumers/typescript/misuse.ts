@@ -16,3 +16,14 @@ parseTrajectoryJsonl('').errors;
 // @ts-expect-error seq is a number
 const s: string = rec.record({ kind: 'turn_started' });
 export { s };
+
+import { ObserverPipeline } from 'agent-trajectories';
+// @ts-expect-error drift needs options with a scope
+new ObserverPipeline({ observers: [{ observer: 'drift', trigger: { everyNCalls: 1 } }] });
+// @ts-expect-error unknown built-in observer
+new ObserverPipeline({ observers: [{ observer: 'stal', trigger: { everyNCalls: 1 } }] });
+const pl = new ObserverPipeline({ observers: [] });
+// @ts-expect-error success is required
+pl.recordToolCall({ toolName: 'x' });
+// @ts-expect-error severity is a fixed set
+pl.recordToolCall({ toolName: 'x', success: true })?.assessments[0]?.severity === 'fatal';
