@@ -7,13 +7,13 @@
 //! pairwise without building maps, and text is written only for problems
 //! that are actually reported.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{note, Escalation, Seen, Verdict};
-use super::fingerprint::{mix, FileOp};
+use super::fingerprint::{mix, FastBuild, FileOp};
 use super::log::CallFacts;
 use super::Outcome;
 
@@ -52,6 +52,85 @@ impl Default for StallConfig {
 pub struct StallState {
     window: VecDeque<CallFacts>,
     escalation: Escalation,
+    /// Derived from `window`; rebuilt on restore rather than stored.
+    #[serde(skip)]
+    tally: Tally,
+}
+
+/// Counts kept up to date as calls enter and leave the window, so a check
+/// that finds nothing costs O(1) instead of a pairwise scan. They only say
+/// whether a pattern *may* be present (never missing one); the scan decides.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Tally {
+    /// call fingerprint -> failing calls in the window
+    failing: HashMap<u64, usize, FastBuild>,
+    /// (call, outcome) -> calls in the window
+    same: HashMap<u64, usize, FastBuild>,
+    /// target -> calls among the last `target_window`
+    target: HashMap<u64, usize, FastBuild>,
+    /// Keys at or over their threshold, per map.
+    hot: usize,
+    /// path -> (last op, alternating run length, call index of its last entry)
+    runs: HashMap<u64, (FileOp, usize, u64), FastBuild>,
+    /// Newest call that extended an alternating read/write run to 4 or more.
+    last_thrash: u64,
+    built: bool,
+}
+
+fn bump(map: &mut HashMap<u64, usize, FastBuild>, key: u64, up: bool, threshold: usize, hot: &mut usize) {
+    let n = map.entry(key).or_insert(0);
+    if up {
+        *n += 1;
+        if *n == threshold {
+            *hot += 1;
+        }
+    } else {
+        if *n == threshold {
+            *hot -= 1;
+        }
+        *n -= 1;
+        if *n == 0 {
+            map.remove(&key);
+        }
+    }
+}
+
+impl Tally {
+    fn count(&mut self, cfg: &StallConfig, c: &CallFacts, up: bool) {
+        if !c.success {
+            bump(&mut self.failing, c.call_fp.0, up, cfg.failing_repeat_threshold, &mut self.hot);
+        }
+        bump(&mut self.same, mix(c.call_fp.0, c.outcome_fp.0), up, cfg.repeat_threshold, &mut self.hot);
+    }
+
+    fn target(&mut self, cfg: &StallConfig, c: &CallFacts, up: bool) {
+        bump(&mut self.target, c.target_fp.0, up, cfg.same_target_threshold, &mut self.hot);
+    }
+
+    fn run(&mut self, c: &CallFacts) {
+        if !matches!(c.op, FileOp::Read | FileOp::Write) || c.path_fp.0 == 0 {
+            return;
+        }
+        let entry = self.runs.entry(c.path_fp.0).or_insert((c.op, 0, 0));
+        entry.1 = if entry.1 > 0 && entry.0 == c.op { 1 } else { entry.1 + 1 };
+        entry.0 = c.op;
+        entry.2 = c.call_index;
+        if entry.1 >= 4 {
+            self.last_thrash = c.call_index;
+        }
+    }
+
+    fn rebuild(&mut self, cfg: &StallConfig, window: &VecDeque<CallFacts>) {
+        *self = Tally { built: true, ..Tally::default() };
+        let start = window.len().saturating_sub(cfg.target_window);
+        for (i, c) in window.iter().enumerate() {
+            self.count(cfg, c, true);
+            if i >= start {
+                self.target(cfg, c, true);
+            }
+            self.run(c);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,10 +154,38 @@ impl StallState {
         if cfg.polling_tools.iter().any(|t| **t == *facts.tool_name) {
             return;
         }
-        if self.window.len() == cfg.window {
-            self.window.pop_front();
+        if !self.tally.built {
+            self.tally.rebuild(cfg, &self.window);
         }
+        if self.window.len() == cfg.window {
+            if let Some(old) = self.window.pop_front() {
+                self.tally.count(cfg, &old, false);
+                // Forget a path's run once its last call has left the window.
+                if self.tally.runs.get(&old.path_fp.0).is_some_and(|r| r.2 == old.call_index) {
+                    self.tally.runs.remove(&old.path_fp.0);
+                }
+            }
+        }
+        // The same-target count covers only the last `target_window` calls.
+        if self.window.len() >= cfg.target_window {
+            let leaving = self.window[self.window.len() - cfg.target_window].clone();
+            self.tally.target(cfg, &leaving, false);
+        }
+        self.tally.count(cfg, facts, true);
+        self.tally.target(cfg, facts, true);
+        self.tally.run(facts);
         self.window.push_back(facts.clone());
+    }
+
+    /// Whether the scan could find anything: an exact pre-filter.
+    fn may_have_problems(&mut self, cfg: &StallConfig) -> bool {
+        if !self.tally.built {
+            self.tally.rebuild(cfg, &self.window);
+        }
+        let n = self.window.len();
+        let alternating = n >= 6 && self.window[n - 1].call_fp == self.window[n - 3].call_fp && self.window[n - 2].call_fp == self.window[n - 4].call_fp;
+        let thrash = self.window.front().is_some_and(|f| self.tally.last_thrash >= f.call_index);
+        self.tally.hot > 0 || alternating || thrash
     }
 
     fn problems(&self, cfg: &StallConfig) -> Vec<Problem> {
@@ -189,7 +296,7 @@ impl StallState {
     }
 
     pub fn check(&mut self, cfg: &StallConfig) -> Outcome {
-        let problems = self.problems(cfg);
+        let problems = if self.may_have_problems(cfg) { self.problems(cfg) } else { Vec::new() };
         let seen: Vec<Seen> = problems
             .iter()
             .map(|p| Seen { key: p.key, latest: p.at.iter().map(|&j| self.window[j].call_index).max().unwrap_or(0) })
@@ -217,6 +324,78 @@ impl StallState {
             }
             Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
             Verdict::Resolved => Outcome::Resolved,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::observe::{ToolCallInput, ToolLog};
+
+    /// Random calls over a tiny alphabet, so every pattern occurs often.
+    fn calls(seed: u64, n: usize) -> Vec<CallFacts> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut log = ToolLog::default();
+        (0..n)
+            .map(|i| {
+                let tool = ["read_file", "write_file", "ls", "poll"][next(4) as usize];
+                let path = ["a", "b", "c"][next(3) as usize];
+                let ok = next(3) != 0;
+                let input = ToolCallInput {
+                    tool_name: tool.into(),
+                    params_json: Some(format!("{{\"path\":\"{path}\"}}")),
+                    params_summary: None,
+                    success: ok,
+                    error_message: (!ok).then(|| ["boom", "nope"][next(2) as usize].to_owned()),
+                };
+                log.push(input, i as f64)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_pre_filter_never_misses_what_the_scan_finds() {
+        let cfgs = [StallConfig::default(), StallConfig { window: 8, target_window: 6, polling_tools: vec!["poll".into()], ..Default::default() }];
+        let (mut scans, mut found) = (0, 0);
+        for cfg in &cfgs {
+            for seed in 0..300 {
+                let mut s = StallState::default();
+                for c in calls(seed, 60) {
+                    s.on_call(cfg, &c);
+                    let problems = s.problems(cfg);
+                    let may = s.may_have_problems(cfg);
+                    assert!(problems.is_empty() || may, "seed {seed}: the scan found a pattern the pre-filter missed");
+                    scans += 1;
+                    found += usize::from(!problems.is_empty());
+                }
+            }
+        }
+        assert!(found > scans / 10, "the alphabet is small enough that patterns are common ({found} of {scans})");
+    }
+
+    #[test]
+    fn tallies_rebuild_after_restore() {
+        let cfg = StallConfig::default();
+        let mut live = StallState::default();
+        let all = calls(7, 90);
+        for c in &all[..30] {
+            live.on_call(&cfg, c);
+        }
+        let mut restored: StallState = serde_json::from_str(&serde_json::to_string(&live).unwrap()).unwrap();
+        assert!(!restored.tally.built);
+        let keys = |s: &StallState| s.problems(&cfg).iter().map(|p| p.key).collect::<Vec<_>>();
+        for c in &all[30..] {
+            live.on_call(&cfg, c);
+            restored.on_call(&cfg, c);
+            // Counts are exact either way; run lengths may differ (history vs window) but stay sound.
+            assert_eq!((&restored.tally.failing, &restored.tally.same, &restored.tally.target, restored.tally.hot), (&live.tally.failing, &live.tally.same, &live.tally.target, live.tally.hot));
+            assert_eq!(keys(&restored), keys(&live));
+            assert!(keys(&restored).is_empty() || restored.may_have_problems(&cfg));
         }
     }
 }
