@@ -3,7 +3,7 @@
 // clock and scripted agents, so the output is the same on every machine.
 import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { TrajectoryRecorder, JsonlSink } from '../pkg/node.mjs';
+import { TrajectoryRecorder, JsonlSink, ObserverPipeline } from '../pkg/node.mjs';
 
 const dir = process.argv[2] ?? 'runs';
 mkdirSync(dir, { recursive: true });
@@ -19,7 +19,7 @@ function scriptedClock() {
  * Plays a scripted agent: each turn has a user message, optional tool calls
  * (each ok or failing) and a final assistant answer.
  */
-function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [] } = {}) {
+function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [], observers } = {}) {
   const messages = [];
   let callNo = 0;
   turns.forEach((turn, i) => {
@@ -41,6 +41,7 @@ function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [] } =
       const isError = Boolean(call.error);
       const result = isError ? call.error : call.result;
       rec.record({ kind: 'tool_ended', tool_call_id: id, tool_name: call.tool, result, is_error: isError });
+      observers?.recordToolCall({ toolName: call.tool, params: call.args, success: !isError, errorMessage: isError ? result : undefined });
       const toolMsg = { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: call.tool, output: isError ? { type: 'error-text', value: result } : { type: 'json', value: result } }] };
       messages.push(toolMsg);
       toolResults.push(toolMsg);
@@ -104,6 +105,18 @@ runs.push(await record('research-with-subagent', 'Research agent delegating a se
 runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test run', (rec, clock) => {
   rec.record({ kind: 'run_started', identity: { run_id: 'stuck-on-tests', agent: 'coder', model_id: 'scripted-model' } });
   const failing = { tool: 'run_tests', args: { path: 'tests/test_parser.py' }, error: "AssertionError: expected 'a,b' got 'a b' (tests/test_parser.py:41)" };
+  // Observers watch the run; their assessments join the same record stream.
+  const observers = new ObserverPipeline({
+    clock: clock.now,
+    recorder: rec,
+    budget: { maxToolCalls: 8, deadline: START + 5 * 60_000 },
+    observers: [
+      { observer: 'resources', trigger: { everyNCalls: 3 } },
+      { observer: 'stall', trigger: { afterConsecutiveErrors: 2 } },
+      { observer: 'error-cascade', trigger: { afterConsecutiveErrors: 3 } },
+      { observer: 'drift', trigger: { everyNCalls: 5 }, options: { scope: ['src/', 'tests/'] } },
+    ],
+  });
   playTurns(rec, clock, [
     { user: 'Fix the CSV parser so the tests pass.', calls: [
       { tool: 'read_file', args: { path: 'src/parser.py' }, result: { lines: 120 } },
@@ -111,7 +124,8 @@ runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test 
     ], answer: 'The separator handling is wrong; retrying.' },
     { user: 'Keep going.', calls: [failing, failing], answer: 'Still failing; trying again.' },
     { user: 'Keep going.', calls: [failing], answer: 'The same assertion fails.' },
-  ], { tools: ['read_file', 'write_file', 'run_tests'] });
+  ], { tools: ['read_file', 'write_file', 'run_tests'], observers });
+  observers.free();
   rec.record({ kind: 'output_tokens_escalation', attempt: 1, prev_cap: 4096, new_cap: 8192 });
   rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'max-turns', message: 'gave up after 3 turns with the same failing test' } });
 }));

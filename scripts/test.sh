@@ -71,6 +71,7 @@ run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
 run_node "tarball: TypeScript consumer" tests/consumers/typescript/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
+run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 
 echo
 printf '%-44s %7s %7s\n' suite passed failed

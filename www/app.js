@@ -27,12 +27,14 @@ function summary(p) {
     case 'provider_request_prepared': return `iteration ${p.iteration}: ${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
     case 'output_tokens_escalation': return `attempt ${p.attempt}: ${p.prev_cap} → ${p.new_cap} tokens`;
     case 'custom': return `${p.name} ${short(p.data)}`;
+    case 'assessment_produced': return `after call #${p.call_index}: ${p.assessment.observerName} [${p.assessment.severity}] ${p.assessment.summary}`;
     default: return short(Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'kind')));
   }
 }
 
 function isError(p) {
-  return (p.kind === 'tool_ended' && p.is_error) || (p.kind === 'run_ended' && p.outcome.status !== 'completed');
+  return (p.kind === 'tool_ended' && p.is_error) || (p.kind === 'run_ended' && p.outcome.status !== 'completed')
+    || (p.kind === 'assessment_produced' && p.assessment.severity === 'warning');
 }
 
 function render(title, text) {
@@ -42,6 +44,7 @@ function render(title, text) {
   const runs = [...new Set(records.map((r) => r.run_id ?? '(unnamed)'))];
   const tools = records.filter((r) => r.payload.kind === 'tool_ended');
   const failed = tools.filter((r) => r.payload.is_error).length;
+  const assessments = records.filter((r) => r.payload.kind === 'assessment_produced');
   const ended = records.filter((r) => r.payload.kind === 'run_ended' && r.depth === 0).at(-1);
   $('run').innerHTML = `
     <h2>${esc(title)}</h2>
@@ -51,6 +54,7 @@ function render(title, text) {
       <div class="stat"><b>${((last - t0) / 1000).toFixed(1)} s</b>duration</div>
       <div class="stat"><b>${tools.length}</b>tool calls</div>
       <div class="stat"><b class="${failed ? 'bad' : ''}">${failed}</b>failed</div>
+      <div class="stat"><b>${assessments.length}</b>assessments</div>
       <div class="stat"><b>${ended ? esc(ended.payload.outcome.reason ?? ended.payload.outcome.status) : '—'}</b>outcome</div>
     </div>
     ${errors.length ? `<p class="bad">${errors.length} unreadable line(s): ${errors.map((e) => `line ${e.line}: ${esc(e.message)}`).join('; ')}</p>` : ''}

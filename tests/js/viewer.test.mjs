@@ -1,0 +1,43 @@
+// The demo viewer (www/) in Chromium, loading the tarball's web build and
+// sample runs recorded by scripts/sample-runs.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { withPage } from './chromium.mjs';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+
+test('the viewer lists the sample runs and renders every record, assessments included', async () => {
+  const site = mkdtempSync(join(tmpdir(), 'at-viewer-'));
+  try {
+    cpSync(join(repo, 'www'), site, { recursive: true });
+    cpSync(join(repo, 'tests/consumers/browser/node_modules/agent-trajectories'), join(site, 'pkg'), { recursive: true });
+    execFileSync(process.execPath, [join(repo, 'scripts/sample-runs.mjs'), join(site, 'runs')]);
+    const index = JSON.parse(readFileSync(join(site, 'runs/index.json'), 'utf8'));
+    const lines = (f) => readFileSync(join(site, 'runs', f), 'utf8').trim().split('\n').length;
+    const server = await serveStatic(site);
+    try {
+      await withPage(server.url, async (page, { errors }) => {
+        await page.waitForSelector('tbody tr');
+        assert.equal(await page.locator('nav button').count(), index.runs.length);
+        assert.equal(await page.locator('tbody tr').count(), lines(index.runs[0].file), 'one row per record of the first run');
+        const stuck = index.runs.findIndex((r) => r.file === 'stuck-on-tests.jsonl');
+        await page.locator('nav button').nth(stuck).click();
+        await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, lines('stuck-on-tests.jsonl'));
+        const kinds = await page.locator('tbody .kind').allTextContents();
+        assert.ok(kinds.filter((k) => k === 'assessment_produced').length >= 3, kinds.join(','));
+        assert.match(await page.locator('tbody').textContent(), /Error Cascade \[(caution|warning)\]/);
+        assert.deepEqual(errors, []);
+      });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    rmSync(site, { recursive: true, force: true });
+  }
+});
