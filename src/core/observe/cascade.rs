@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
-use super::escalation::{note, Escalation, Seen, Verdict};
+use super::escalation::{with_note, Escalation, Seen};
 use super::log::{CallFacts, Fp};
 use super::Outcome;
 
@@ -82,40 +82,31 @@ impl CascadeState {
         } else {
             vec![]
         };
-        match self.escalation.update(&seen) {
-            Verdict::Report { reported, severity } => {
-                let times = reported[0].1;
-                let mut summary = format!(
-                    "{} consecutive tool calls have failed (since call #{}), with {} distinct error{}.",
-                    self.run_len,
-                    self.run_start,
-                    self.groups.len(),
-                    if self.groups.len() == 1 { "" } else { "s" }
-                );
-                if let Some(n) = note(times) {
-                    summary.push(' ');
-                    summary.push_str(&n);
-                }
-                let mut a = Assessment::new(cfg.name.clone(), summary, severity);
-                let mut groups: Vec<&Group> = self.groups.iter().collect();
-                groups.sort_by(|a, b| b.count.cmp(&a.count));
-                for g in groups {
-                    let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
-                    let shown = if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };
-                    a.observations.push(Observation {
-                        category: "error_cascade".into(),
-                        description: format!("{} x the same error ({shown}).", g.count),
-                        evidence: Some(if g.message.is_empty() { "(no error message)".into() } else { g.message.clone() }),
-                    });
-                }
-                a.suggestions = vec![
-                    "Stop and reassess: the current approach keeps failing.".into(),
-                    "Read the error messages and check your assumptions (inputs, paths, permissions) before trying again.".into(),
-                ];
-                Outcome::Report(a)
+        self.escalation.update(&seen).into_outcome(|reported, severity| {
+            let summary = format!(
+                "{} consecutive tool calls have failed (since call #{}), with {} distinct error{}.",
+                self.run_len,
+                self.run_start,
+                self.groups.len(),
+                if self.groups.len() == 1 { "" } else { "s" }
+            );
+            let mut a = Assessment::new(cfg.name.clone(), with_note(summary, reported[0].1), severity);
+            let mut groups: Vec<&Group> = self.groups.iter().collect();
+            groups.sort_by(|a, b| b.count.cmp(&a.count));
+            for g in groups {
+                let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
+                let shown = if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };
+                a.observations.push(Observation {
+                    category: "error_cascade".into(),
+                    description: format!("{} x the same error ({shown}).", g.count),
+                    evidence: Some(if g.message.is_empty() { "(no error message)".into() } else { g.message.clone() }),
+                });
             }
-            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
-            Verdict::Resolved => Outcome::Resolved,
-        }
+            a.suggestions = vec![
+                "Stop and reassess: the current approach keeps failing.".into(),
+                "Read the error messages and check your assumptions (inputs, paths, permissions) before trying again.".into(),
+            ];
+            a
+        })
     }
 }

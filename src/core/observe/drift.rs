@@ -7,7 +7,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
-use super::escalation::{note, Escalation, Seen, Verdict};
+use super::escalation::{with_note, Escalation, Seen};
 use super::log::CallFacts;
 use super::Outcome;
 use crate::core::error::{Error, Result};
@@ -78,30 +78,22 @@ impl DriftState {
         let drifting = full && self.outside as f64 >= cfg.threshold * cfg.window as f64;
         let latest_outside = self.recent.iter().rev().find(|r| r.2).map_or(0, |r| r.0);
         let seen = if drifting { vec![Seen { key: 0, latest: latest_outside }] } else { vec![] };
-        match self.escalation.update(&seen) {
-            Verdict::Report { reported, severity } => {
-                let mut summary = format!(
-                    "{} of the last {} file operations were outside the task's scope ({}).",
-                    self.outside,
-                    self.recent.len(),
-                    cfg.scope.join(", ")
-                );
-                if let Some(n) = note(reported[0].1) {
-                    summary.push(' ');
-                    summary.push_str(&n);
-                }
-                let mut a = Assessment::new(cfg.name.clone(), summary, severity);
-                let evidence = self.recent.iter().filter(|r| r.2).map(|(i, p, _)| format!("#{i} {p}")).collect::<Vec<_>>().join("\n");
-                a.observations.push(Observation {
-                    category: "drift".into(),
-                    description: "Recent work is on files unrelated to the task.".into(),
-                    evidence: Some(evidence),
-                });
-                a.suggestions = vec!["Return to the task's files, or say why the work outside them is needed.".into()];
-                Outcome::Report(a)
-            }
-            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
-            Verdict::Resolved => Outcome::Resolved,
-        }
+        self.escalation.update(&seen).into_outcome(|reported, severity| {
+            let summary = format!(
+                "{} of the last {} file operations were outside the task's scope ({}).",
+                self.outside,
+                self.recent.len(),
+                cfg.scope.join(", ")
+            );
+            let mut a = Assessment::new(cfg.name.clone(), with_note(summary, reported[0].1), severity);
+            let evidence = self.recent.iter().filter(|r| r.2).map(|(i, p, _)| format!("#{i} {p}")).collect::<Vec<_>>().join("\n");
+            a.observations.push(Observation {
+                category: "drift".into(),
+                description: "Recent work is on files unrelated to the task.".into(),
+                evidence: Some(evidence),
+            });
+            a.suggestions = vec!["Return to the task's files, or say why the work outside them is needed.".into()];
+            a
+        })
     }
 }

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::assessment::Severity;
+use super::assessment::{Assessment, Severity};
+use super::Outcome;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Escalation {
@@ -66,6 +67,27 @@ impl Escalation {
             Verdict::Clear
         }
     }
+}
+
+impl Verdict {
+    /// The detector's outcome: `report` writes the assessment for the
+    /// problems to report (index into its list, times reported) at `severity`.
+    pub fn into_outcome(self, report: impl FnOnce(&[(usize, u32)], Severity) -> Assessment) -> Outcome {
+        match self {
+            Verdict::Report { reported, severity } => Outcome::Report(report(&reported, severity)),
+            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
+            Verdict::Resolved => Outcome::Resolved,
+        }
+    }
+}
+
+/// `summary` plus the escalation note when the problem was reported before.
+pub fn with_note(mut summary: String, times: u32) -> String {
+    if let Some(n) = note(times) {
+        summary.push(' ');
+        summary.push_str(&n);
+    }
+    summary
 }
 
 /// "2nd", "3rd", ... for escalation notes.

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
-use super::escalation::{note, Escalation, Seen, Verdict};
+use super::escalation::{with_note, Escalation, Seen};
 use super::fingerprint::{mix, FastBuild, FileOp};
 use super::log::CallFacts;
 use super::Outcome;
@@ -301,30 +301,22 @@ impl StallState {
             .iter()
             .map(|p| Seen { key: p.key, latest: p.at.iter().map(|&j| self.window[j].call_index).max().unwrap_or(0) })
             .collect();
-        match self.escalation.update(&seen) {
-            Verdict::Report { reported, severity } => {
-                let most = reported.iter().map(|(_, n)| *n).max().unwrap_or(1);
-                let mut summary = format!(
-                    "Possible stall: {} repeating pattern{} in the last {} calls.",
-                    reported.len(),
-                    if reported.len() == 1 { "" } else { "s" },
-                    self.window.len()
-                );
-                if let Some(n) = note(most) {
-                    summary.push(' ');
-                    summary.push_str(&n);
-                }
-                let mut a = Assessment::new(cfg.name.clone(), summary, severity);
-                a.observations = reported.iter().map(|(i, _)| self.describe(&problems[*i], cfg)).collect();
-                a.suggestions = vec![
-                    "Stop repeating the same calls; they are not producing new information.".into(),
-                    "Re-read the last results and change the approach (different arguments, a different tool, or ask for help).".into(),
-                ];
-                Outcome::Report(a)
-            }
-            Verdict::Quiet | Verdict::Clear => Outcome::Quiet,
-            Verdict::Resolved => Outcome::Resolved,
-        }
+        self.escalation.update(&seen).into_outcome(|reported, severity| {
+            let most = reported.iter().map(|(_, n)| *n).max().unwrap_or(1);
+            let summary = format!(
+                "Possible stall: {} repeating pattern{} in the last {} calls.",
+                reported.len(),
+                if reported.len() == 1 { "" } else { "s" },
+                self.window.len()
+            );
+            let mut a = Assessment::new(cfg.name.clone(), with_note(summary, most), severity);
+            a.observations = reported.iter().map(|(i, _)| self.describe(&problems[*i], cfg)).collect();
+            a.suggestions = vec![
+                "Stop repeating the same calls; they are not producing new information.".into(),
+                "Re-read the last results and change the approach (different arguments, a different tool, or ask for help).".into(),
+            ];
+            a
+        })
     }
 }
 
