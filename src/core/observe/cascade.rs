@@ -92,7 +92,7 @@ impl CascadeState {
             );
             let mut a = Assessment::new(cfg.name.clone(), with_note(summary, reported[0].1), severity);
             let mut groups: Vec<&Group> = self.groups.iter().collect();
-            groups.sort_by(|a, b| b.count.cmp(&a.count));
+            groups.sort_by_key(|g| std::cmp::Reverse(g.count));
             for g in groups {
                 let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
                 let shown = if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };

@@ -21,6 +21,8 @@ pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq)]
+// Few slots per pipeline, so the size gap between variants costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
 pub enum Observer {
     Builtin(Builtin),
     /// Run by the host (a JS observer); the core only keeps its trigger and name.
