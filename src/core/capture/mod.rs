@@ -1,13 +1,15 @@
 //! Capture: ordered, versioned, failable trajectory records.
 
 pub mod jsonl;
+mod payload;
 mod record;
 mod recorder;
 mod sink;
 
 pub use record::{
-    check_version, OutcomeStatus, Payload, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
+    check_version, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
 };
+pub use payload::Payload;
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
 pub use sink::{JsonlSink, MemorySink, Sink};
 pub use jsonl::BadLine;

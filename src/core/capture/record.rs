@@ -6,8 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::message::ModelMessage;
-use crate::core::observe::Assessment;
+use super::payload::Payload;
 
 /// The schema this build writes. A reader refuses anything newer rather
 /// than guessing at fields it does not know.
@@ -63,116 +62,6 @@ pub struct RunOutcome {
     pub message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
-}
-
-/// What happened. New kinds are added as capabilities land (assessments,
-/// step selection, iterations); a reader of an older build refuses a kind it
-/// does not know with a coded error naming it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Payload {
-    RunStarted {
-        identity: RunIdentity,
-    },
-    RunEnded {
-        outcome: RunOutcome,
-        #[serde(default)]
-        new_messages: Vec<ModelMessage>,
-    },
-    TurnStarted {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        turn_index: Option<u64>,
-    },
-    TurnEnded {
-        assistant: ModelMessage,
-        /// The tool messages answering the assistant's tool calls, in order.
-        #[serde(default)]
-        tool_results: Vec<ModelMessage>,
-    },
-    MessageAppended {
-        message: ModelMessage,
-    },
-    ToolStarted {
-        tool_call_id: String,
-        tool_name: String,
-        #[serde(default)]
-        args: Value,
-    },
-    ToolEnded {
-        tool_call_id: String,
-        tool_name: String,
-        #[serde(default)]
-        result: Value,
-        is_error: bool,
-    },
-    ProviderRequestPrepared {
-        iteration: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        model_id: Option<String>,
-        system_prompt_chars: u64,
-        message_count: u64,
-        tool_count: u64,
-        #[serde(default)]
-        tools: Vec<String>,
-    },
-    ContextTransformApplied {
-        iteration: u64,
-        plugin: String,
-        before_count: u64,
-        after_count: u64,
-    },
-    ToolGateApplied {
-        iteration: u64,
-        plugin: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        allow: Option<bool>,
-    },
-    ToolGateConflictResolved {
-        iteration: u64,
-        plugins: Vec<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        chosen_plugin: Option<String>,
-        allow: bool,
-        reason: String,
-    },
-    OutputTokensEscalation {
-        attempt: u64,
-        prev_cap: u64,
-        new_cap: u64,
-    },
-    /// An observer's assessment after tool call `call_index`, evidence included.
-    AssessmentProduced {
-        call_index: u64,
-        assessment: Assessment,
-    },
-    /// A harness's own event: a name and any JSON data.
-    Custom {
-        name: String,
-        #[serde(default)]
-        data: Value,
-    },
-}
-
-impl Payload {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Payload::RunStarted { .. } => "run_started",
-            Payload::RunEnded { .. } => "run_ended",
-            Payload::TurnStarted { .. } => "turn_started",
-            Payload::TurnEnded { .. } => "turn_ended",
-            Payload::MessageAppended { .. } => "message_appended",
-            Payload::ToolStarted { .. } => "tool_started",
-            Payload::ToolEnded { .. } => "tool_ended",
-            Payload::ProviderRequestPrepared { .. } => "provider_request_prepared",
-            Payload::ContextTransformApplied { .. } => "context_transform_applied",
-            Payload::ToolGateApplied { .. } => "tool_gate_applied",
-            Payload::ToolGateConflictResolved { .. } => "tool_gate_conflict_resolved",
-            Payload::OutputTokensEscalation { .. } => "output_tokens_escalation",
-            Payload::AssessmentProduced { .. } => "assessment_produced",
-            Payload::Custom { .. } => "custom",
-        }
-    }
 }
 
 impl TrajectoryRecord {

@@ -6,7 +6,8 @@
 
 use std::collections::VecDeque;
 
-use super::record::{Payload, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
+use super::payload::Payload;
+use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::error::{Error, ErrorCode, Result};
 
 #[derive(Debug, Clone, Default)]
