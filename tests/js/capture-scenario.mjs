@@ -67,6 +67,7 @@ export const checks = {
     recordSampleRun(new at.TrajectoryRecorder(jsonl, { clock }));
     eq(seen.map((r) => r.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'dense seq');
     assert(seen.every((r) => r.schema_version === at.trajectorySchemaVersion() && r.schema_version === 1), 'schema_version 1 on every record');
+    eq(at.TRAJECTORY_SCHEMA_VERSION, 1, 'the constant is exported');
     assert(seen.every((r) => r.run_id === 'run-1' && r.depth === 0), 'run identity stamped');
     eq(seen.map((r) => r.recorded_at_unix_ms), [...Array(8).keys()].map((i) => 1_700_000_000_000 + i), 'time from the injected clock');
     eq(seen.map((r) => r.payload.kind), ['run_started', 'turn_started', 'message_appended', 'message_appended', 'tool_started', 'tool_ended', 'turn_ended', 'run_ended'], 'kinds');

@@ -10,6 +10,7 @@ import {
   serializeTrajectoryJsonl,
   normalizeMessages,
   trajectorySchemaVersion,
+  TRAJECTORY_SCHEMA_VERSION,
   type AgentTrajectoriesError,
   type ErrorCode,
   type ModelMessage,
@@ -56,6 +57,8 @@ const lenient = parseTrajectoryJsonl(mem.toJsonl(), { lenient: true });
 const firstBadLine: number | undefined = lenient.errors[0]?.line;
 const messages: ModelMessage[] = normalizeMessages([{ role: 'user', content: 'hi' }]);
 const version: number = trajectorySchemaVersion();
+const pinned: 1 = TRAJECTORY_SCHEMA_VERSION;
+console.log(pinned);
 console.log(back.length, firstBadLine, messages[0]?.role, version);
 
 try {
