@@ -92,7 +92,10 @@ let loading;
  * .wasm next to this file).
  */
 export function init(input) {
-  loading ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => { ready = true; });
+  loading ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
+    () => { ready = true; },
+    (err) => { loading = undefined; throw err; }, // a failed load (say, a 404) may be retried
+  );
   return loading;
 }
 
