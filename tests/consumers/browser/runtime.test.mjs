@@ -27,6 +27,7 @@ test('scenarios in Chromium', async (t) => {
       assert.equal(out.before.name, 'AgentTrajectoriesError');
       assert.match(out.before.message, /await init\(\)/);
     });
+    await t.test('a failed init() rejects and a retry succeeds', () => assert.equal(out.failedLoad, 'rejected'));
     for (const r of out.results) await t.test(r.name, () => assert.ok(r.ok, r.message));
   } finally {
     await server.close();
