@@ -46,11 +46,13 @@ run_cargo() {
   record "$name" "$p" "$f"
 }
 
+# NODE picks the Node binary (default: the machine's); the second Node version
+# comes from the npm registry as tests/node_modules/.bin/node.
 run_node() {
   local name=$1; shift
   log "suite: $name"
   local out status p f
-  out=$(node --test --test-reporter=tap "$@" 2>&1); status=$?
+  out=$("${NODE:-node}" --test --test-reporter=tap "$@" 2>&1); status=$?
   printf '%s\n' "$out" | grep -E "^\s*not ok" -A12 || true
   p=$(printf '%s\n' "$out" | grep -E "^# pass " | awk '{print $3}')
   f=$(printf '%s\n' "$out" | grep -E "^# fail " | awk '{print $3}')
@@ -67,6 +69,9 @@ run_cargo "binding in Node (wasm-bindgen-test)" cargo test --target wasm32-unkno
 WASM_BINDGEN_USE_BROWSER=1 run_cargo "binding in Chromium (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
 run_node "tarball: Node ESM" tests/consumers/node-esm/*.test.mjs
 run_node "tarball: Node CJS" tests/consumers/node-cjs/*.test.cjs
+node22="$TESTS_DIR/node_modules/.bin/node"
+NODE=$node22 run_node "tarball: Node $("$node22" --version) ESM" tests/consumers/node-esm/*.test.mjs
+NODE=$node22 run_node "tarball: Node $("$node22" --version) CJS" tests/consumers/node-cjs/*.test.cjs
 run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
 run_node "tarball: TypeScript consumer" tests/consumers/typescript/*.test.mjs
