@@ -57,6 +57,25 @@ impl std::hash::Hasher for FastHasher {
 
 pub type FastBuild = std::hash::BuildHasherDefault<FastHasher>;
 
+/// For maps keyed by fingerprints, which are well-mixed hashes already:
+/// hashing them again only costs time.
+#[derive(Default)]
+pub struct FpHasher(u64);
+
+impl std::hash::Hasher for FpHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = mix(self.0, hash_bytes(bytes));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FpBuild = std::hash::BuildHasherDefault<FpHasher>;
+
 /// Top-level params keys that name the file or resource a call works on.
 const PATH_KEYS: [&str; 9] = ["path", "file_path", "filePath", "file", "filename", "target_file", "notebook_path", "dir", "directory"];
 

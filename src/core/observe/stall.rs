@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
-use super::fingerprint::{mix, FastBuild, FileOp};
+use super::fingerprint::{mix, FileOp, FpBuild};
 use super::log::CallFacts;
 use super::Outcome;
 
@@ -63,21 +63,21 @@ pub struct StallState {
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Tally {
     /// call fingerprint -> failing calls in the window
-    failing: HashMap<u64, usize, FastBuild>,
+    failing: HashMap<u64, usize, FpBuild>,
     /// (call, outcome) -> calls in the window
-    same: HashMap<u64, usize, FastBuild>,
+    same: HashMap<u64, usize, FpBuild>,
     /// target -> calls among the last `target_window`
-    target: HashMap<u64, usize, FastBuild>,
+    target: HashMap<u64, usize, FpBuild>,
     /// Keys at or over their threshold, per map.
     hot: usize,
     /// path -> (last op, alternating run length, call index of its last entry)
-    runs: HashMap<u64, (FileOp, usize, u64), FastBuild>,
+    runs: HashMap<u64, (FileOp, usize, u64), FpBuild>,
     /// Newest call that extended an alternating read/write run to 4 or more.
     last_thrash: u64,
     built: bool,
 }
 
-fn bump(map: &mut HashMap<u64, usize, FastBuild>, key: u64, up: bool, threshold: usize, hot: &mut usize) {
+fn bump(map: &mut HashMap<u64, usize, FpBuild>, key: u64, up: bool, threshold: usize, hot: &mut usize) {
     let n = map.entry(key).or_insert(0);
     if up {
         *n += 1;
