@@ -36,8 +36,9 @@ fn busy() -> JsValue {
     to_js(Error::new(ErrorCode::Busy, "recordToolCall is already running (called from inside an observer?)"))
 }
 
-/// Reads a call through typed getters: no object walk, and params cross
-/// as one JSON string.
+/// The checked way in: the entries' fast path sends well-formed calls to
+/// `__recordToolCallFields`; everything else lands here, read through typed
+/// getters, and gets its precise coded error.
 fn read_call(call: &ToolCallInputJs) -> Result<ToolCallInput, Error> {
     let value: &JsValue = call.as_ref();
     if !value.is_object() {
