@@ -74,7 +74,8 @@ NODE=$node22 run_node "tarball: Node $("$node22" --version) ESM" tests/consumers
 NODE=$node22 run_node "tarball: Node $("$node22" --version) CJS" tests/consumers/node-cjs/*.test.cjs
 run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
-run_node "tarball: TypeScript consumer" tests/consumers/typescript/*.test.mjs
+run_node "tarball: TypeScript consumer (ESM, strict)" tests/consumers/typescript/*.test.mjs
+run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cjs/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 
