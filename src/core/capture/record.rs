@@ -77,17 +77,26 @@ impl TrajectoryRecord {
         serde_json::from_str(&v.to_string()).map_err(|e| json_error(&e))
     }
 
-    /// Reads a record from JSON text: a cheap first pass reads only the
-    /// version (skipping the rest), then the text parses straight into the
-    /// record without an intermediate `Value`.
+    /// Reads a record from JSON text in one pass. Only when that fails does
+    /// a second look read the version alone, so a newer writer's record
+    /// reports as a version problem rather than as a shape error.
     pub fn from_json(text: &str) -> Result<TrajectoryRecord> {
-        #[derive(Deserialize)]
-        struct VersionOnly {
-            schema_version: Option<Value>,
+        match serde_json::from_str::<TrajectoryRecord>(text) {
+            Ok(record) => {
+                check_version(Some(&Value::from(record.schema_version)))?;
+                Ok(record)
+            }
+            Err(e) => {
+                #[derive(Deserialize)]
+                struct VersionOnly {
+                    schema_version: Option<Value>,
+                }
+                if let Ok(probe) = serde_json::from_str::<VersionOnly>(text) {
+                    check_version(probe.schema_version.as_ref())?;
+                }
+                Err(json_error(&e))
+            }
         }
-        let probe: VersionOnly = serde_json::from_str(text).map_err(|e| json_error(&e))?;
-        check_version(probe.schema_version.as_ref())?;
-        serde_json::from_str(text).map_err(|e| json_error(&e))
     }
 
     pub fn to_json(&self) -> String {
