@@ -16,6 +16,20 @@ pub trait Clock {
     fn now_ms(&self) -> f64;
 }
 
+/// The error for a clock that answered something that is not a time.
+pub fn clock_error(ms: f64) -> Error {
+    Error::new(ErrorCode::CallbackFailed, format!("clock returned {ms}; expected milliseconds since the epoch"))
+}
+
+/// A clock reading, refused when it is not a finite number.
+pub fn check_clock(ms: f64) -> Result<f64> {
+    if ms.is_finite() {
+        Ok(ms)
+    } else {
+        Err(clock_error(ms))
+    }
+}
+
 /// A clock that always answers the same time; useful for exact replays.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedClock(pub f64);

@@ -36,6 +36,23 @@ pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
 
+/// `obj[key]`, or `undefined` when `obj` is not an object (options are optional).
+pub(crate) fn property(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        js_sys::Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// An optional callback: `None` for undefined/null, an error naming `what` otherwise.
+pub(crate) fn optional_function(v: JsValue, what: &str) -> Result<Option<js_sys::Function>, Error> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| Error::invalid_argument(format!("{what} must be a function")))
+}
+
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     let text = json_of(value, what)?;

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::host::{check_clock, clock_error};
 
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
@@ -63,8 +64,9 @@ impl Recorder {
                 payload.kind()
             )));
         }
-        if !now_ms.is_finite() || now_ms < 0.0 {
-            return Err(Error::new(ErrorCode::CallbackFailed, format!("clock returned {now_ms}; expected milliseconds since the epoch")));
+        // Records store whole unsigned milliseconds, so a negative time is refused too.
+        if check_clock(now_ms)? < 0.0 {
+            return Err(clock_error(now_ms));
         }
         if let Payload::RunStarted { identity } = &payload {
             if self.started {

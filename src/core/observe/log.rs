@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
 use crate::core::error::{Error, Result};
+use crate::core::host::check_clock;
 
 /// One call as the host reports it. `params_json` is the params as JSON text.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -139,10 +140,7 @@ impl ToolLog {
         if input.tool_name.trim().is_empty() {
             return Err(Error::invalid_argument("recordToolCall: toolName must be a non-empty string"));
         }
-        if !now_ms.is_finite() {
-            return Err(Error::new(crate::core::ErrorCode::CallbackFailed, format!("clock returned {now_ms}; expected milliseconds since the epoch")));
-        }
-        Ok(())
+        check_clock(now_ms).map(drop)
     }
 
     /// Appends a validated call and returns what detectors need of it.

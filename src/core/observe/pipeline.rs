@@ -15,6 +15,7 @@ use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::host::check_clock;
 use crate::core::message::{ModelMessage, Role};
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
@@ -171,9 +172,7 @@ impl Pipeline {
 
     pub fn new(slots: Vec<Slot>, budget: Budget, max_age_calls: u64, started_at: f64) -> Result<Pipeline> {
         budget.validate()?;
-        if !started_at.is_finite() {
-            return Err(Error::new(ErrorCode::CallbackFailed, format!("clock returned {started_at}; expected milliseconds since the epoch")));
-        }
+        check_clock(started_at)?;
         Ok(Pipeline { slots, log: ToolLog::default(), state: ObserverState::default(), budget, current: None, max_age_calls, started_at })
     }
 

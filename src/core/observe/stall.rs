@@ -168,8 +168,8 @@ impl StallState {
         }
         // The same-target count covers only the last `target_window` calls.
         if self.window.len() >= cfg.target_window {
-            let leaving = self.window[self.window.len() - cfg.target_window].clone();
-            self.tally.target(cfg, &leaving, false);
+            let leaving = &self.window[self.window.len() - cfg.target_window];
+            self.tally.target(cfg, leaving, false);
         }
         self.tally.count(cfg, facts, true);
         self.tally.target(cfg, facts, true);

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
@@ -14,6 +14,7 @@ use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, Trajectory
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
+use crate::wasm::property;
 use crate::wasm::types::RecorderOptions;
 
 /// Where records go: a built-in sink, or a JS object with `record(r)`.
@@ -125,14 +126,6 @@ pub struct TrajectoryRecorder {
     clock: JsClock,
 }
 
-fn option(opts: &JsValue, name: &str) -> JsValue {
-    if opts.is_object() {
-        Reflect::get(opts, &name.into()).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    }
-}
-
 #[wasm_bindgen]
 impl TrajectoryRecorder {
     /// `sink`: a `MemorySink`, a `JsonlSink`, or any object with
@@ -146,28 +139,29 @@ impl TrajectoryRecorder {
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
             None => {
-                let record = option(&sink, "record").dyn_into::<Function>().map_err(|_| {
+                let record = property(&sink, "record").dyn_into::<Function>().map_err(|_| {
                     to_js(Error::invalid_argument("sink must be a MemorySink, a JsonlSink or an object with a record(r) method"))
                 })?;
                 Target::Js { object: sink, record }
             }
         };
-        let policy = match option(&opts, "onSinkError").as_string() {
+        let policy = match property(&opts, "onSinkError").as_string() {
             Some(s) => SinkPolicy::parse(&s).js()?,
-            None if option(&opts, "onSinkError").is_undefined() => SinkPolicy::Drop,
+            None if property(&opts, "onSinkError").is_undefined() => SinkPolicy::Drop,
             None => return Err(to_js(Error::invalid_argument("onSinkError must be 'drop' or 'fail'"))),
         };
-        let on_error = match option(&opts, "onError") {
+        // Unlike pipeline options, an explicit `null` onError is refused: only absence means "none".
+        let on_error = match property(&opts, "onError") {
             v if v.is_undefined() => None,
             v => Some(v.dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("onError must be a function")))?),
         };
-        let run_id = match option(&opts, "runId") {
+        let run_id = match property(&opts, "runId") {
             v if v.is_undefined() => None,
             v => Some(v.as_string().ok_or_else(|| to_js(Error::invalid_argument("runId must be a string"))).and_then(|s| {
                 if s.is_empty() { Err(to_js(Error::invalid_argument("runId must not be empty"))) } else { Ok(s) }
             })?),
         };
-        let clock = JsClock::from_option(option(&opts, "clock")).js()?;
+        let clock = JsClock::from_option(property(&opts, "clock")).js()?;
         let chan = Channel { target, dispatcher: RefCell::new(Dispatcher::new(policy)), on_error, waiters: RefCell::default() };
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(run_id))), chan: Rc::new(chan), clock })
     }

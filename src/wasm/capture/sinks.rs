@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use super::record_from_js;
 use crate::core::capture::{self, Sink, TrajectoryRecord};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
+use crate::wasm::error::{from_callback, IntoJs, JsResult};
 use crate::wasm::types::JsonlWriter;
 
 /// State of a `JsonlSink`: accumulated text, or a writer that takes each line.
@@ -191,11 +191,7 @@ impl JsonlSink {
     pub fn new(writer: Option<JsonlWriter>) -> JsResult<JsonlSink> {
         let writer = match writer {
             None => None,
-            Some(w) => Some(
-                JsValue::from(w)
-                    .dyn_into::<Function>()
-                    .map_err(|_| to_js(Error::invalid_argument("JsonlSink writer must be a function")))?,
-            ),
+            Some(w) => crate::wasm::optional_function(w.into(), "JsonlSink writer").js()?,
         };
         let state = Rc::new(JsonlState { lines: RefCell::new(capture::JsonlSink::new()), writer });
         Ok(JsonlSink { id: register(NativeSink::Jsonl(state.clone())), state })

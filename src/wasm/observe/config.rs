@@ -1,13 +1,13 @@
 //! Reading `ObserverPipeline` options from JS: observers (built-in names or
 //! JS objects), triggers, budget, clock, recorder, onError.
 
-use js_sys::{Array, Function, Reflect};
+use js_sys::{Array, Function};
 use serde_json::Value;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::from_js;
+use crate::wasm::{from_js, optional_function, property};
 use crate::wasm::host::JsClock;
 
 /// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
@@ -30,42 +30,27 @@ pub struct Options {
     pub on_error: Option<Function>,
 }
 
-fn get(obj: &JsValue, key: &str) -> JsValue {
-    if obj.is_object() {
-        Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    }
-}
-
-fn function(v: JsValue, what: &str) -> Result<Option<Function>, Error> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.dyn_into::<Function>().map(Some).map_err(|_| Error::invalid_argument(format!("{what} must be a function")))
-}
-
 fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Error> {
     let at = format!("observers[{i}]");
     if !entry.is_object() {
         return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}")));
     }
-    let which = get(entry, "observer");
+    let which = property(entry, "observer");
     let (name, builtin, js) = if let Some(kind) = which.as_string() {
         let who = format!("{at} ({kind})");
-        let opts: Option<Value> = match get(entry, "options") {
+        let opts: Option<Value> = match property(entry, "options") {
             v if v.is_undefined() => None,
             v => Some(from_js(&v, &format!("{who}: options"), ErrorCode::InvalidArgument)?),
         };
         let b = Builtin::from_config(&kind, opts.as_ref(), &who)?;
         (b.name().to_owned(), Some(b), None)
     } else if which.is_object() {
-        let name = get(&which, "name").as_string().filter(|n| !n.trim().is_empty());
+        let name = property(&which, "name").as_string().filter(|n| !n.trim().is_empty());
         let name = name.ok_or_else(|| Error::invalid_argument(format!("{at}: a custom observer needs a non-empty string `name`")))?;
         let who = format!("{at} ({name})");
-        let observe = function(get(&which, "observe"), &format!("{who}: observe"))?
+        let observe = optional_function(property(&which, "observe"), &format!("{who}: observe"))?
             .ok_or_else(|| Error::invalid_argument(format!("{who}: a custom observer needs an observe(ctx) function")))?;
-        let should_run = function(get(&which, "shouldRun"), &format!("{who}: shouldRun"))?;
+        let should_run = optional_function(property(&which, "shouldRun"), &format!("{who}: shouldRun"))?;
         let js = JsObserver { object: which.clone(), name: name.clone(), should_run, observe };
         (name, None, Some(js))
     } else {
@@ -74,7 +59,7 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
         )));
     };
     let who = format!("{at} ({name})");
-    let trigger_js = get(entry, "trigger");
+    let trigger_js = property(entry, "trigger");
     if trigger_js.is_undefined() {
         return Err(Error::invalid_argument(format!("{who}: trigger is required")));
     }
@@ -92,7 +77,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     if !opts.is_object() {
         return Err(Error::invalid_argument("ObserverPipeline needs options: { observers: [...] }"));
     }
-    let list = get(opts, "observers");
+    let list = property(opts, "observers");
     if !Array::is_array(&list) {
         return Err(Error::invalid_argument("options.observers must be an array"));
     }
@@ -102,21 +87,21 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
         slots.push(slot);
         js.push(j);
     }
-    let budget = match get(opts, "budget") {
+    let budget = match property(opts, "budget") {
         v if v.is_undefined() || v.is_null() => Budget::default(),
         v => from_js(&v, "budget", ErrorCode::InvalidArgument)?,
     };
-    let max_age_calls = match get(opts, "maxAgeCalls") {
+    let max_age_calls = match property(opts, "maxAgeCalls") {
         v if v.is_undefined() => 20,
         v => match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 => n as u64,
             _ => return Err(Error::invalid_argument("maxAgeCalls must be a non-negative integer")),
         },
     };
-    let recorder = match get(opts, "recorder") {
+    let recorder = match property(opts, "recorder") {
         v if v.is_undefined() || v.is_null() => None,
         v => {
-            let f = function(get(&v, "record"), "recorder.record")?
+            let f = optional_function(property(&v, "record"), "recorder.record")?
                 .ok_or_else(|| Error::invalid_argument("recorder must be a TrajectoryRecorder (an object with record(payload))"))?;
             Some((v, f))
         }
@@ -124,10 +109,10 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     Ok(Options {
         slots,
         js,
-        clock: JsClock::from_option(get(opts, "clock"))?,
+        clock: JsClock::from_option(property(opts, "clock"))?,
         budget,
         max_age_calls,
         recorder,
-        on_error: function(get(opts, "onError"), "onError")?,
+        on_error: optional_function(property(opts, "onError"), "onError")?,
     })
 }
