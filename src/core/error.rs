@@ -29,6 +29,15 @@ pub enum ErrorCode {
     Busy,
     /// An invariant of the library itself broke; always a bug worth reporting.
     Internal,
+    /// A trajectory definition broke a rule (duplicate or unknown step id,
+    /// precondition cycle, unreachable terminal, bad number); `stepId` names the step.
+    InvalidTrajectory,
+    /// A host callback did not answer within its time limit (a step's `timeoutMs`).
+    Timeout,
+    /// The simulated user produced an empty message, even after a reminder.
+    EmptyUserMessage,
+    /// A replayed model was asked something the recording does not hold.
+    ReplayMiss,
 }
 
 impl ErrorCode {
@@ -44,6 +53,10 @@ impl ErrorCode {
             ErrorCode::NotInitialized => "NOT_INITIALIZED",
             ErrorCode::Busy => "BUSY",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidTrajectory => "INVALID_TRAJECTORY",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::EmptyUserMessage => "EMPTY_USER_MESSAGE",
+            ErrorCode::ReplayMiss => "REPLAY_MISS",
         }
     }
 }
@@ -57,11 +70,13 @@ pub struct Error {
     pub message: String,
     /// 1-based line number, for errors that come from a line-oriented input.
     pub line: Option<usize>,
+    /// The step of a trajectory the error is about, when there is one.
+    pub step_id: Option<String>,
 }
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), line: None }
+        Error { code, message: message.into(), line: None, step_id: None }
     }
 
     pub fn invalid_argument(message: impl Into<String>) -> Self {
@@ -70,6 +85,11 @@ impl Error {
 
     pub fn at_line(mut self, line: usize) -> Self {
         self.line = Some(line);
+        self
+    }
+
+    pub fn at_step(mut self, step_id: &str) -> Self {
+        self.step_id = Some(step_id.to_owned());
         self
     }
 

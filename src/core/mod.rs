@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod observe;
 pub mod error;
+pub mod generate;
 pub mod host;
 pub mod message;
 

@@ -15,6 +15,9 @@ pub fn to_js(e: Error) -> JsValue {
     if let Some(line) = e.line {
         let _ = Reflect::set(&err, &"line".into(), &(line as f64).into());
     }
+    if let Some(step) = &e.step_id {
+        let _ = Reflect::set(&err, &"stepId".into(), &step.into());
+    }
     err.into()
 }
 

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::record::{RunIdentity, RunOutcome};
+use crate::core::generate::{Candidate, SelectionMethod};
 use crate::core::message::ModelMessage;
 use crate::core::observe::Assessment;
 
@@ -74,6 +75,21 @@ payloads! {
         /// The tool messages answering the assistant's tool calls, in order.
         #[serde(default)]
         tool_results: Vec<ModelMessage>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_index: Option<u64>,
+        /// The step a generated turn worked on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step_id: Option<String>,
+    }
+    /// Which step a generated turn works on, and how it was chosen.
+    StepSelected = "step_selected" {
+        turn_index: u64,
+        step_id: Option<String>,
+        method: SelectionMethod,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        candidates: Option<Vec<Candidate>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ranker_error: Option<String>,
     }
     MessageAppended = "message_appended" {
         message: ModelMessage,

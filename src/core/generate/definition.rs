@@ -1,0 +1,405 @@
+//! A trajectory definition: goal, persona, an optional step graph and the
+//! limits of a run. Read from JSON data (the host attaches its callbacks
+//! afterwards) and validated as a whole; every error is coded
+//! `INVALID_TRAJECTORY` and names the culprit.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use super::trace::StepTrace;
+use super::state::Snapshot;
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::host::LocalBoxFuture;
+use crate::core::message::kind_of;
+
+/// The only turn cap when a definition gives none.
+pub const DEFAULT_MAX_TURNS: u32 = 20;
+
+/// What a custom precondition or `isSatisfied` callback sees.
+pub struct PredicateContext<'a> {
+    pub traces: &'a [StepTrace],
+    pub snapshot: &'a Snapshot,
+    /// The step being judged (satisfaction) or whose precondition runs.
+    pub step: usize,
+}
+
+/// A host callback answering yes or no: a custom precondition's `evaluate`
+/// or a step's `isSatisfied`.
+pub trait Predicate {
+    fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>>;
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Persona {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub description: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guardrails: Vec<String>,
+}
+
+#[derive(Clone)]
+pub enum Precondition {
+    StepSatisfied(String),
+    Custom { name: Option<String>, evaluate: Option<Rc<dyn Predicate>> },
+}
+
+impl Precondition {
+    pub fn label(&self) -> String {
+        match self {
+            Precondition::StepSatisfied(id) => format!("stepSatisfied({id})"),
+            Precondition::Custom { name, .. } => format!("custom({})", name.as_deref().unwrap_or("unnamed")),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct StepDefinition {
+    pub id: String,
+    pub instruction: String,
+    pub hints: Vec<String>,
+    pub preconditions: Vec<Precondition>,
+    pub max_attempts: Option<u32>,
+    pub timeout_ms: Option<f64>,
+    pub is_satisfied: Option<Rc<dyn Predicate>>,
+}
+
+impl StepDefinition {
+    /// Ids of the steps this one waits for.
+    pub fn requires(&self) -> impl Iterator<Item = &str> {
+        self.preconditions.iter().filter_map(|p| match p {
+            Precondition::StepSatisfied(id) => Some(id.as_str()),
+            Precondition::Custom { .. } => None,
+        })
+    }
+}
+
+#[derive(Clone)]
+pub struct StepGraph {
+    pub steps: Vec<StepDefinition>,
+    pub start: usize,
+    pub terminals: Vec<usize>,
+    index: HashMap<String, usize>,
+}
+
+impl StepGraph {
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopDetection {
+    pub max_consecutive_same_step: u32,
+    pub max_cycle_length: u32,
+    pub max_cycle_repetitions: u32,
+}
+
+impl Default for LoopDetection {
+    fn default() -> Self {
+        LoopDetection { max_consecutive_same_step: 3, max_cycle_length: 3, max_cycle_repetitions: 2 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankerConfig {
+    pub threshold: f64,
+    pub context_steps: u32,
+    pub top_k: u32,
+}
+
+impl Default for RankerConfig {
+    fn default() -> Self {
+        RankerConfig { threshold: 0.5, context_steps: 1, top_k: 3 }
+    }
+}
+
+#[derive(Clone)]
+pub struct Trajectory {
+    pub goal: String,
+    pub persona: Persona,
+    pub steps: Option<StepGraph>,
+    pub max_turns: u32,
+    pub conversation_id: Option<String>,
+    pub metadata: Option<Value>,
+    pub loop_detection: LoopDetection,
+    pub ranker: RankerConfig,
+    pub user_context_steps: u32,
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InvalidTrajectory, message)
+}
+
+struct Fields<'a> {
+    obj: &'a Map<String, Value>,
+    place: &'a str,
+}
+
+impl<'a> Fields<'a> {
+    fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
+        v.as_object().map(|obj| Fields { obj, place }).ok_or_else(|| invalid(format!("{place} must be an object, got {}", kind_of(v))))
+    }
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.obj.get(key).filter(|v| !v.is_null())
+    }
+    fn string(&self, key: &str) -> Result<Option<String>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(v) => Err(invalid(format!("{}.{key} must be a string, got {}", self.place, kind_of(v)))),
+        }
+    }
+    fn required(&self, key: &str) -> Result<String> {
+        match self.string(key)? {
+            Some(s) if !s.trim().is_empty() => Ok(s),
+            _ => Err(invalid(format!("{}.{key} must be a non-empty string", self.place))),
+        }
+    }
+    fn strings(&self, key: &str) -> Result<Vec<String>> {
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v.as_str().map(str::to_owned).ok_or_else(|| invalid(format!("{}.{key}[{i}] must be a string", self.place))))
+                .collect(),
+            Some(v) => Err(invalid(format!("{}.{key} must be an array of strings, got {}", self.place, kind_of(v)))),
+        }
+    }
+    /// An integer >= `min`; `default` when absent.
+    fn integer(&self, key: &str, min: u32, default: u32) -> Result<u32> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => match v.as_f64() {
+                Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= u32::MAX as f64 => Ok(n as u32),
+                _ => Err(invalid(format!("{}.{key} must be an integer >= {min}, got {v}", self.place))),
+            },
+        }
+    }
+    fn number(&self, key: &str, ok: impl Fn(f64) -> bool, rule: &str) -> Result<Option<f64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(n) if ok(n) => Ok(Some(n)),
+                _ => Err(invalid(format!("{}.{key} must be {rule}, got {v}", self.place))),
+            },
+        }
+    }
+}
+
+impl Trajectory {
+    /// Reads the data part of a definition. Callbacks (custom preconditions'
+    /// `evaluate`, `isSatisfied`) are attached by the host afterwards; call
+    /// [`Trajectory::validate`] once they are.
+    pub fn from_value(v: &Value) -> Result<Trajectory> {
+        let f = Fields::of(v, "trajectory")?;
+        let goal = f.required("goal")?;
+        let persona_v = f.get("persona").ok_or_else(|| invalid("trajectory.persona is missing; give at least { description }"))?;
+        let p = Fields::of(persona_v, "persona")?;
+        let persona = Persona { name: p.string("name")?, description: p.required("description")?, guardrails: p.strings("guardrails")? };
+        let max_turns = match f.get("maxTurns") {
+            None => DEFAULT_MAX_TURNS,
+            Some(v) => match v.as_f64() {
+                Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= u32::MAX as f64 => n as u32,
+                _ => return Err(invalid(format!("maxTurns must be a positive integer, got {v}"))),
+            },
+        };
+        let conversation_id = f.string("conversationId")?;
+        if conversation_id.as_deref() == Some("") {
+            return Err(invalid("conversationId must not be empty"));
+        }
+        let loop_detection = match f.get("loopDetection") {
+            None => LoopDetection::default(),
+            Some(v) => {
+                let l = Fields::of(v, "loopDetection")?;
+                let d = LoopDetection::default();
+                LoopDetection {
+                    max_consecutive_same_step: l.integer("maxConsecutiveSameStep", 1, d.max_consecutive_same_step)?,
+                    max_cycle_length: l.integer("maxCycleLength", 1, d.max_cycle_length)?,
+                    max_cycle_repetitions: l.integer("maxCycleRepetitions", 1, d.max_cycle_repetitions)?,
+                }
+            }
+        };
+        let ranker = match f.get("ranker") {
+            None => RankerConfig::default(),
+            Some(v) => {
+                let r = Fields::of(v, "ranker")?;
+                let d = RankerConfig::default();
+                RankerConfig {
+                    threshold: r.number("threshold", |n| (0.0..=1.0).contains(&n), "a number from 0 to 1")?.unwrap_or(d.threshold),
+                    context_steps: r.integer("contextSteps", 0, d.context_steps)?,
+                    top_k: r.integer("topK", 1, d.top_k)?,
+                }
+            }
+        };
+        let user_context_steps = f.integer("userContextSteps", 0, 2)?;
+        let steps = f.get("steps").map(read_graph).transpose()?;
+        Ok(Trajectory {
+            goal,
+            persona,
+            steps,
+            max_turns,
+            conversation_id,
+            metadata: f.get("metadata").cloned(),
+            loop_detection,
+            ranker,
+            user_context_steps,
+        })
+    }
+
+    /// The graph rules: every custom precondition has its callback, no
+    /// precondition cycle, every terminal reachable from start.
+    ///
+    /// Reachable means: the start step is; a step without `stepSatisfied`
+    /// preconditions is (the ranker may pick it at any turn); a step with
+    /// them is when each step it waits for is reachable and is not a
+    /// terminal, because satisfying a terminal ends the run.
+    pub fn validate(&self) -> Result<()> {
+        let Some(g) = &self.steps else { return Ok(()) };
+        for s in &g.steps {
+            for p in &s.preconditions {
+                if let Precondition::Custom { evaluate: None, .. } = p {
+                    return Err(invalid(format!("step {:?}: precondition {} has no evaluate(ctx) function", s.id, p.label())).at_step(&s.id));
+                }
+            }
+        }
+        if let Some(cycle) = find_cycle(g) {
+            let path = cycle.iter().map(|&i| g.steps[i].id.as_str()).collect::<Vec<_>>().join(" -> ");
+            return Err(invalid(format!("precondition cycle: {path}")).at_step(&g.steps[cycle[0]].id));
+        }
+        let reachable = reachable(g);
+        for &t in &g.terminals {
+            if !reachable[t] {
+                let step = &g.steps[t];
+                let blocker = step.requires().find(|d| g.position(d).is_some_and(|i| !reachable[i] || g.terminals.contains(&i))).unwrap_or("?");
+                let why = match g.position(blocker) {
+                    Some(i) if g.terminals.contains(&i) => format!("it waits for terminal {blocker:?}, and satisfying a terminal ends the run"),
+                    _ => format!("it waits for {blocker:?}, which can never run"),
+                };
+                return Err(invalid(format!(
+                    "terminal {:?} is unreachable from start {:?}: {why}",
+                    step.id, g.steps[g.start].id
+                ))
+                .at_step(&step.id));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_graph(v: &Value) -> Result<StepGraph> {
+    let f = Fields::of(v, "steps")?;
+    let items = match f.get("steps") {
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        _ => return Err(invalid("steps.steps must be a non-empty array of step definitions")),
+    };
+    let mut steps = Vec::with_capacity(items.len());
+    let mut index = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let place = format!("steps.steps[{i}]");
+        let s = Fields::of(item, &place)?;
+        let id = s.required("id")?;
+        if let Some(first) = index.insert(id.clone(), i) {
+            return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
+        }
+        let at = |e: Error| e.at_step(&id);
+        let mut preconditions = Vec::new();
+        if let Some(list) = s.get("preconditions") {
+            let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id:?}: preconditions must be an array"))))?;
+            for (j, p) in list.iter().enumerate() {
+                let pf = Fields::of(p, "precondition").map_err(at)?;
+                let pre = match pf.string("type").map_err(at)?.as_deref() {
+                    Some("stepSatisfied") => Precondition::StepSatisfied(
+                        pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,
+                    ),
+                    Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
+                    other => {
+                        return Err(at(invalid(format!(
+                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {other:?}"
+                        ))))
+                    }
+                };
+                preconditions.push(pre);
+            }
+        }
+        steps.push(StepDefinition {
+            instruction: s.required("instruction").map_err(at)?,
+            hints: s.strings("hints").map_err(at)?,
+            preconditions,
+            max_attempts: match s.get("maxAttempts") {
+                None => None,
+                Some(_) => Some(s.integer("maxAttempts", 1, 1).map_err(at)?),
+            },
+            timeout_ms: s.number("timeoutMs", |n| n.is_finite() && n > 0.0, "a positive number of milliseconds").map_err(at)?,
+            is_satisfied: None,
+            id,
+        });
+    }
+    let known = |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id:?}")).at_step(id));
+    let start = known(&f.required("start")?, "steps.start")?;
+    let terminals = f.strings("terminals")?.iter().map(|t| known(t, "steps.terminals")).collect::<Result<Vec<_>>>()?;
+    for s in &steps {
+        for dep in s.requires() {
+            if !index.contains_key(dep) {
+                return Err(invalid(format!("step {:?}: precondition stepSatisfied names unknown step {dep:?}", s.id)).at_step(&s.id));
+            }
+        }
+    }
+    Ok(StepGraph { steps, start, terminals, index })
+}
+
+/// A cycle of `stepSatisfied` edges, as step indices from one step back to it.
+fn find_cycle(g: &StepGraph) -> Option<Vec<usize>> {
+    // 0 = unvisited, 1 = on the current path, 2 = done.
+    fn visit(g: &StepGraph, i: usize, mark: &mut [u8], path: &mut Vec<usize>) -> Option<Vec<usize>> {
+        mark[i] = 1;
+        path.push(i);
+        for dep in g.steps[i].requires() {
+            let j = g.position(dep).expect("ids checked before cycles");
+            if mark[j] == 1 {
+                let from = path.iter().position(|&k| k == j).expect("on path");
+                let mut cycle = path[from..].to_vec();
+                cycle.push(j);
+                return Some(cycle);
+            }
+            if mark[j] == 0 {
+                if let Some(c) = visit(g, j, mark, path) {
+                    return Some(c);
+                }
+            }
+        }
+        path.pop();
+        mark[i] = 2;
+        None
+    }
+    let mut mark = vec![0u8; g.steps.len()];
+    (0..g.steps.len()).find_map(|i| if mark[i] == 0 { visit(g, i, &mut mark, &mut Vec::new()) } else { None })
+}
+
+/// Which steps a run can ever select (see [`Trajectory::validate`]).
+fn reachable(g: &StepGraph) -> Vec<bool> {
+    let mut r = vec![false; g.steps.len()];
+    r[g.start] = true;
+    loop {
+        let mut changed = false;
+        for (i, s) in g.steps.iter().enumerate() {
+            if r[i] {
+                continue;
+            }
+            let ok = s.requires().all(|d| {
+                let j = g.position(d).expect("ids checked");
+                r[j] && !g.terminals.contains(&j)
+            });
+            if ok {
+                r[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return r;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Generate: an AI plays the user (goal, persona), a step graph with
+//! preconditions steers it, the agent under test answers, loop detection
+//! and a policy stop it. The model of the behaviour is
+//! `@tally-evals/trajectories`; names and shapes follow it.
+
+pub mod concurrency;
+pub mod definition;
+pub mod export;
+pub mod prompt;
+pub mod replay;
+pub mod run;
+pub mod state;
+pub mod trace;
+
+pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
+pub use run::{run, Abort, Agent, Env, RunEvents, Timer, ToolObservers};
+pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};
+pub use trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};

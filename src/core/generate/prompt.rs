@@ -1,0 +1,228 @@
+//! What the injected model is asked: the simulated user's next message and
+//! the ranking of eligible steps. Prompts read only the last few turns, so
+//! their size does not grow with the run.
+
+use serde_json::Value;
+
+use super::definition::{RankerConfig, StepDefinition, Trajectory};
+use super::trace::{Candidate, StepTrace};
+use crate::core::host::{ModelRequest, Purpose, ResponseFormat};
+use crate::core::message::{Content, ModelMessage, Part, Role};
+
+/// Longest tool input or output quoted in a transcript, in characters.
+const QUOTE_LIMIT: usize = 600;
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
+    }
+}
+
+fn tool_output(output: &Value) -> String {
+    let value = output.get("value").unwrap_or(output);
+    let text = value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string());
+    let failed = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
+    format!("{}{}", if failed { "ERROR " } else { "" }, clip(&text))
+}
+
+fn write_message(out: &mut String, m: &ModelMessage) {
+    let who = match m.role {
+        Role::User => "User",
+        Role::Assistant => "Assistant",
+        Role::System => "System",
+        Role::Tool => "Tool",
+    };
+    match &m.content {
+        Content::Text(t) => out.push_str(&format!("{who}: {t}\n")),
+        Content::Parts(parts) => {
+            for p in parts {
+                match p {
+                    Part::Text { text } => out.push_str(&format!("{who}: {text}\n")),
+                    Part::ToolCall { tool_name, input, .. } => {
+                        out.push_str(&format!("{who} called tool {tool_name} with {}\n", clip(&input.to_string())))
+                    }
+                    Part::ToolResult { tool_name, output, .. } => {
+                        out.push_str(&format!("Tool {tool_name} returned: {}\n", tool_output(output)))
+                    }
+                    Part::Reasoning { .. } | Part::Other(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// The last `n` turns as plain text, tool calls and results included.
+pub fn transcript(traces: &[StepTrace], n: usize) -> String {
+    let mut out = String::new();
+    for t in &traces[traces.len().saturating_sub(n)..] {
+        write_message(&mut out, &t.user_message);
+        for m in &t.agent_messages {
+            write_message(&mut out, m);
+        }
+    }
+    out
+}
+
+fn bullets(title: &str, items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+    format!("{title}:\n{}\n", lines.join("\n"))
+}
+
+/// The request for the simulated user's next message.
+pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, traces: &[StepTrace], reminder: bool) -> ModelRequest {
+    let p = &t.persona;
+    let mut system = String::from(
+        "You are role-playing the USER in a conversation with an AI assistant. Stay in character and never act as the assistant.\n",
+    );
+    match &p.name {
+        Some(name) => system.push_str(&format!("Persona: {name}. {}\n", p.description)),
+        None => system.push_str(&format!("Persona: {}\n", p.description)),
+    }
+    system.push_str(&bullets("Guardrails", &p.guardrails));
+    system.push_str(&format!("Your overall goal: {}\n", t.goal));
+    match step {
+        Some(s) => {
+            system.push_str(&format!("What to do in this message: {}\n", s.instruction));
+            system.push_str(&bullets("Hints", &s.hints));
+        }
+        None => system.push_str("No specific step this turn: continue naturally toward the goal.\n"),
+    }
+    system.push_str("Reply with the user's next message only: plain text, no role label, no quotes.");
+    let context = transcript(traces, t.user_context_steps as usize);
+    let mut prompt = if context.is_empty() {
+        "The conversation has not started. Write the user's first message.".to_owned()
+    } else {
+        format!("The conversation so far (most recent last):\n{context}\nWrite the user's next message.")
+    };
+    if reminder {
+        prompt.push_str("\nYour previous answer was empty. Answer with a non-empty message.");
+    }
+    ModelRequest {
+        purpose: Purpose::UserMessage,
+        system: Some(system),
+        messages: vec![ModelMessage::text(Role::User, prompt)],
+        tools: None,
+        response_format: Some(ResponseFormat::Text),
+    }
+}
+
+/// The request to rank the eligible steps against the recent turns.
+pub fn rank_request(t: &Trajectory, eligible: &[&StepDefinition], traces: &[StepTrace]) -> ModelRequest {
+    let system = "You decide which step of a scripted conversation a simulated user should take next. \
+Score every listed step from 0 to 1 for how well it fits as the user's next move. \
+Answer with JSON only, no prose: {\"candidates\":[{\"stepId\":\"<id>\",\"score\":<0..1>,\"reasons\":[\"<short reason>\"]}]}";
+    let steps: Vec<String> = eligible.iter().map(|s| format!("- {}: {}", s.id, s.instruction)).collect();
+    let context = transcript(traces, t.ranker.context_steps as usize);
+    let prompt = format!(
+        "Goal: {}\nEligible steps:\n{}\nRecent conversation:\n{}",
+        t.goal,
+        steps.join("\n"),
+        if context.is_empty() { "(none)\n".to_owned() } else { context }
+    );
+    ModelRequest {
+        purpose: Purpose::RankSteps,
+        system: Some(system.to_owned()),
+        messages: vec![ModelMessage::text(Role::User, prompt)],
+        tools: None,
+        response_format: Some(ResponseFormat::Json),
+    }
+}
+
+/// The ranker's answer read: the top `topK` known candidates by score
+/// (all of them, for the record) and those above the threshold (to choose
+/// from). A text that is not JSON of the expected shape gives an error
+/// string to record, never a thrown error.
+pub struct Ranking {
+    pub top: Vec<Candidate>,
+    pub kept: Vec<Candidate>,
+    pub error: Option<String>,
+}
+
+pub fn parse_ranking(text: &str, eligible: &[&StepDefinition], cfg: &RankerConfig) -> Ranking {
+    let fail = |why: String| Ranking { top: vec![], kept: vec![], error: Some(why) };
+    let body = strip_fence(text);
+    let value: Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(e) => return fail(format!("ranker answer is not JSON ({e}): {}", clip(text))),
+    };
+    let list = match &value {
+        Value::Array(items) => items,
+        Value::Object(o) => match o.get("candidates") {
+            Some(Value::Array(items)) => items,
+            _ => return fail("ranker answer has no `candidates` array".into()),
+        },
+        _ => return fail("ranker answer must be { candidates: [...] }".into()),
+    };
+    let mut all = Vec::with_capacity(list.len());
+    let mut unknown = Vec::new();
+    for (i, c) in list.iter().enumerate() {
+        let id = c.get("stepId").and_then(Value::as_str);
+        let score = c.get("score").and_then(Value::as_f64).filter(|s| s.is_finite());
+        let (Some(id), Some(score)) = (id, score) else {
+            return fail(format!("ranker candidates[{i}] needs a string stepId and a numeric score"));
+        };
+        if !eligible.iter().any(|s| s.id == id) {
+            unknown.push(id.to_owned());
+            continue;
+        }
+        let reasons = match c.get("reasons") {
+            Some(Value::Array(r)) => Some(r.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()),
+            Some(Value::String(r)) => Some(vec![r.clone()]),
+            _ => None,
+        };
+        all.push(Candidate { step_id: id.to_owned(), score, reasons });
+    }
+    all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    all.dedup_by(|b, a| a.step_id == b.step_id);
+    all.truncate(cfg.top_k as usize);
+    let kept = all.iter().filter(|c| c.score > cfg.threshold).cloned().collect();
+    let error = (!unknown.is_empty()).then(|| format!("ranker named steps that are not eligible: {}", unknown.join(", ")));
+    Ranking { top: all, kept, error }
+}
+
+/// Models often wrap JSON in a Markdown fence; the content is what counts.
+fn strip_fence(text: &str) -> &str {
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        return rest.strip_suffix("```").unwrap_or(rest).trim();
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::generate::definition::StepDefinition;
+
+    fn step(id: &str) -> StepDefinition {
+        StepDefinition { id: id.into(), instruction: format!("do {id}"), hints: vec![], preconditions: vec![], max_attempts: None, timeout_ms: None, is_satisfied: None }
+    }
+
+    #[test]
+    fn ranking_keeps_top_k_above_threshold() {
+        let (a, b, c, d) = (step("a"), step("b"), step("c"), step("d"));
+        let eligible = [&a, &b, &c, &d];
+        let cfg = RankerConfig { threshold: 0.5, context_steps: 1, top_k: 2 };
+        let r = parse_ranking(
+            "```json\n{\"candidates\":[{\"stepId\":\"a\",\"score\":0.4},{\"stepId\":\"b\",\"score\":0.9,\"reasons\":[\"asked\"]},{\"stepId\":\"c\",\"score\":0.7},{\"stepId\":\"zz\",\"score\":1}]}\n```",
+            &eligible,
+            &cfg,
+        );
+        assert_eq!(r.top.iter().map(|c| c.step_id.as_str()).collect::<Vec<_>>(), ["b", "c"]);
+        assert_eq!(r.kept.len(), 2);
+        assert_eq!(r.kept[0].reasons.as_deref(), Some(&["asked".to_owned()][..]));
+        assert!(r.error.unwrap().contains("zz"));
+        // The threshold drops equal scores too.
+        let r = parse_ranking("[{\"stepId\":\"a\",\"score\":0.5}]", &eligible, &cfg);
+        assert!(r.kept.is_empty() && r.top.len() == 1 && r.error.is_none());
+        for bad in ["sure, step a", "{\"steps\":[]}", "[{\"stepId\":\"a\"}]", "42"] {
+            let r = parse_ranking(bad, &eligible, &cfg);
+            assert!(r.kept.is_empty() && r.error.is_some(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,507 @@
+//! The generation loop. Each turn: preconditions → selection → loop
+//! detection → policy → the simulated user's message → the agent's answer →
+//! step state → trace. Every fault becomes a stop with reason `error`, and
+//! everything produced before it is kept.
+
+use super::concurrency::{join_all, race, Either};
+use super::definition::{Precondition, PredicateContext, StepDefinition, Trajectory};
+use super::prompt::{parse_ranking, rank_request, user_message_request};
+use super::state::{detect_loop, LoopFound, Policy, PolicyContext, Snapshot, StepStatus};
+use super::trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult, iso8601};
+use crate::core::capture::{OutcomeStatus, Payload, RunIdentity, RunOutcome};
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::host::{check_clock, Clock, LocalBoxFuture, Model};
+use crate::core::message::{ModelMessage, Part, Role};
+use crate::core::observe::ToolCallInput;
+
+/// The agent under test. `history` is the whole conversation so far, ending
+/// with the new user message; it only ever grows by appending, so a host
+/// can mirror it incrementally. `context` is the observers' assessment for
+/// this turn only (not part of the history).
+pub trait Agent {
+    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>>;
+}
+
+/// A host timer (`setTimeout` in JS).
+pub trait Timer {
+    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()>;
+}
+
+/// A host abort signal.
+pub trait Abort {
+    fn aborted(&self) -> bool;
+    /// Resolves once the signal fires.
+    fn wait(&self) -> LocalBoxFuture<'static, ()>;
+}
+
+/// Where the run reports to: stamped records, new traces and the end marker.
+pub trait RunEvents {
+    fn record(&self, payload: Payload) -> Result<()>;
+    /// A new trace (carrying `end` only when the run stopped inside its turn).
+    fn trace(&self, trace: &StepTrace);
+    /// The end marker set on the last trace, when the run stopped between turns.
+    fn ended(&self, end: &End);
+}
+
+/// The observer pipeline, as the loop uses it.
+pub trait ToolObservers {
+    fn tool_call(&self, call: ToolCallInput) -> Result<()>;
+    /// The current assessment's render; `None` when there is none.
+    fn context(&self) -> Result<Option<String>>;
+}
+
+pub struct Env<'a> {
+    pub clock: &'a dyn Clock,
+    pub user_model: &'a dyn Model,
+    pub agent: &'a dyn Agent,
+    pub policy: &'a dyn Policy,
+    pub timer: Option<&'a dyn Timer>,
+    pub abort: Option<&'a dyn Abort>,
+    pub observers: Option<&'a dyn ToolObservers>,
+    pub events: &'a dyn RunEvents,
+    /// Used as the conversation id when the definition names none.
+    pub run_id: Option<String>,
+}
+
+enum Interrupt {
+    /// A host callback failed; the turn in progress gets a trace.
+    Fault(Side, Error),
+    /// The signal fired; a turn in progress gets a trace.
+    Aborted,
+    /// Loop detection or the policy stopped the run before the turn began.
+    Stop(StopReason, bool, Option<String>),
+}
+
+/// What exists of the turn in progress, for the trace a fault leaves.
+#[derive(Default)]
+struct Partial {
+    step: Option<usize>,
+    selection: Option<Selection>,
+    user: Option<ModelMessage>,
+    agent: Vec<ModelMessage>,
+    /// Set once the turn's trace is out; a later fault then ends on it.
+    traced: bool,
+}
+
+struct Runner<'a, 'e> {
+    t: &'a Trajectory,
+    env: &'a Env<'e>,
+    traces: Vec<StepTrace>,
+    history: Vec<ModelMessage>,
+    snapshot: Snapshot,
+    /// The step chosen each turn (`None` for turns without one).
+    selected: Vec<Option<usize>>,
+    current: Option<usize>,
+    partial: Partial,
+}
+
+/// Runs a validated trajectory to its end. Never fails: faults end the run
+/// with reason `error` and are described on the last trace.
+pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
+    let start_ms = check_clock(env.clock.now_ms()).unwrap_or(0.0);
+    let conversation_id = t
+        .conversation_id
+        .clone()
+        .or_else(|| env.run_id.clone())
+        .unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64));
+    let mut r = Runner {
+        t,
+        env,
+        traces: Vec::new(),
+        history: Vec::new(),
+        snapshot: Snapshot::new(t.steps.as_ref(), &iso8601(start_ms)),
+        selected: Vec::new(),
+        current: None,
+        partial: Partial::default(),
+    };
+    let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
+    let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+    let mut turn = 0u32;
+    while outcome.is_ok() {
+        r.partial = Partial::default();
+        outcome = r.turn(turn).await;
+        turn += 1;
+    }
+    let end = r.finish(outcome.err().expect("the loop ends on an interrupt"));
+    TrajectoryResult { conversation_id, steps: r.traces, end: Some(end), step_states: r.snapshot.states }
+}
+
+fn fault(side: Side) -> impl Fn(Error) -> Interrupt {
+    move |e| Interrupt::Fault(side, e)
+}
+
+impl Runner<'_, '_> {
+    fn now(&self) -> std::result::Result<f64, Interrupt> {
+        check_clock(self.env.clock.now_ms()).map_err(fault(Side::Clock))
+    }
+
+    fn record(&self, payload: Payload) -> std::result::Result<(), Interrupt> {
+        self.env.events.record(payload).map_err(fault(Side::Recorder))
+    }
+
+    /// Awaits a host future, bounded by `timeout_ms` and the abort signal.
+    async fn guard<T>(&self, fut: LocalBoxFuture<'_, Result<T>>, side: Side, timeout_ms: Option<f64>) -> std::result::Result<T, Interrupt> {
+        let bounded: LocalBoxFuture<'_, Result<T>> = match (timeout_ms, self.env.timer) {
+            (Some(ms), Some(timer)) => Box::pin(async move {
+                match race(fut, timer.sleep(ms)).await {
+                    Either::Left(r) => r,
+                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({ms} ms)"))),
+                }
+            }),
+            _ => fut,
+        };
+        let result = match self.env.abort {
+            Some(a) => match race(bounded, a.wait()).await {
+                Either::Left(r) => r,
+                Either::Right(()) => return Err(Interrupt::Aborted),
+            },
+            None => bounded.await,
+        };
+        result.map_err(fault(side))
+    }
+
+    fn aborted(&self) -> bool {
+        self.env.abort.is_some_and(|a| a.aborted())
+    }
+
+    async fn turn(&mut self, turn: u32) -> std::result::Result<(), Interrupt> {
+        if self.aborted() {
+            return Err(Interrupt::Aborted);
+        }
+        let (step, selection, exhausted) = self.select(turn).await?;
+        self.partial.step = step;
+        self.partial.selection = Some(selection.clone());
+        self.selected.push(step);
+        if let Some(found) = detect_loop(&self.selected, &self.t.loop_detection) {
+            return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found))));
+        }
+        let graph = self.t.steps.as_ref();
+        let ctx = PolicyContext {
+            turn_index: turn,
+            max_turns: self.t.max_turns,
+            graph,
+            snapshot: &self.snapshot,
+            traces: &self.traces,
+            selected: step,
+            exhausted,
+        };
+        let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, None).await?;
+        if let Some((reason, completed, summary)) = decision.stop {
+            return Err(Interrupt::Stop(reason, completed, summary));
+        }
+        let step_def = step.and_then(|i| graph.map(|g| &g.steps[i]));
+        let step_id = step_def.map(|s| s.id.clone());
+        self.record(Payload::TurnStarted { turn_index: Some(turn.into()) })?;
+        self.record(Payload::StepSelected {
+            turn_index: turn.into(),
+            step_id: step_id.clone(),
+            method: selection.method,
+            candidates: selection.candidates.clone(),
+            ranker_error: selection.ranker_error.clone(),
+        })?;
+        if let Some(i) = step {
+            let now = iso8601(self.now()?);
+            self.snapshot.states[i].attempts += 1;
+            self.snapshot.set(i, StepStatus::InProgress, &now);
+        }
+
+        let user = self.user_message(step_def).await?;
+        self.partial.user = Some(user.clone());
+        self.record(Payload::MessageAppended { message: user.clone() })?;
+        self.history.push(user.clone());
+
+        let context = match self.env.observers {
+            Some(o) => o.context().map_err(fault(Side::Observer))?.map(|text| ModelMessage::text(Role::System, text)),
+            None => None,
+        };
+        let timeout = step_def.and_then(|s| s.timeout_ms);
+        let answer = self.guard(self.env.agent.respond(&self.history, context.as_ref()), Side::Agent, timeout).await;
+        let agent_messages = answer.and_then(|m| check_agent_messages(m).map_err(fault(Side::Agent)))?;
+        self.partial.agent = agent_messages.clone();
+        self.report_messages(&agent_messages)?;
+        self.history.extend(agent_messages.iter().cloned());
+
+        let trace = StepTrace {
+            turn_index: turn,
+            user_message: user,
+            agent_messages,
+            timestamp: iso8601(self.now()?),
+            step_id: step_id.clone(),
+            selection,
+            end: None,
+        };
+        self.traces.push(trace);
+        self.partial.traced = true;
+        self.env.events.trace(self.traces.last().expect("just pushed"));
+        if let Some(i) = step {
+            self.judge(i).await?;
+        }
+        let last = self.traces.last().expect("just pushed");
+        let assistant = last.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).cloned();
+        let tool_results = last.agent_messages.iter().filter(|m| m.role == Role::Tool).cloned().collect();
+        self.record(Payload::TurnEnded {
+            assistant: assistant.unwrap_or_else(|| ModelMessage::text(Role::Assistant, "")),
+            tool_results,
+            turn_index: Some(turn.into()),
+            step_id,
+        })
+    }
+
+    /// Turn 0 takes `start`; later turns take the next eligible step with
+    /// preconditions after the current one in graph order, else the ranker's
+    /// best candidate above the threshold, else no step.
+    async fn select(&mut self, turn: u32) -> std::result::Result<(Option<usize>, Selection, bool), Interrupt> {
+        let Some(g) = self.t.steps.as_ref() else {
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }, false));
+        };
+        if turn == 0 {
+            let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
+            return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }, false));
+        }
+        let eligible = self.eligible().await?;
+        let now = iso8601(self.now()?);
+        for (i, ok) in eligible.iter().enumerate() {
+            let status = self.snapshot.states[i].status;
+            match (ok, status) {
+                (false, StepStatus::Idle) => self.snapshot.set(i, StepStatus::Blocked, &now),
+                (true, StepStatus::Blocked) => self.snapshot.set(i, StepStatus::Idle, &now),
+                _ => {}
+            }
+        }
+        let after = self.current.unwrap_or(g.start);
+        if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
+            let c = Candidate { step_id: g.steps[i].id.clone(), score: 1.0, reasons: Some(vec!["next eligible step with preconditions in graph order".into()]) };
+            return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }, false));
+        }
+        let pool: Vec<&StepDefinition> = g.steps.iter().enumerate().filter(|(i, _)| eligible[*i]).map(|(_, s)| s).collect();
+        if pool.is_empty() {
+            let exhausted = (0..g.steps.len()).all(|i| !self.snapshot.open(i));
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }, exhausted));
+        }
+        let request = rank_request(self.t, &pool, &self.traces);
+        let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
+        let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
+        let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
+        Ok(match ranking.kept.first() {
+            Some(best) => {
+                let i = g.position(&best.step_id).expect("ranking keeps eligible ids");
+                (Some(i), Selection { method: SelectionMethod::LlmRanked, candidates, ranker_error: ranking.error }, false)
+            }
+            None => (None, Selection { method: SelectionMethod::None, candidates, ranker_error: ranking.error }, false),
+        })
+    }
+
+    /// Which steps may run now: open, every step they wait for satisfied,
+    /// every custom precondition true (all custom ones evaluated together).
+    async fn eligible(&self) -> std::result::Result<Vec<bool>, Interrupt> {
+        let g = self.t.steps.as_ref().expect("called with a graph");
+        let mut ok: Vec<bool> = g
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.snapshot.open(i) && s.requires().all(|d| self.snapshot.satisfied(g.position(d).expect("validated"))))
+            .collect();
+        let contexts: Vec<PredicateContext<'_>> =
+            (0..g.steps.len()).map(|i| PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i }).collect();
+        let mut owners = Vec::new();
+        let mut futures = Vec::new();
+        for (i, s) in g.steps.iter().enumerate().filter(|(i, _)| ok[*i]) {
+            for p in &s.preconditions {
+                if let Precondition::Custom { evaluate: Some(f), name } = p {
+                    owners.push((i, name.clone()));
+                    futures.push(f.evaluate(&contexts[i]));
+                }
+            }
+        }
+        let answers = match self.env.abort {
+            Some(a) => match race(Box::pin(join_all(futures)), a.wait()).await {
+                Either::Left(answers) => answers,
+                Either::Right(()) => return Err(Interrupt::Aborted),
+            },
+            None => join_all(futures).await,
+        };
+        for ((i, name), answer) in owners.into_iter().zip(answers) {
+            let id = &g.steps[i].id;
+            let holds = answer.map_err(|e| {
+                let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
+                Interrupt::Fault(Side::Precondition, e.within(&what).at_step(id))
+            })?;
+            ok[i] &= holds;
+        }
+        Ok(ok)
+    }
+
+    async fn user_message(&self, step: Option<&StepDefinition>) -> std::result::Result<ModelMessage, Interrupt> {
+        for reminder in [false, true] {
+            let request = user_message_request(self.t, step, &self.traces, reminder);
+            let answer = self.guard(self.env.user_model.complete(request), Side::UserSimulator, None).await?;
+            let text = answer.text.trim();
+            if !text.is_empty() {
+                return Ok(ModelMessage::text(Role::User, text));
+            }
+        }
+        Err(Interrupt::Fault(
+            Side::UserSimulator,
+            Error::new(ErrorCode::EmptyUserMessage, "the user model returned an empty message twice (the second time after a reminder)"),
+        ))
+    }
+
+    /// Records the agent's messages and every tool call/result pair in them,
+    /// and feeds completed calls to the observers.
+    fn report_messages(&self, messages: &[ModelMessage]) -> std::result::Result<(), Interrupt> {
+        let mut calls: Vec<(&str, &serde_json::Value)> = Vec::new();
+        for m in messages {
+            self.record(Payload::MessageAppended { message: m.clone() })?;
+            for p in m.parts() {
+                match p {
+                    Part::ToolCall { tool_call_id, tool_name, input } => {
+                        calls.push((tool_call_id, input));
+                        self.record(Payload::ToolStarted { tool_call_id: tool_call_id.clone(), tool_name: tool_name.clone(), args: input.clone() })?;
+                    }
+                    Part::ToolResult { tool_call_id, tool_name, output } => {
+                        let is_error = p.is_error_result();
+                        self.record(Payload::ToolEnded {
+                            tool_call_id: tool_call_id.clone(),
+                            tool_name: tool_name.clone(),
+                            result: output.clone(),
+                            is_error,
+                        })?;
+                        if let Some(o) = self.env.observers {
+                            let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| input.to_string());
+                            let error_message = is_error.then(|| {
+                                let v = output.get("value").unwrap_or(output);
+                                v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
+                            });
+                            let call = ToolCallInput { tool_name: tool_name.clone(), params_json: input, params_summary: None, success: !is_error, error_message };
+                            o.tool_call(call).map_err(fault(Side::Observer))?;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates step `i` after its turn: `isSatisfied` or the default
+    /// heuristic (the agent's last assistant message has text), then
+    /// `failed` once `maxAttempts` tries went unsatisfied.
+    async fn judge(&mut self, i: usize) -> std::result::Result<(), Interrupt> {
+        let g = self.t.steps.as_ref().expect("a step implies a graph");
+        let step = &g.steps[i];
+        let satisfied = match &step.is_satisfied {
+            Some(p) => {
+                let ctx = PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i };
+                self.guard(p.evaluate(&ctx), Side::Satisfaction, None)
+                    .await
+                    .map_err(|e| match e {
+                        Interrupt::Fault(side, e) => Interrupt::Fault(side, e.within(&format!("step {:?}: isSatisfied", step.id)).at_step(&step.id)),
+                        other => other,
+                    })?
+            }
+            None => self.traces.last().is_some_and(|t| {
+                t.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).is_some_and(|m| !m.text_content().trim().is_empty())
+            }),
+        };
+        let now = iso8601(self.now()?);
+        let state = &self.snapshot.states[i];
+        if satisfied {
+            self.snapshot.set(i, StepStatus::Satisfied, &now);
+        } else if step.max_attempts.is_some_and(|max| state.attempts >= max) {
+            self.snapshot.set(i, StepStatus::Failed, &now);
+            self.snapshot.propagate_skips(g, &now);
+        }
+        self.current = Some(i);
+        Ok(())
+    }
+
+    fn describe_loop(&self, found: &LoopFound) -> String {
+        let g = self.t.steps.as_ref().expect("loops need steps");
+        match found {
+            LoopFound::SameStep { step, times } => format!("step {:?} selected {times} times in a row", g.steps[*step].id),
+            LoopFound::Cycle { steps, repetitions } => {
+                let ids: Vec<&str> = steps.iter().map(|&i| g.steps[i].id.as_str()).collect();
+                format!("cycle {} repeated {repetitions} times", ids.join(" -> "))
+            }
+        }
+    }
+
+    /// Puts the end marker on the right trace and records `run_ended`.
+    fn finish(&mut self, why: Interrupt) -> End {
+        let (reason, completed, summary, error) = match why {
+            Interrupt::Stop(reason, completed, summary) => (reason, completed, summary, None),
+            Interrupt::Aborted => (StopReason::Aborted, false, Some("aborted by the signal".to_owned()), None),
+            Interrupt::Fault(side, e) => {
+                let summary = format!("{} failed: {}", side_name(side), e.message);
+                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id: e.step_id };
+                (StopReason::Error, false, Some(summary), Some(error))
+            }
+        };
+        let end = End { is_final: true, reason, completed, summary, error };
+        // A fault or abort inside a turn leaves that turn's trace; a stop
+        // decided between turns ends on the last trace.
+        let p = std::mem::take(&mut self.partial);
+        let new_trace = match reason {
+            StopReason::Error => !p.traced,
+            StopReason::Aborted => !p.traced && p.selection.is_some(),
+            _ => false,
+        };
+        if new_trace {
+            let g = self.t.steps.as_ref();
+            let now = self.env.clock.now_ms();
+            let trace = StepTrace {
+                turn_index: self.traces.len() as u32,
+                user_message: p.user.unwrap_or_else(|| ModelMessage::text(Role::User, "")),
+                agent_messages: p.agent,
+                timestamp: iso8601(if now.is_finite() { now } else { 0.0 }),
+                step_id: p.step.and_then(|i| g.map(|g| g.steps[i].id.clone())),
+                selection: p.selection.unwrap_or(Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }),
+                end: Some(end.clone()),
+            };
+            self.traces.push(trace);
+            self.env.events.trace(self.traces.last().expect("just pushed"));
+        } else if let Some(last) = self.traces.last_mut() {
+            last.end = Some(end.clone());
+            self.env.events.ended(&end);
+        }
+        let outcome = RunOutcome {
+            status: match reason {
+                StopReason::Error => OutcomeStatus::Error,
+                StopReason::Aborted => OutcomeStatus::Aborted,
+                _ => OutcomeStatus::Completed,
+            },
+            reason: Some(reason.as_str().to_owned()),
+            message: end.summary.clone(),
+            error_code: end.error.as_ref().map(|e| e.code.clone()),
+        };
+        // A recorder that already failed cannot take this one either.
+        let _ = self.env.events.record(Payload::RunEnded { outcome, new_messages: Vec::new() });
+        end
+    }
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::UserSimulator => "user simulator",
+        Side::Agent => "agent",
+        Side::Ranker => "step ranker",
+        Side::Precondition => "precondition",
+        Side::Satisfaction => "satisfaction check",
+        Side::Policy => "policy",
+        Side::Observer => "observer",
+        Side::Recorder => "recorder",
+        Side::Clock => "clock",
+    }
+}
+
+/// The agent answers with assistant and tool messages only.
+fn check_agent_messages(messages: Vec<ModelMessage>) -> Result<Vec<ModelMessage>> {
+    if let Some(i) = messages.iter().position(|m| matches!(m.role, Role::User | Role::System)) {
+        let role = if messages[i].role == Role::User { "user" } else { "system" };
+        return Err(Error::new(
+            ErrorCode::CallbackFailed,
+            format!("agent.respond returned a {role} message at messages[{i}]; expected assistant and tool messages"),
+        ));
+    }
+    Ok(messages)
+}

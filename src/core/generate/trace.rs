@@ -1,0 +1,186 @@
+//! What a run produces: one `StepTrace` per turn (the canonical record of
+//! the conversation), the final `end` marker and the steps' runtime states.
+//! Field names are those of `@tally-evals/trajectories`.
+
+use serde::{Deserialize, Serialize};
+
+use super::state::StepRuntimeState;
+use crate::core::message::ModelMessage;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    GoalReached,
+    MaxTurns,
+    PolicyViolation,
+    AgentLoop,
+    NoStepMatch,
+    Error,
+    Aborted,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::GoalReached => "goal-reached",
+            StopReason::MaxTurns => "max-turns",
+            StopReason::PolicyViolation => "policy-violation",
+            StopReason::AgentLoop => "agent-loop",
+            StopReason::NoStepMatch => "no-step-match",
+            StopReason::Error => "error",
+            StopReason::Aborted => "aborted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StopReason> {
+        Some(match s {
+            "goal-reached" => StopReason::GoalReached,
+            "max-turns" => StopReason::MaxTurns,
+            "policy-violation" => StopReason::PolicyViolation,
+            "agent-loop" => StopReason::AgentLoop,
+            "no-step-match" => StopReason::NoStepMatch,
+            "error" => StopReason::Error,
+            "aborted" => StopReason::Aborted,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SelectionMethod {
+    Start,
+    PreconditionsOrdered,
+    LlmRanked,
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    pub step_id: String,
+    pub score: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    pub method: SelectionMethod,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Candidate>>,
+    /// Why the ranker's answer was not usable (not JSON, wrong shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranker_error: Option<String>,
+}
+
+/// Which part of the run failed, for `end.error.side`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    UserSimulator,
+    Agent,
+    Ranker,
+    Precondition,
+    Satisfaction,
+    Policy,
+    Observer,
+    Recorder,
+    Clock,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndError {
+    pub code: String,
+    pub message: String,
+    pub side: Side,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct End {
+    pub is_final: bool,
+    pub reason: StopReason,
+    pub completed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<EndError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepTrace {
+    pub turn_index: u32,
+    pub user_message: ModelMessage,
+    /// Assistant and tool messages, in the order the agent produced them.
+    pub agent_messages: Vec<ModelMessage>,
+    /// ISO 8601, from the injected clock.
+    pub timestamp: String,
+    pub step_id: Option<String>,
+    pub selection: Selection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<End>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrajectoryResult {
+    #[serde(default)]
+    pub conversation_id: String,
+    pub steps: Vec<StepTrace>,
+    /// The same marker as the last trace's `end`; also there when the run
+    /// stopped before its first turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<End>,
+    #[serde(default)]
+    pub step_states: Vec<StepRuntimeState>,
+}
+
+impl TrajectoryResult {
+    pub fn end(&self) -> Option<&End> {
+        self.end.as_ref().or_else(|| self.steps.last().and_then(|t| t.end.as_ref()))
+    }
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (what
+/// `Date.prototype.toISOString` prints), computed without a clock.
+pub fn iso8601(ms: f64) -> String {
+    let ms = ms.floor() as i64;
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    // Civil-from-days (proleptic Gregorian), after H. Hinnant.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_matches_to_iso_string() {
+        assert_eq!(iso8601(0.0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(1_700_000_000_123.0), "2023-11-14T22:13:20.123Z");
+        assert_eq!(iso8601(951_782_400_000.0), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso8601(-1.0), "1969-12-31T23:59:59.999Z");
+    }
+}
