@@ -24,7 +24,7 @@ cmp -s "$work/web/agent_trajectories_bg.wasm" "$work/node/agent_trajectories_bg.
 
 # Feature flags rustc enables by default; plain -Oz refuses bulk memory and
 # --all-features emits stringref, which Node 20 refuses.
-"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$WASM_OPT" -Oz --gufa-optimizing -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

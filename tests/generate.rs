@@ -8,7 +8,7 @@ use std::rc::Rc;
 use agent_trajectories::core::capture::{Payload, Recorder};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
-use agent_trajectories::core::generate::export::{summarize, to_artifacts, to_conversation, to_jsonl};
+use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose};
 use agent_trajectories::core::message::{ModelMessage, Role};
@@ -245,7 +245,8 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
     assert_eq!(*kinds.last().unwrap(), "run_ended");
     assert_eq!(events.traces.borrow().as_slice(), r.steps.as_slice());
     // Exporters.
-    let lines = to_jsonl(&r);
+    let rv = result_value(&r);
+    let lines = to_jsonl(&rv).unwrap();
     assert_eq!(lines.len(), 3);
     let first: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(first["conversationId"], "c1");
@@ -253,14 +254,11 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
     assert_eq!(first["input"], json!({ "role": "user", "content": "user message 1" }));
     assert_eq!(first["output"], json!([{ "role": "assistant", "content": "reply 1" }]));
     assert_eq!(first["metadata"]["stepId"], "greet");
-    let conv = to_conversation(&r, None);
+    let conv = to_conversation(&rv, None).unwrap();
     assert_eq!(conv["id"], "c1");
     assert_eq!(conv["steps"].as_array().unwrap().len(), 3);
-    let s = summarize(&r);
+    let s = summarize(&rv).unwrap();
     assert!(s.contains("3 turns") && s.contains("goal-reached") && s.contains("Steps satisfied: 3/3"), "{s}");
-    let arts = to_artifacts(&r, &t);
-    assert_eq!(arts.iter().map(|a| a.0).collect::<Vec<_>>(), ["conversation.jsonl", "stepTraces.json", "trajectory.meta.json"]);
-    assert_eq!(arts[0].1.lines().count(), 3);
 }
 
 #[test]

@@ -41,6 +41,28 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, for reading one back from its string.
+    pub const ALL: [ErrorCode; 14] = [
+        ErrorCode::InvalidArgument,
+        ErrorCode::InvalidMessage,
+        ErrorCode::InvalidRecord,
+        ErrorCode::UnsupportedSchemaVersion,
+        ErrorCode::JsonlParse,
+        ErrorCode::SinkFailed,
+        ErrorCode::CallbackFailed,
+        ErrorCode::NotInitialized,
+        ErrorCode::Busy,
+        ErrorCode::Internal,
+        ErrorCode::InvalidTrajectory,
+        ErrorCode::Timeout,
+        ErrorCode::EmptyUserMessage,
+        ErrorCode::ReplayMiss,
+    ];
+
+    pub fn parse(s: &str) -> Option<ErrorCode> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",

@@ -22,13 +22,21 @@ pub fn to_js(e: Error) -> JsValue {
 }
 
 /// A value a JS callback threw or rejected with, as a core error that
-/// names the callback. An `Error`'s own message is kept verbatim.
+/// names the callback. An `Error`'s own message is kept verbatim, and so is
+/// the code of one of this library's errors passing through (a replayed
+/// model's `REPLAY_MISS`, say).
 pub fn from_callback(what: &str, thrown: &JsValue) -> Error {
     let detail = match thrown.dyn_ref::<js_sys::Error>() {
         Some(e) => String::from(e.message()),
         None => thrown.as_string().unwrap_or_else(|| format!("{thrown:?}")),
     };
-    Error::new(ErrorCode::CallbackFailed, format!("{what} threw: {detail}"))
+    let ours = thrown.dyn_ref::<js_sys::Error>().filter(|e| String::from(e.name()) == ERROR_NAME);
+    let code = ours
+        .and_then(|e| Reflect::get(e, &"code".into()).ok())
+        .and_then(|c| c.as_string())
+        .and_then(|c| ErrorCode::parse(&c))
+        .unwrap_or(ErrorCode::CallbackFailed);
+    Error::new(code, format!("{what} threw: {detail}"))
 }
 
 pub type JsResult<T> = Result<T, JsValue>;

@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod error;
 mod host;
+pub mod generate;
 pub mod message;
 pub mod observe;
 pub mod types;

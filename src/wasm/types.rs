@@ -12,12 +12,15 @@ export type Clock = () => number;
 /** Stable codes of every error this package throws (`err.code`). */
 export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'INVALID_MESSAGE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION'
-  | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL';
+  | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL'
+  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS';
 
 /** Every error this package throws: a real `Error` named `AgentTrajectoriesError`. */
 export interface AgentTrajectoriesError extends Error {
   name: 'AgentTrajectoriesError';
   code: ErrorCode;
+  /** The trajectory step the error is about, when there is one. */
+  stepId?: string;
   /** 1-based line, for JSONL input. */
   line?: number;
 }
@@ -68,7 +71,8 @@ export type TrajectoryPayload =
   | { kind: 'run_started'; identity: RunIdentity }
   | { kind: 'run_ended'; outcome: RunOutcome; new_messages?: ModelMessage[] }
   | { kind: 'turn_started'; turn_index?: number }
-  | { kind: 'turn_ended'; assistant: ModelMessage; tool_results?: ModelMessage[] }
+  | { kind: 'turn_ended'; assistant: ModelMessage; tool_results?: ModelMessage[]; turn_index?: number; step_id?: string }
+  | { kind: 'step_selected'; turn_index: number; step_id: string | null; method: StepSelectionMethod; candidates?: StepCandidate[]; ranker_error?: string }
   | { kind: 'message_appended'; message: ModelMessage }
   | { kind: 'tool_started'; tool_call_id: string; tool_name: string; args?: JsonValue }
   | { kind: 'tool_ended'; tool_call_id: string; tool_name: string; result?: JsonValue; is_error: boolean }

@@ -14,7 +14,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::record::{RunIdentity, RunOutcome};
-use crate::core::generate::{Candidate, SelectionMethod};
 use crate::core::message::ModelMessage;
 use crate::core::observe::Assessment;
 
@@ -81,13 +80,16 @@ payloads! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         step_id: Option<String>,
     }
-    /// Which step a generated turn works on, and how it was chosen.
+    /// Which step a generated turn works on, and how it was chosen
+    /// (`method`: start, preconditions-ordered, llm-ranked or none;
+    /// `candidates`: `[{ stepId, score, reasons? }]`). Kept as JSON data:
+    /// typed readers for them cost more module size than they are worth.
     StepSelected = "step_selected" {
         turn_index: u64,
         step_id: Option<String>,
-        method: SelectionMethod,
+        method: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        candidates: Option<Vec<Candidate>>,
+        candidates: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ranker_error: Option<String>,
     }

@@ -1,159 +1,113 @@
-//! Exporters: step JSONL (one line per turn), Tally's `Conversation`, a
-//! short summary and the three artifacts of a stored run. Pure functions of
-//! a result, so equal results give byte-equal output.
+//! Exporters: step JSONL (one line per turn), Tally's `Conversation` and a
+//! short summary. Pure functions of a result, so equal results give
+//! byte-equal output. (The artifacts of a stored run are assembled from
+//! these by the JS layer, which also sees the definition's callbacks.)
 
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::definition::{Precondition, Trajectory};
-use super::state::StepStatus;
-use super::trace::{StepTrace, TrajectoryResult};
-use crate::core::message::ModelMessage;
+use super::trace::TrajectoryResult;
+use crate::core::error::{Error, Result};
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ConversationStep<'a> {
-    step_index: u32,
-    input: &'a ModelMessage,
-    output: &'a [ModelMessage],
-    timestamp: &'a str,
-    metadata: Value,
+// The exporters read a result as JSON data, so a result that went through
+// a file (stepTraces.json) or was built by hand exports the same way, and
+// the module carries no second (deserialising) copy of the trace types.
+
+/// A result as the JSON data the exporters read.
+pub fn result_value(r: &TrajectoryResult) -> Value {
+    serde_json::to_value(r).expect("plain data serialises")
 }
 
-fn step_of(t: &StepTrace) -> ConversationStep<'_> {
+fn steps_of(r: &Value) -> Result<&Vec<Value>> {
+    r.get("steps").and_then(Value::as_array).ok_or_else(|| Error::invalid_argument("result.steps must be an array of step traces"))
+}
+
+/// `{ stepIndex, input, output, timestamp, metadata }` of one trace.
+fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
+    let field = |k: &str| t.get(k).ok_or_else(|| Error::invalid_argument(format!("result.steps[{i}] has no {k}")));
     let mut metadata = Map::new();
-    metadata.insert("stepId".into(), json!(t.step_id));
-    metadata.insert("selection".into(), serde_json::to_value(&t.selection).unwrap_or(Value::Null));
-    if let Some(end) = &t.end {
-        metadata.insert("end".into(), serde_json::to_value(end).unwrap_or(Value::Null));
+    metadata.insert("stepId".into(), t.get("stepId").cloned().unwrap_or(Value::Null));
+    metadata.insert("selection".into(), t.get("selection").cloned().unwrap_or(Value::Null));
+    if let Some(end) = t.get("end").filter(|e| !e.is_null()) {
+        metadata.insert("end".into(), end.clone());
     }
-    ConversationStep { step_index: t.turn_index, input: &t.user_message, output: &t.agent_messages, timestamp: &t.timestamp, metadata: Value::Object(metadata) }
+    let mut out = Map::new();
+    out.insert("stepIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
+    out.insert("input".into(), field("userMessage")?.clone());
+    out.insert("output".into(), field("agentMessages")?.clone());
+    out.insert("timestamp".into(), t.get("timestamp").cloned().unwrap_or(Value::Null));
+    out.insert("metadata".into(), Value::Object(metadata));
+    Ok(out)
+}
+
+fn conversation_id(r: &Value) -> &str {
+    r.get("conversationId").and_then(Value::as_str).unwrap_or("conversation")
 }
 
 /// One JSON line per turn: `{conversationId, stepIndex, input, output, timestamp, metadata}`.
-pub fn to_jsonl(r: &TrajectoryResult) -> Vec<String> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Line<'a> {
-        conversation_id: &'a str,
-        #[serde(flatten)]
-        step: ConversationStep<'a>,
-    }
-    r.steps
+pub fn to_jsonl(r: &Value) -> Result<Vec<String>> {
+    let id = Value::String(conversation_id(r).to_owned());
+    steps_of(r)?
         .iter()
-        .map(|t| serde_json::to_string(&Line { conversation_id: &r.conversation_id, step: step_of(t) }).expect("plain data serialises"))
+        .enumerate()
+        .map(|(i, t)| {
+            let mut line = Map::new();
+            line.insert("conversationId".into(), id.clone());
+            line.extend(step_of(t, i)?);
+            Ok(Value::Object(line).to_string())
+        })
         .collect()
 }
 
 /// Tally's `Conversation`: `{ id, steps: [{ stepIndex, input, output, timestamp, metadata }] }`.
-pub fn to_conversation(r: &TrajectoryResult, id: Option<&str>) -> Value {
-    let steps: Vec<ConversationStep<'_>> = r.steps.iter().map(step_of).collect();
-    json!({ "id": id.unwrap_or(&r.conversation_id), "steps": steps })
+pub fn to_conversation(r: &Value, id: Option<&str>) -> Result<Value> {
+    let steps = steps_of(r)?.iter().enumerate().map(|(i, t)| step_of(t, i).map(Value::Object)).collect::<Result<Vec<_>>>()?;
+    Ok(json!({ "id": id.unwrap_or(conversation_id(r)), "steps": steps }))
+}
+
+fn end_of(r: &Value) -> Option<&Value> {
+    r.get("end").filter(|e| e.is_object()).or_else(|| steps_of(r).ok()?.last()?.get("end").filter(|e| e.is_object()))
 }
 
 /// A few lines a person can read: turns, steps satisfied, how it stopped.
-pub fn summarize(r: &TrajectoryResult) -> String {
-    let turns = r.steps.len();
-    let mut out = format!("Trajectory {}: {turns} turn{}", r.conversation_id, if turns == 1 { "" } else { "s" });
-    match r.end() {
+pub fn summarize(r: &Value) -> Result<String> {
+    let steps = steps_of(r)?;
+    let turns = steps.len();
+    let mut out = format!("Trajectory {}: {turns} turn{}", conversation_id(r), if turns == 1 { "" } else { "s" });
+    match end_of(r) {
         Some(end) => {
-            out.push_str(&format!(", stopped: {} ({})", end.reason.as_str(), if end.completed { "completed" } else { "not completed" }));
-            if let Some(s) = &end.summary {
+            let reason = end.get("reason").and_then(Value::as_str).unwrap_or("?");
+            let completed = end.get("completed").and_then(Value::as_bool).unwrap_or(false);
+            out.push_str(&format!(", stopped: {reason} ({})", if completed { "completed" } else { "not completed" }));
+            if let Some(s) = end.get("summary").and_then(Value::as_str) {
                 out.push_str(&format!(" — {s}"));
             }
         }
         None => out.push_str(", no end marker"),
     }
     out.push('.');
-    if !r.step_states.is_empty() {
-        let satisfied: Vec<&str> =
-            r.step_states.iter().filter(|s| s.status == StepStatus::Satisfied).map(|s| s.step_id.as_str()).collect();
-        out.push_str(&format!("\nSteps satisfied: {}/{}", satisfied.len(), r.step_states.len()));
+    let states = r.get("stepStates").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if !states.is_empty() {
+        let with = |wanted: &[&str]| -> Vec<&str> {
+            states
+                .iter()
+                .filter(|s| s.get("status").and_then(Value::as_str).is_some_and(|st| wanted.contains(&st)))
+                .filter_map(|s| s.get("stepId").and_then(Value::as_str))
+                .collect()
+        };
+        let satisfied = with(&["satisfied"]);
+        out.push_str(&format!("\nSteps satisfied: {}/{}", satisfied.len(), states.len()));
         if !satisfied.is_empty() {
             out.push_str(&format!(" ({})", satisfied.join(", ")));
         }
-        let failed: Vec<&str> = r
-            .step_states
-            .iter()
-            .filter(|s| matches!(s.status, StepStatus::Failed | StepStatus::Skipped))
-            .map(|s| s.step_id.as_str())
-            .collect();
+        let failed = with(&["failed", "skipped"]);
         if !failed.is_empty() {
             out.push_str(&format!("; failed or skipped: {}", failed.join(", ")));
         }
         out.push('.');
     }
-    let path: Vec<&str> = r.steps.iter().map(|t| t.step_id.as_deref().unwrap_or("-")).collect();
+    let path: Vec<&str> = steps.iter().map(|t| t.get("stepId").and_then(Value::as_str).unwrap_or("-")).collect();
     if !path.is_empty() {
         out.push_str(&format!("\nPath: {}", path.join(" -> ")));
     }
-    out
-}
-
-/// The definition as data (callbacks shown by name), for `trajectory.meta.json`.
-pub fn definition_meta(t: &Trajectory) -> Value {
-    let steps = t.steps.as_ref().map(|g| {
-        let steps: Vec<Value> = g
-            .steps
-            .iter()
-            .map(|s| {
-                let pre: Vec<Value> = s
-                    .preconditions
-                    .iter()
-                    .map(|p| match p {
-                        Precondition::StepSatisfied(id) => json!({ "type": "stepSatisfied", "stepId": id }),
-                        Precondition::Custom { name, .. } => json!({ "type": "custom", "name": name }),
-                    })
-                    .collect();
-                json!({
-                    "id": s.id, "instruction": s.instruction, "hints": s.hints, "preconditions": pre,
-                    "maxAttempts": s.max_attempts, "timeoutMs": s.timeout_ms, "customSatisfaction": s.is_satisfied.is_some(),
-                })
-            })
-            .collect();
-        let terminals: Vec<&str> = g.terminals.iter().map(|&i| g.steps[i].id.as_str()).collect();
-        json!({ "steps": steps, "start": g.steps[g.start].id, "terminals": terminals })
-    });
-    json!({
-        "goal": t.goal,
-        "persona": t.persona,
-        "steps": steps,
-        "maxTurns": t.max_turns,
-        "conversationId": t.conversation_id,
-        "metadata": t.metadata,
-        "loopDetection": {
-            "maxConsecutiveSameStep": t.loop_detection.max_consecutive_same_step,
-            "maxCycleLength": t.loop_detection.max_cycle_length,
-            "maxCycleRepetitions": t.loop_detection.max_cycle_repetitions,
-        },
-        "ranker": { "threshold": t.ranker.threshold, "contextSteps": t.ranker.context_steps, "topK": t.ranker.top_k },
-        "userContextSteps": t.user_context_steps,
-    })
-}
-
-/// `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json`.
-pub fn to_artifacts(r: &TrajectoryResult, t: &Trajectory) -> Vec<(&'static str, String)> {
-    let mut jsonl = to_jsonl(r).join("\n");
-    if !jsonl.is_empty() {
-        jsonl.push('\n');
-    }
-    let meta = json!({
-        "trajectoryId": r.conversation_id,
-        "createdAt": r.steps.first().map(|s| s.timestamp.clone()),
-        "turns": r.steps.len(),
-        "end": r.end(),
-        "stepStates": r.step_states,
-        "definition": definition_meta(t),
-    });
-    vec![
-        ("conversation.jsonl", jsonl),
-        ("stepTraces.json", pretty(&r.steps)),
-        ("trajectory.meta.json", pretty(&meta)),
-    ]
-}
-
-fn pretty<T: Serialize + ?Sized>(v: &T) -> String {
-    let mut s = serde_json::to_string_pretty(v).expect("plain data serialises");
-    s.push('\n');
-    s
+    Ok(out)
 }

@@ -7,7 +7,6 @@ pub mod concurrency;
 pub mod definition;
 pub mod export;
 pub mod prompt;
-pub mod replay;
 pub mod run;
 pub mod state;
 pub mod trace;

@@ -176,8 +176,21 @@ pub fn parse_ranking(text: &str, eligible: &[&StepDefinition], cfg: &RankerConfi
         };
         all.push(Candidate { step_id: id.to_owned(), score, reasons });
     }
-    all.sort_by(|a, b| b.score.total_cmp(&a.score));
-    all.dedup_by(|b, a| a.step_id == b.step_id);
+    // Few candidates: an insertion sort (stable, highest score first) keeps
+    // a general sort's code out of the module.
+    for i in 1..all.len() {
+        let mut j = i;
+        while j > 0 && all[j - 1].score < all[j].score {
+            all.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    all.retain(|c| {
+        let fresh = !seen.contains(&c.step_id);
+        seen.push(c.step_id.clone());
+        fresh
+    });
     all.truncate(cfg.top_k as usize);
     let kept = all.iter().filter(|c| c.score > cfg.threshold).cloned().collect();
     let error = (!unknown.is_empty()).then(|| format!("ranker named steps that are not eligible: {}", unknown.join(", ")));

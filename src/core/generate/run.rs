@@ -195,8 +195,8 @@ impl Runner<'_, '_> {
         self.record(Payload::StepSelected {
             turn_index: turn.into(),
             step_id: step_id.clone(),
-            method: selection.method,
-            candidates: selection.candidates.clone(),
+            method: selection.method.as_str().to_owned(),
+            candidates: selection.candidates.as_ref().map(|c| serde_json::to_value(c).expect("plain data serialises")),
             ranker_error: selection.ranker_error.clone(),
         })?;
         if let Some(i) = step {

@@ -1,14 +1,14 @@
 //! The steps' runtime state, eligibility, loop detection and the default
 //! stop policy. All of it costs O(steps) per turn, never O(history).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::definition::{LoopDetection, StepGraph};
 use super::trace::{StepTrace, StopReason};
 use crate::core::error::Result;
 use crate::core::host::LocalBoxFuture;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     Idle,
@@ -19,7 +19,7 @@ pub enum StepStatus {
     Skipped,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepRuntimeState {
     pub step_id: String,

@@ -2,12 +2,12 @@
 //! the conversation), the final `end` marker and the steps' runtime states.
 //! Field names are those of `@tally-evals/trajectories`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::state::StepRuntimeState;
 use crate::core::message::ModelMessage;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     GoalReached,
@@ -46,7 +46,7 @@ impl StopReason {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SelectionMethod {
     Start,
@@ -55,28 +55,39 @@ pub enum SelectionMethod {
     None,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl SelectionMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelectionMethod::Start => "start",
+            SelectionMethod::PreconditionsOrdered => "preconditions-ordered",
+            SelectionMethod::LlmRanked => "llm-ranked",
+            SelectionMethod::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     pub step_id: String,
     pub score: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasons: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Selection {
     pub method: SelectionMethod,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub candidates: Option<Vec<Candidate>>,
     /// Why the ranker's answer was not usable (not JSON, wrong shape).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ranker_error: Option<String>,
 }
 
 /// Which part of the run failed, for `end.error.side`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Side {
     UserSimulator,
@@ -90,29 +101,29 @@ pub enum Side {
     Clock,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EndError {
     pub code: String,
     pub message: String,
     pub side: Side,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct End {
     pub is_final: bool,
     pub reason: StopReason,
     pub completed: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<EndError>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepTrace {
     pub turn_index: u32,
@@ -123,21 +134,19 @@ pub struct StepTrace {
     pub timestamp: String,
     pub step_id: Option<String>,
     pub selection: Selection,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TrajectoryResult {
-    #[serde(default)]
     pub conversation_id: String,
     pub steps: Vec<StepTrace>,
     /// The same marker as the last trace's `end`; also there when the run
     /// stopped before its first turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
-    #[serde(default)]
     pub step_states: Vec<StepRuntimeState>,
 }
 

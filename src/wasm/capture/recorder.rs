@@ -126,6 +126,31 @@ pub struct TrajectoryRecorder {
     clock: JsClock,
 }
 
+impl TrajectoryRecorder {
+    /// Stamps and submits a payload from Rust: its seq, and with `keep` a
+    /// copy of the stamped record.
+    pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<TrajectoryRecord>), Error> {
+        if let Some(f) = self.chan.dispatcher.borrow().failure() {
+            return Err(f.clone());
+        }
+        let now = self.clock.try_now()?;
+        let record = self
+            .state
+            .try_borrow_mut()
+            .map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))?
+            .stamp(payload, now)?;
+        let (seq, copy) = (record.seq, keep.then(|| record.clone()));
+        let submitted = self.chan.dispatcher.borrow_mut().submit(record)?;
+        if let Some(now) = submitted {
+            pump(&self.chan, now);
+        }
+        match self.chan.dispatcher.borrow().failure() {
+            Some(f) => Err(f.clone()),
+            None => Ok((seq, copy)),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl TrajectoryRecorder {
     /// `sink`: a `MemorySink`, a `JsonlSink`, or any object with
@@ -174,23 +199,7 @@ impl TrajectoryRecorder {
             return Err(to_js(f.clone()));
         }
         let payload: Payload = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
-        let now = self.clock.try_now().js()?;
-        let record = self
-            .state
-            .try_borrow_mut()
-            .map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))
-            .js()?
-            .stamp(payload, now)
-            .js()?;
-        let seq = record.seq as f64;
-        let submitted = self.chan.dispatcher.borrow_mut().submit(record).js()?;
-        if let Some(now) = submitted {
-            pump(&self.chan, now);
-        }
-        match self.chan.dispatcher.borrow().failure() {
-            Some(f) => Err(to_js(f.clone())),
-            None => Ok(seq),
-        }
+        self.record_payload(payload, false).map(|(seq, _)| seq as f64).js()
     }
 
     /// A recorder for a child run: same sink and clock, its own seq space

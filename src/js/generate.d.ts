@@ -1,0 +1,163 @@
+// ---- Generate ----------------------------------------------------------
+
+/** What the core asks a model. `purpose` says why; `responseFormat: 'json'` means the prompt asks for JSON. */
+export interface ModelRequest {
+  purpose: 'user-message' | 'rank-steps' | 'decide' | 'reflect' | 'summarize';
+  system?: string;
+  messages: ModelMessage[];
+  tools?: { name: string; description: string; inputSchema: JsonValue }[];
+  responseFormat?: 'text' | 'json';
+}
+export type ModelResponse =
+  | string
+  | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: { inputTokens?: number; outputTokens?: number } };
+/** An injected model: the simulated user, the step ranker. */
+export type Model = (request: ModelRequest) => Promise<ModelResponse>;
+
+export interface Persona { name?: string; description: string; guardrails?: readonly string[] }
+export type StepId = string;
+export interface StepsSnapshot {
+  satisfied: Set<StepId>;
+  attemptsByStep: Map<StepId, number>;
+  states: StepRuntimeState[];
+}
+export interface PreconditionContext { stepTraces: readonly StepTrace[]; snapshot: StepsSnapshot; step: StepDefinition; state: StepRuntimeState }
+export type SatisfactionContext = PreconditionContext;
+export type Precondition =
+  | { type: 'stepSatisfied'; stepId: StepId }
+  | { type: 'custom'; name?: string; evaluate(ctx: PreconditionContext): boolean | Promise<boolean> };
+export interface StepDefinition {
+  id: StepId;
+  instruction: string;
+  hints?: readonly string[];
+  preconditions?: readonly Precondition[];
+  /** Unsatisfied tries after which the step is `failed`. */
+  maxAttempts?: number;
+  /** Bounds the agent's answer on this step's turns; expiry ends the run with `error` (code TIMEOUT). */
+  timeoutMs?: number;
+  /** Default: the agent's last assistant message of the turn has text. */
+  isSatisfied?(ctx: SatisfactionContext): boolean | Promise<boolean>;
+}
+export interface StepGraph { steps: readonly StepDefinition[]; start: StepId; terminals?: readonly StepId[] }
+export interface Trajectory {
+  goal: string;
+  persona: Persona;
+  steps?: StepGraph;
+  /** The only turn cap. Default 20. */
+  maxTurns?: number;
+  conversationId?: string;
+  metadata?: Record<string, unknown>;
+  loopDetection?: { maxConsecutiveSameStep?: number; maxCycleLength?: number; maxCycleRepetitions?: number };
+  ranker?: { threshold?: number; contextSteps?: number; topK?: number };
+  /** Turns of context the simulated user sees. Default 2. */
+  userContextSteps?: number;
+}
+/** The agent under test. `history` is read-only: the same array grows turn by turn. */
+export interface AgentHandle {
+  respond(history: readonly ModelMessage[]): Promise<{ messages: readonly ModelMessageInput[] } | readonly ModelMessageInput[]>;
+}
+
+export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'error' | 'aborted';
+export type StepSelectionMethod = 'start' | 'preconditions-ordered' | 'llm-ranked' | 'none';
+export interface StepCandidate { stepId: StepId; score: number; reasons?: string[] }
+export interface StepTraceEnd {
+  isFinal: true;
+  reason: StopReason;
+  completed: boolean;
+  summary?: string;
+  /** For reason 'error': what failed, and where. */
+  error?: {
+    code: ErrorCode | string;
+    message: string;
+    side: 'user-simulator' | 'agent' | 'ranker' | 'precondition' | 'satisfaction' | 'policy' | 'observer' | 'recorder' | 'clock';
+    stepId?: StepId;
+  };
+}
+export interface StepTrace {
+  turnIndex: number;
+  userMessage: ModelMessage;
+  agentMessages: ModelMessage[];
+  /** ISO 8601, from the injected clock. */
+  timestamp: string;
+  stepId: StepId | null;
+  selection: { method: StepSelectionMethod; candidates?: StepCandidate[]; rankerError?: string };
+  end?: StepTraceEnd;
+}
+export interface StepRuntimeState {
+  stepId: StepId;
+  status: 'idle' | 'in_progress' | 'satisfied' | 'blocked' | 'failed' | 'skipped';
+  attempts: number;
+  lastUpdatedAt: string;
+}
+export interface TrajectoryResult {
+  conversationId?: string;
+  steps: StepTrace[];
+  /** The final marker (also on the last trace); present even when no turn ran. */
+  end?: StepTraceEnd;
+  stepStates?: StepRuntimeState[];
+}
+
+export interface PolicyContext {
+  turnIndex: number;
+  maxTurns: number;
+  stepTraces: readonly StepTrace[];
+  snapshot: StepsSnapshot;
+  selectedStepId: StepId | null;
+  terminals: StepId[];
+  /** No step can run now or later. */
+  exhausted: boolean;
+  /** What DefaultPolicy decides here. */
+  defaultDecision: PolicyDecision;
+}
+export type PolicyDecision = { stop: false } | { stop: true; reason: StopReason; completed?: boolean; summary?: string };
+export interface Policy { evaluate(ctx: PolicyContext): PolicyDecision | undefined | Promise<PolicyDecision | undefined> }
+/** The built-in stop rules (terminal satisfied, maxTurns, nothing left to run), for policies that defer to them. */
+export class DefaultPolicy implements Policy {
+  evaluate(ctx: PolicyContext): PolicyDecision;
+}
+
+export interface RunTrajectoryOptions {
+  /** The simulated user and step ranker: a Model function or an AI SDK language model. */
+  userModel: Model | object;
+  clock?: Clock;
+  /** Records of the run go here (MemorySink, JsonlSink or any { record(r) }). */
+  sink?: Sink;
+  onSinkError?: 'drop' | 'fail';
+  /** Every record, live, as it is made. */
+  onRecord?(record: TrajectoryRecord): void;
+  /** Tool calls in the agent's messages feed it; its assessment reaches the agent next turn. */
+  observers?: ObserverPipeline | ObserverPipelineOptions;
+  /** Replaces DefaultPolicy. */
+  policy?: Policy | Policy['evaluate'];
+  signal?: AbortSignal | { aborted: boolean; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void };
+  /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
+  runId?: string;
+}
+export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
+
+export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
+/** Tally's `Conversation`. */
+export interface Conversation { id: string; steps: ConversationStep[] }
+export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
+/** Node only: writes toArtifacts(result, def) into `dir`; resolves with the written paths. */
+export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
+
+/** An AI SDK Agent (with `generate`) or a `generateText` config without `messages`/`prompt` (needs the `ai` package). */
+export function withAISdkAgent(agentOrConfig: { generate(input: { messages: ModelMessage[] }): Promise<unknown> } | { model: unknown; [option: string]: unknown }): AgentHandle;
+/** A Mastra Agent. */
+export function withMastraAgent(agent: { generate(messages: ModelMessage[]): Promise<unknown> }): AgentHandle;
+/** An AI SDK language model as a Model (calls `generateText` from `ai`). */
+export function fromAISdkModel(model: object): Model;
+export interface ModelRecording {
+  format: 'agent-trajectories/model-recording';
+  version: 1;
+  entries: { key: string; request: ModelRequest; response: ModelResponse }[];
+}
+/** A Model that keeps every request → response; read them from `.recording`. */
+export function recordingModel(model: Model | object): Model & { readonly recording: ModelRecording };
+/** A Model answering from a recording; an unknown request rejects with REPLAY_MISS and a diff. */
+export function replayModel(recording: ModelRecording | string): Model;
+/** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. */
+export function toArtifacts(result: TrajectoryResult, def: Trajectory): TrajectoryArtifacts;
+/** A stable key for a model request (a hash of its canonical JSON): what recordings are keyed by. */
+export function modelRequestKey(request: ModelRequest): string;

@@ -1,0 +1,248 @@
+// The JS side of generation: agent and model adapters for the AI SDK and
+// Mastra (plain JS objects, so they live here rather than in Rust), model
+// record/replay, and runTrajectory's option normalisation. Inlined into
+// every entry by scripts/assemble.mjs as `makeGenerate(wasm)`.
+function makeGenerate(wasm) {
+  const fail = (code, message) => {
+    const err = new Error(message);
+    err.name = 'AgentTrajectoriesError';
+    err.code = code;
+    return err;
+  };
+  const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+
+  // Loaded on first use: `ai` is an optional peer dependency.
+  let ai;
+  const loadAi = async () => {
+    try {
+      ai ??= await import('ai');
+    } catch (e) {
+      throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai): ${e && e.message}`);
+    }
+    return ai;
+  };
+
+  // AI SDK results carry the turn's assistant and tool messages in
+  // `response.messages`; older shapes are rebuilt from steps or text.
+  function messagesOf(result, who) {
+    if (Array.isArray(result?.response?.messages)) return result.response.messages;
+    if (Array.isArray(result?.messages)) return result.messages;
+    if (Array.isArray(result?.steps)) {
+      const out = result.steps.flatMap((s) => s?.response?.messages ?? []);
+      if (out.length) return out;
+    }
+    if (typeof result?.text === 'string') return [{ role: 'assistant', content: result.text }];
+    throw fail('CALLBACK_FAILED', `${who} returned no messages (no response.messages, steps or text)`);
+  }
+
+  function withAISdkAgent(target) {
+    if (target === null || typeof target !== 'object') {
+      throw fail('INVALID_ARGUMENT', 'withAISdkAgent needs an AI SDK Agent (with generate) or a generateText config (with model)');
+    }
+    if (typeof target.generate === 'function') {
+      return {
+        async respond(messages) {
+          return { messages: messagesOf(await target.generate({ messages }), 'agent.generate') };
+        },
+      };
+    }
+    if (!target.model) throw fail('INVALID_ARGUMENT', 'withAISdkAgent: a generateText config needs `model`');
+    if ('messages' in target || 'prompt' in target) {
+      throw fail('INVALID_ARGUMENT', 'withAISdkAgent: leave `messages` and `prompt` out of the config; the history is passed as `messages`');
+    }
+    return {
+      async respond(messages) {
+        const { generateText } = await loadAi();
+        return { messages: messagesOf(await generateText({ ...target, messages }), 'generateText') };
+      },
+    };
+  }
+
+  function withMastraAgent(agent) {
+    if (agent === null || typeof agent !== 'object' || typeof agent.generate !== 'function') {
+      throw fail('INVALID_ARGUMENT', 'withMastraAgent needs a Mastra Agent (with generate)');
+    }
+    return {
+      async respond(messages) {
+        return { messages: messagesOf(await agent.generate(messages), 'mastra agent.generate') };
+      },
+    };
+  }
+
+  function fromAISdkModel(model) {
+    if (model === null || typeof model !== 'object') throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model');
+    return async (req) => {
+      const { generateText } = await loadAi();
+      const r = await generateText({ model, system: req.system, messages: req.messages });
+      return { text: r.text, usage: { inputTokens: r.usage?.inputTokens, outputTokens: r.usage?.outputTokens } };
+    };
+  }
+
+  const isAiSdkModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function';
+  const asModel = (m, what) => {
+    if (typeof m === 'function') return m;
+    if (isAiSdkModel(m)) return fromAISdkModel(m);
+    throw fail('INVALID_ARGUMENT', `${what} must be a function (request) => Promise<string | { text }> or an AI SDK language model`);
+  };
+
+  // Record/replay. A request's key hashes its canonical JSON (object keys
+  // sorted), so key order does not matter.
+  const canonical = (v) => {
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v === null || typeof v !== 'object') return v;
+    const out = {};
+    for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = canonical(v[k]);
+    return out;
+  };
+  function modelRequestKey(request) {
+    // Two independent 32-bit FNV-1a style lanes over the UTF-16 text: 16 hex digits.
+    const text = JSON.stringify(canonical(request));
+    let a = 0x811c9dc5, b = 0x01000193 ^ text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193) >>> 0;
+      b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+      b ^= b >>> 15;
+    }
+    return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+  }
+  const show = (v) => {
+    const s = JSON.stringify(v) ?? 'undefined';
+    return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  };
+  // Where two JSON values differ, as `path: recorded X, requested Y` lines;
+  // long strings are shown at their first differing line.
+  function diff(a, b, path, out) {
+    if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+      if (Array.isArray(a)) {
+        if (a.length !== b.length) out.push(`${path}: recorded ${a.length} items, requested ${b.length}`);
+        for (let i = 0; i < Math.min(a.length, b.length); i++) diff(a[i], b[i], `${path}[${i}]`, out);
+      } else {
+        for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+          if (!(k in b)) out.push(`${path}.${k}: recorded ${show(a[k])}, requested (missing)`);
+          else if (!(k in a)) out.push(`${path}.${k}: recorded (missing), requested ${show(b[k])}`);
+          else diff(a[k], b[k], `${path}.${k}`, out);
+        }
+      }
+    } else if (typeof a === 'string' && typeof b === 'string' && a !== b) {
+      const la = a.split('\n'), lb = b.split('\n');
+      let i = 0;
+      while (i < la.length && i < lb.length && la[i] === lb[i]) i++;
+      out.push(`${path} line ${i + 1}: recorded ${show(la[i] ?? '(no such line)')}, requested ${show(lb[i] ?? '(no such line)')}`);
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+      out.push(`${path}: recorded ${show(a)}, requested ${show(b)}`);
+    }
+    return out;
+  }
+
+  const FORMAT = 'agent-trajectories/model-recording';
+  function recordingModel(model) {
+    const call = asModel(model, 'recordingModel(model)');
+    const entries = [];
+    const recording = async (req) => {
+      const response = await call(req);
+      entries.push({ key: modelRequestKey(req), request: plain(req), response: plain(response) });
+      return response;
+    };
+    Object.defineProperty(recording, 'recording', {
+      get: () => ({ format: FORMAT, version: 1, entries: entries.map((e) => ({ ...e })) }),
+    });
+    return recording;
+  }
+
+  function replayModel(recording) {
+    const rec = typeof recording === 'string' ? JSON.parse(recording) : recording;
+    if (rec?.format !== FORMAT || !Array.isArray(rec.entries)) {
+      throw fail('INVALID_ARGUMENT', `replayModel: not a model recording (expected format ${JSON.stringify(FORMAT)} with entries)`);
+    }
+    if (!(rec.version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${rec.version}; this build reads up to 1`);
+    // Keys are recomputed, so a hand-edited request still matches.
+    const byKey = new Map();
+    rec.entries.forEach((e, i) => {
+      if (!e || !('request' in e) || !('response' in e)) throw fail('INVALID_ARGUMENT', `replayModel: entries[${i}] needs request and response`);
+      const key = modelRequestKey(e.request);
+      if (!byKey.has(key)) byKey.set(key, { list: [], next: 0 });
+      byKey.get(key).list.push(e.response);
+    });
+    return async (req) => {
+      const key = modelRequestKey(req);
+      const hit = byKey.get(key);
+      if (hit) return plain(hit.list[Math.min(hit.next++, hit.list.length - 1)]);
+      const same = rec.entries.filter((e) => e.request?.purpose === req?.purpose);
+      const diffs = same.map((e) => diff(canonical(e.request), canonical(plain(req)), 'request', []));
+      diffs.sort((x, y) => x.length - y.length);
+      const purpose = req?.purpose ?? '?';
+      throw fail('REPLAY_MISS', diffs.length
+        ? `replayModel: no recorded answer for this ${purpose} request (key ${key}). Closest recorded request differs at:\n${diffs[0].slice(0, 8).join('\n')}`
+        : `replayModel: no recorded answer for this ${purpose} request (key ${key}); the recording has no ${purpose} requests`);
+    };
+  }
+
+  async function runTrajectory(trajectory, opts = {}) {
+    if (opts === null || typeof opts !== 'object') throw fail('INVALID_ARGUMENT', 'runTrajectory(trajectory, { userModel, ... })');
+    const userModel = asModel(opts.userModel ?? trajectory?.userModel, 'opts.userModel');
+    let observers = opts.observers;
+    if (observers != null && typeof observers.recordToolCall !== 'function') {
+      observers = new wasm.ObserverPipeline(Array.isArray(observers) ? { observers } : observers);
+    }
+    return wasm.runTrajectory(trajectory, { ...opts, userModel, observers });
+  }
+
+  /**
+   * The built-in stop rules, as a policy object: a replacement policy can
+   * defer to it. Its answer is the one the core computed for this context
+   * (`ctx.defaultDecision`).
+   */
+  class DefaultPolicy {
+    evaluate(ctx) {
+      if (!ctx || typeof ctx.defaultDecision !== 'object') {
+        throw fail('INVALID_ARGUMENT', 'DefaultPolicy.evaluate needs the context runTrajectory passes to policies');
+      }
+      return ctx.defaultDecision;
+    }
+  }
+
+  /** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. */
+  function toArtifacts(result, def) {
+    const lines = wasm.toJSONL(result);
+    const steps = result.steps;
+    const end = result.end ?? steps[steps.length - 1]?.end;
+    // The definition as data: live objects left out, callbacks named.
+    const definition = JSON.parse(JSON.stringify(def ?? {}, function (key, value) {
+      if (this === def && (key === 'agent' || key === 'userModel')) return undefined;
+      return typeof value === 'function' ? `[function ${value.name || key}]` : value;
+    }));
+    const meta = {
+      trajectoryId: result.conversationId ?? def?.conversationId ?? null,
+      createdAt: steps[0]?.timestamp ?? null,
+      turns: steps.length,
+      end: end ?? null,
+      stepStates: result.stepStates ?? null,
+      definition,
+    };
+    return {
+      'conversation.jsonl': lines.length ? `${lines.join('\n')}\n` : '',
+      'stepTraces.json': `${JSON.stringify(steps, null, 2)}\n`,
+      'trajectory.meta.json': `${JSON.stringify(meta, null, 2)}\n`,
+    };
+  }
+
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };
+}
+
+// Node only: writes toArtifacts(result, def) into `dir` (created if needed).
+function makeWriteArtifacts(toArtifacts) {
+  return async function writeArtifacts(dir, result, def) {
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const files = toArtifacts(result, def);
+    await mkdir(dir, { recursive: true });
+    const paths = [];
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      paths.push(path);
+    }
+    return paths;
+  };
+}

@@ -1,0 +1,187 @@
+//! Generation for JS: `createTrajectory`, the run (wrapped by the entries'
+//! `runTrajectory`), the exporters and model replay.
+
+mod host;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use self::host::{JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
+use crate::core::capture::Recorder;
+use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
+use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::capture::TrajectoryRecorder;
+use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::host::JsClock;
+use crate::wasm::{from_js, json_of, optional_function, property, to_js as value_to_js};
+
+/// The definition's data, without the agent and other live objects that
+/// have no JSON form.
+fn definition_json(def: &JsValue) -> Result<Value, Error> {
+    if !def.is_object() {
+        return Err(Error::new(ErrorCode::InvalidTrajectory, "a trajectory definition must be an object"));
+    }
+    let copy = Object::assign(&Object::new(), def.unchecked_ref());
+    for key in ["agent", "userModel"] {
+        let _ = Reflect::delete_property(&copy, &key.into());
+    }
+    let text = json_of(&copy.into(), "trajectory").map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))?;
+    serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
+}
+
+/// Reads and validates a definition, attaching its JS callbacks.
+fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Error> {
+    let mut t = Trajectory::from_value(&definition_json(def)?)?;
+    if let Some(g) = t.steps.as_mut() {
+        let steps_js = property(&property(def, "steps"), "steps");
+        for (i, step) in g.steps.iter_mut().enumerate() {
+            let js = Reflect::get_u32(&steps_js, i as u32).unwrap_or(JsValue::UNDEFINED);
+            let id = step.id.clone();
+            let callback = |v: JsValue, what: String| {
+                optional_function(v, &what)
+                    .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message).at_step(&id))
+                    .map(|f| f.map(|f| Rc::new(JsPredicate { f, what, mirror: mirror.clone() }) as Rc<dyn crate::core::generate::Predicate>))
+            };
+            step.is_satisfied = callback(property(&js, "isSatisfied"), format!("step {id:?}: isSatisfied"))?;
+            let pre_js = property(&js, "preconditions");
+            for (j, p) in step.preconditions.iter_mut().enumerate() {
+                if let Precondition::Custom { name, evaluate } = p {
+                    let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
+                    let p_js = Reflect::get_u32(&pre_js, j as u32).unwrap_or(JsValue::UNDEFINED);
+                    *evaluate = callback(property(&p_js, "evaluate"), what)?;
+                }
+            }
+        }
+    }
+    t.validate()?;
+    Ok(t)
+}
+
+fn agent_of(agent: &JsValue) -> Result<Function, Error> {
+    property(agent, "respond")
+        .dyn_into::<Function>()
+        .map_err(|_| Error::invalid_argument("agent must have respond(history) → Promise<{ messages }>; wrap one with withAISdkAgent or withMastraAgent"))
+}
+
+/// Validates a definition (coded `INVALID_TRAJECTORY` errors naming the
+/// culprit) and returns it bound to the agent.
+#[wasm_bindgen(js_name = createTrajectory, unchecked_return_type = "Trajectory & { agent: AgentHandle }")]
+pub fn create_trajectory(
+    #[wasm_bindgen(unchecked_param_type = "Trajectory")] def: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "AgentHandle")] agent: JsValue,
+) -> JsResult<JsValue> {
+    let mirror = Rc::new(Mirror { traces: Array::new(), steps: Vec::new() });
+    read_definition(&def, &mirror).js()?;
+    agent_of(&agent).js()?;
+    let bound = Object::assign(&Object::new(), def.unchecked_ref());
+    let _ = Reflect::set(&bound, &"agent".into(), &agent);
+    Ok(bound.into())
+}
+
+/// The run itself; the entries' `runTrajectory` normalises its options first.
+#[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
+pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    let agent_js = property(&t, "agent");
+    let respond = agent_of(&agent_js).js()?;
+    let user_model = property(&opts, "userModel")
+        .dyn_into::<Function>()
+        .map_err(|_| to_js(Error::invalid_argument("runTrajectory needs opts.userModel: (request) => Promise<string | { text }>")))?;
+    let steps_js = property(&property(&t, "steps"), "steps");
+    let steps = if Array::is_array(&steps_js) { Array::from(&steps_js).iter().collect() } else { Vec::new() };
+    let mirror = Rc::new(Mirror { traces: Array::new(), steps });
+    let def = read_definition(&t, &mirror).js()?;
+    let clock = JsClock::from_option(property(&opts, "clock")).js()?;
+
+    let policy_js = property(&opts, "policy");
+    let policy: Option<JsPolicy> = if policy_js.is_undefined() || policy_js.is_null() {
+        None
+    } else if let Some(f) = policy_js.dyn_ref::<Function>() {
+        Some(JsPolicy { object: JsValue::UNDEFINED, f: f.clone(), mirror: mirror.clone() })
+    } else {
+        let f = property(&policy_js, "evaluate").dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
+        Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
+    };
+    let observers_js = property(&opts, "observers");
+    let observers = if observers_js.is_undefined() || observers_js.is_null() {
+        None
+    } else {
+        let record = property(&observers_js, "recordToolCall").dyn_into::<Function>();
+        let context = property(&observers_js, "context").dyn_into::<Function>();
+        match (record, context) {
+            (Ok(record), Ok(context)) => Some(JsObservers { object: observers_js.clone(), record, context }),
+            _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
+        }
+    };
+    let signal = property(&opts, "signal");
+    let abort = if signal.is_undefined() || signal.is_null() { None } else { Some(JsAbort::new(signal).js()?) };
+    let sink = property(&opts, "sink");
+    let recorder = if sink.is_undefined() || sink.is_null() {
+        None
+    } else {
+        let ropts = Object::new();
+        let _ = Reflect::set(&ropts, &"clock".into(), &property(&opts, "clock"));
+        let on_sink_error = property(&opts, "onSinkError");
+        if !on_sink_error.is_undefined() {
+            let _ = Reflect::set(&ropts, &"onSinkError".into(), &on_sink_error);
+        }
+        Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
+    };
+    let on_record = optional_function(property(&opts, "onRecord"), "onRecord").js()?;
+    let run_id = property(&opts, "runId").as_string();
+    let events = JsEvents { recorder, stamper: RefCell::new(Recorder::new(None)), clock: clock.clone(), on_record, mirror: mirror.clone() };
+    let agent = JsAgent::new(agent_js, respond);
+    let model = JsModel(user_model);
+    let env = Env {
+        clock: &clock,
+        user_model: &model,
+        agent: &agent,
+        policy: policy.as_ref().map(|p| p as &dyn Policy).unwrap_or(&DefaultPolicy),
+        timer: Some(&JsTimer),
+        abort: abort.as_ref().map(|a| a as _),
+        observers: observers.as_ref().map(|o| o as _),
+        events: &events,
+        run_id,
+    };
+    let result = run(&def, &env).await;
+    if let Some(r) = &events.recorder {
+        // Every record reaches the sink before the run resolves; a sink
+        // failure was already reported through the run's end.
+        let _ = wasm_bindgen_futures::JsFuture::from(r.flush()).await;
+    }
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"conversationId".into(), &result.conversation_id.as_str().into());
+    let _ = Reflect::set(&out, &"steps".into(), &mirror.traces);
+    let _ = Reflect::set(&out, &"end".into(), &value_to_js(&result.end)?);
+    let _ = Reflect::set(&out, &"stepStates".into(), &value_to_js(&result.step_states)?);
+    Ok(out.into())
+}
+
+fn result_of(r: &JsValue) -> Result<Value, Error> {
+    from_js(r, "result", ErrorCode::InvalidArgument)
+}
+
+/// One JSON line per turn: `{ conversationId, stepIndex, input, output, timestamp, metadata }`.
+#[wasm_bindgen(js_name = toJSONL)]
+pub fn to_jsonl_js(#[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] result: JsValue) -> JsResult<Vec<String>> {
+    to_jsonl(&result_of(&result).js()?).js()
+}
+
+/// Tally's `Conversation`: `{ id, steps: [{ stepIndex, input, output, timestamp, metadata }] }`.
+#[wasm_bindgen(js_name = toConversation, unchecked_return_type = "Conversation")]
+pub fn to_conversation_js(
+    #[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] result: JsValue,
+    #[wasm_bindgen(js_name = conversationId)] conversation_id: Option<String>,
+) -> JsResult<JsValue> {
+    value_to_js(&to_conversation(&result_of(&result).js()?, conversation_id.as_deref()).js()?)
+}
+
+/// A short human-readable summary: turns, steps satisfied, stop reason.
+#[wasm_bindgen]
+pub fn summarize(#[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] result: JsValue) -> JsResult<String> {
+    summary_of(&result_of(&result).js()?).js()
+}
