@@ -129,7 +129,8 @@ export interface RunTrajectoryOptions {
   observers?: ObserverPipeline | ObserverPipelineOptions;
   /** Replaces DefaultPolicy. */
   policy?: Policy | Policy['evaluate'];
-  signal?: AbortSignal | { aborted: boolean; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void };
+  /** An AbortSignal (typed structurally, so Node-only projects need no DOM lib). */
+  signal?: { readonly aborted: boolean; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void };
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
   runId?: string;
 }
@@ -143,11 +144,12 @@ export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces
 export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
 
 /** An AI SDK Agent (with `generate`) or a `generateText` config without `messages`/`prompt` (needs the `ai` package). */
-export function withAISdkAgent(agentOrConfig: { generate(input: { messages: ModelMessage[] }): Promise<unknown> } | { model: unknown; [option: string]: unknown }): AgentHandle;
+/** In Workers, pass `generateText` in the config (the runtime cannot load `ai` by name). */
+export function withAISdkAgent(agentOrConfig: { generate(input: { messages: ModelMessage[] }): Promise<unknown> } | { model: unknown; generateText?: (options: never) => Promise<unknown>; [option: string]: unknown }): AgentHandle;
 /** A Mastra Agent. */
 export function withMastraAgent(agent: { generate(messages: ModelMessage[]): Promise<unknown> }): AgentHandle;
 /** An AI SDK language model as a Model (calls `generateText` from `ai`). */
-export function fromAISdkModel(model: object): Model;
+export function fromAISdkModel(model: object, opts?: { generateText?: (options: never) => Promise<unknown> }): Model;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
   version: 1;

@@ -1,8 +1,10 @@
 // The JS side of generation: agent and model adapters for the AI SDK and
 // Mastra (plain JS objects, so they live here rather than in Rust), model
 // record/replay, and runTrajectory's option normalisation. Inlined into
-// every entry by scripts/assemble.mjs as `makeGenerate(wasm)`.
-function makeGenerate(wasm) {
+// every entry by scripts/assemble.mjs as `makeGenerate(wasm, importAi)`;
+// `importAi` is `() => import('ai')` where a runtime can resolve it (Workers
+// cannot import by name at run time: pass `generateText` there).
+function makeGenerate(wasm, importAi) {
   const fail = (code, message) => {
     const err = new Error(message);
     err.name = 'AgentTrajectoriesError';
@@ -13,9 +15,11 @@ function makeGenerate(wasm) {
 
   // Loaded on first use: `ai` is an optional peer dependency.
   let ai;
-  const loadAi = async () => {
+  const loadAi = async (given) => {
+    if (typeof given === 'function') return { generateText: given };
+    if (!importAi) throw fail('INVALID_ARGUMENT', 'this runtime cannot load `ai` by name: pass `generateText` (import { generateText } from "ai")');
     try {
-      ai ??= await import('ai');
+      ai ??= await importAi();
     } catch (e) {
       throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai): ${e && e.message}`);
     }
@@ -50,10 +54,11 @@ function makeGenerate(wasm) {
     if ('messages' in target || 'prompt' in target) {
       throw fail('INVALID_ARGUMENT', 'withAISdkAgent: leave `messages` and `prompt` out of the config; the history is passed as `messages`');
     }
+    const { generateText: given, ...config } = target;
     return {
       async respond(messages) {
-        const { generateText } = await loadAi();
-        return { messages: messagesOf(await generateText({ ...target, messages }), 'generateText') };
+        const { generateText } = await loadAi(given);
+        return { messages: messagesOf(await generateText({ ...config, messages }), 'generateText') };
       },
     };
   }
@@ -69,10 +74,10 @@ function makeGenerate(wasm) {
     };
   }
 
-  function fromAISdkModel(model) {
+  function fromAISdkModel(model, { generateText: given } = {}) {
     if (model === null || typeof model !== 'object') throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model');
     return async (req) => {
-      const { generateText } = await loadAi();
+      const { generateText } = await loadAi(given);
       const r = await generateText({ model, system: req.system, messages: req.messages });
       return { text: r.text, usage: { inputTokens: r.usage?.inputTokens, outputTokens: r.usage?.outputTokens } };
     };
@@ -228,21 +233,4 @@ function makeGenerate(wasm) {
   }
 
   return { withAISdkAgent, withMastraAgent, fromAISdkModel, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };
-}
-
-// Node only: writes toArtifacts(result, def) into `dir` (created if needed).
-function makeWriteArtifacts(toArtifacts) {
-  return async function writeArtifacts(dir, result, def) {
-    const { mkdir, writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const files = toArtifacts(result, def);
-    await mkdir(dir, { recursive: true });
-    const paths = [];
-    for (const [name, text] of Object.entries(files)) {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      paths.push(path);
-    }
-    return paths;
-  };
 }

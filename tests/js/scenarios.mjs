@@ -2,8 +2,9 @@
 // workerd run all of them against the installed tarball.
 import { checks as capture } from './capture-scenario.mjs';
 import { checks as observe } from './observe-scenario.mjs';
+import { checks as generate } from './generate-scenario.mjs';
 
-export const suites = { capture, observe };
+export const suites = { capture, observe, generate };
 
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {

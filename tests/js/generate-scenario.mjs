@@ -1,0 +1,239 @@
+// The generate contract, runtime-agnostic (see capture-scenario.mjs): the
+// same checks run through the installed tarball in Node (ESM, CJS),
+// Chromium and workerd.
+import { assert, eq } from './capture-scenario.mjs';
+
+const T0 = 1_700_000_000_000;
+
+/** A scripted simulated user: numbered messages; ranker answers from `rank`. */
+export function scriptedUser({ rank = () => '{"candidates":[]}', empty = 0 } = {}) {
+  let n = 0;
+  const model = async (req) => {
+    model.requests.push(req);
+    if (req.purpose === 'rank-steps') return rank(req);
+    if (empty > 0) { empty--; return { text: '  ' }; }
+    n++;
+    return `user message ${n}`;
+  };
+  model.requests = [];
+  return model;
+}
+
+/** An agent answering with `reply(turn, history)`; it keeps the histories it saw. */
+function agent(reply = (n) => [{ role: 'assistant', content: `reply ${n}` }]) {
+  let n = 0;
+  const a = {
+    seen: [],
+    async respond(history) {
+      n++;
+      a.seen.push(history.map((m) => m.role));
+      return { messages: reply(n, history) };
+    },
+  };
+  return a;
+}
+
+const chain = (extra = {}) => ({
+  goal: 'book a table for two',
+  persona: { name: 'Ana', description: 'a terse diner', guardrails: ['no small talk'] },
+  conversationId: 'conv-1',
+  steps: {
+    steps: [
+      { id: 'greet', instruction: 'say hello' },
+      { id: 'ask', instruction: 'ask for a table', preconditions: [{ type: 'stepSatisfied', stepId: 'greet' }] },
+      { id: 'confirm', instruction: 'confirm the booking', preconditions: [{ type: 'stepSatisfied', stepId: 'ask' }] },
+    ],
+    start: 'greet',
+    terminals: ['confirm'],
+  },
+  ...extra,
+});
+
+const clock = () => T0;
+
+async function expectRejects(promise, code, what) {
+  try {
+    await promise;
+  } catch (err) {
+    assert(err instanceof Error, `${what}: an Error`);
+    eq(err.code, code, `${what}: code`);
+    return err;
+  }
+  throw new Error(`${what}: expected a ${code} error`);
+}
+
+function expectThrow(fn, code, what) {
+  try {
+    fn();
+  } catch (err) {
+    assert(err instanceof Error, `${what}: an Error`);
+    eq(err.code, code, `${what}: code`);
+    return err;
+  }
+  throw new Error(`${what}: expected a ${code} error`);
+}
+
+export const checks = {
+  async 'a step chain runs start → preconditions-ordered → goal-reached, with records and exports'(at) {
+    const sink = new at.MemorySink();
+    const live = [];
+    const a = agent();
+    const t = at.createTrajectory(chain(), a);
+    const r = await at.runTrajectory(t, { userModel: scriptedUser(), clock, sink, onRecord: (rec) => live.push(rec.payload.kind) });
+    eq(r.steps.map((s) => [s.stepId, s.selection.method]), [['greet', 'start'], ['ask', 'preconditions-ordered'], ['confirm', 'preconditions-ordered']], 'path');
+    eq(r.steps[2].end, { isFinal: true, reason: 'goal-reached', completed: true, summary: 'terminal step "confirm" satisfied' }, 'end');
+    assert(r.steps.slice(0, 2).every((s) => s.end === undefined), 'end only on the last trace');
+    eq(r.steps[0].timestamp, '2023-11-14T22:13:20.000Z', 'timestamp from the injected clock');
+    eq(a.seen, [['user'], ['user', 'assistant', 'user'], ['user', 'assistant', 'user', 'assistant', 'user']], 'the agent sees the whole history');
+    const kinds = sink.records().map((x) => x.payload.kind);
+    eq(kinds.slice(0, 6), ['run_started', 'turn_started', 'step_selected', 'message_appended', 'message_appended', 'turn_ended'], 'record order');
+    eq(kinds.at(-1), 'run_ended', 'last record');
+    eq(live, kinds, 'onRecord streams the same records');
+    eq(sink.records().map((x) => x.seq), kinds.map((_, i) => i), 'monotonic seq');
+    const lines = at.toJSONL(r);
+    eq(lines.length, 3, 'one JSONL line per turn');
+    const first = JSON.parse(lines[0]);
+    eq([first.conversationId, first.stepIndex, first.input, first.output, first.metadata.stepId],
+      ['conv-1', 0, { role: 'user', content: 'user message 1' }, [{ role: 'assistant', content: 'reply 1' }], 'greet'], 'JSONL line');
+    const conv = at.toConversation(r);
+    eq([conv.id, conv.steps.length, conv.steps[1].stepIndex], ['conv-1', 3, 1], 'Conversation');
+    const summary = at.summarize(r);
+    assert(summary.includes('3 turns') && summary.includes('goal-reached') && summary.includes('Steps satisfied: 3/3'), summary);
+    const files = at.toArtifacts(r, t);
+    eq(Object.keys(files), ['conversation.jsonl', 'stepTraces.json', 'trajectory.meta.json'], 'artifacts');
+    eq(files['conversation.jsonl'], `${lines.join('\n')}\n`, 'conversation.jsonl');
+    eq(JSON.parse(files['stepTraces.json']).length, 3, 'stepTraces.json');
+    eq(JSON.parse(files['trajectory.meta.json']).definition.goal, 'book a table for two', 'meta');
+  },
+
+  'definition errors are coded and name the culprit'(at) {
+    const a = agent();
+    const bad = (patch) => expectThrow(() => at.createTrajectory(patch(chain()), a), 'INVALID_TRAJECTORY', 'definition');
+    let e = bad((d) => { d.steps.steps[1].id = 'greet'; return d; });
+    assert(e.message.includes('duplicate step id "greet"') && e.stepId === 'greet', e.message);
+    e = bad((d) => { d.steps.start = 'nope'; return d; });
+    assert(e.message.includes('"nope"'), e.message);
+    e = bad((d) => { d.steps.terminals = ['zz']; return d; });
+    assert(e.message.includes('"zz"'), e.message);
+    e = bad((d) => { d.steps.steps[2].preconditions = [{ type: 'stepSatisfied', stepId: 'ghost' }]; return d; });
+    assert(e.message.includes('"ghost"') && e.stepId === 'confirm', e.message);
+    e = bad((d) => { d.steps.steps[0].preconditions = [{ type: 'stepSatisfied', stepId: 'confirm' }]; return d; });
+    assert(e.message.includes('precondition cycle'), e.message);
+    e = bad((d) => { d.steps.terminals = ['ask', 'confirm']; return d; });
+    assert(e.message.includes('terminal "confirm" is unreachable'), e.message);
+    e = bad((d) => ({ ...d, maxTurns: 0 }));
+    assert(e.message.includes('maxTurns'), e.message);
+    e = bad((d) => { d.steps.steps[1].preconditions = [{ type: 'custom', name: 'x' }]; return d; });
+    assert(e.message.includes('evaluate'), e.message);
+    expectThrow(() => at.createTrajectory(chain(), {}), 'INVALID_ARGUMENT', 'an agent without respond');
+  },
+
+  async 'faults end the run with error and keep everything before'(at) {
+    const sink = new at.MemorySink();
+    const a = agent((n) => { if (n === 2) throw new Error('agent exploded'); return [{ role: 'assistant', content: 'ok' }]; });
+    const r = await at.runTrajectory(at.createTrajectory(chain(), a), { userModel: scriptedUser(), clock, sink });
+    eq(r.steps.length, 2, 'the failing turn leaves a trace');
+    const end = r.steps[1].end;
+    eq([end.reason, end.completed, end.error.side, end.error.code], ['error', false, 'agent', 'CALLBACK_FAILED'], 'end');
+    assert(end.error.message.includes('agent exploded'), end.error.message);
+    eq(r.steps[1].userMessage.content, 'user message 2', 'its user message is kept');
+    const last = sink.records().at(-1).payload;
+    eq([last.kind, last.outcome.status, last.outcome.error_code], ['run_ended', 'error', 'CALLBACK_FAILED'], 'run_ended');
+
+    // A rejecting precondition names its step; garbage from isSatisfied is an error too.
+    const d = chain();
+    d.steps.steps[2].preconditions.push({ type: 'custom', name: 'db', evaluate: async () => { throw new Error('db down'); } });
+    let res = await at.runTrajectory(at.createTrajectory(d, agent()), { userModel: scriptedUser(), clock });
+    let err = res.steps.at(-1).end.error;
+    eq([err.side, err.stepId], ['precondition', 'confirm'], 'precondition fault');
+    const g = chain();
+    g.steps.steps[0].isSatisfied = () => 'yes';
+    res = await at.runTrajectory(at.createTrajectory(g, agent()), { userModel: scriptedUser(), clock });
+    err = res.steps.at(-1).end.error;
+    eq(err.side, 'satisfaction', 'garbage satisfaction');
+    // A model that rejects: the user simulator's side.
+    res = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => { throw new Error('rate limited'); }, clock });
+    eq([res.steps.length, res.steps[0].end.error.side], [1, 'user-simulator'], 'model fault');
+    // An empty user message is retried once with a reminder, then the run fails.
+    const user = scriptedUser({ empty: 2 });
+    res = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: user, clock });
+    eq([res.steps[0].end.error.code, res.steps[0].end.error.side], ['EMPTY_USER_MESSAGE', 'user-simulator'], 'empty twice');
+    assert(user.requests[1].messages[0].content.includes('previous answer was empty'), 'reminder');
+    // Bad options are thrown, not recorded.
+    await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), {}), 'INVALID_ARGUMENT', 'no userModel');
+  },
+
+  async 'ranking, loops, policies'(at) {
+    const free = { goal: 'g', persona: { description: 'd' }, steps: { steps: [{ id: 's', instruction: 'x' }, { id: 'a', instruction: 'y' }, { id: 'b', instruction: 'z' }], start: 's' } };
+    let turn = 0;
+    const rank = () => (++turn === 1 ? 'not json at all' : '{"candidates":[{"stepId":"a","score":0.9,"reasons":["fits"]},{"stepId":"b","score":0.2}]}');
+    const silent = agent((n) => [{ role: 'assistant', content: n === 1 ? 'hi' : '' }]);
+    const r = await at.runTrajectory(at.createTrajectory(free, silent), { userModel: scriptedUser({ rank }), clock });
+    eq([r.steps[1].selection.method, r.steps[1].stepId], ['none', null], 'garbage ranking → no step');
+    assert(r.steps[1].selection.rankerError.includes('not JSON'), 'recorded, not thrown');
+    eq(r.steps[2].selection, { method: 'llm-ranked', candidates: [{ stepId: 'a', score: 0.9, reasons: ['fits'] }] }, 'ranked above threshold');
+    eq(r.end.reason, 'agent-loop', 'a selected four times in a row');
+
+    const stop = { evaluate: (ctx) => (ctx.turnIndex === 1 ? { stop: true, reason: 'policy-violation', summary: 'leak' } : new at.DefaultPolicy().evaluate(ctx)) };
+    const p = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: stop });
+    eq([p.steps.length, p.steps[0].end.reason, p.steps[0].end.summary], [1, 'policy-violation', 'leak'], 'JS policy');
+    const m = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 3 }, agent()), { userModel: scriptedUser(), clock });
+    eq([m.steps.length, m.end.reason], [3, 'max-turns'], 'maxTurns');
+  },
+
+  async 'abort and timeouts'(at) {
+    const controller = new AbortController();
+    const slow = { respond: () => new Promise(() => {}) };
+    const pending = at.runTrajectory(at.createTrajectory(chain(), slow), { userModel: scriptedUser(), clock, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const r = await pending;
+    eq([r.steps.length, r.end.reason], [1, 'aborted'], 'aborted mid-turn');
+    const d = chain();
+    d.steps.steps[0].timeoutMs = 15;
+    const t = await at.runTrajectory(at.createTrajectory(d, slow), { userModel: scriptedUser(), clock });
+    eq([t.end.reason, t.end.error.code, t.end.error.side], ['error', 'TIMEOUT', 'agent'], 'timeoutMs');
+  },
+
+  async 'observers see the agent tool calls and their assessment reaches the agent'(at) {
+    const contexts = [];
+    const toolAgent = {
+      async respond(history) {
+        contexts.push(history.filter((m) => m.role === 'system').map((m) => m.content).join(''));
+        const id = `t${contexts.length}`;
+        return [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'x' } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'error-text', value: 'timeout after 30s' } }] },
+          { role: 'assistant', content: 'trying again' },
+        ];
+      },
+    };
+    const sink = new at.MemorySink();
+    const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 4 }, toolAgent), {
+      userModel: scriptedUser(), clock, sink,
+      observers: { observers: [{ observer: 'error-cascade', trigger: { onEveryCall: true } }] },
+    });
+    eq(r.steps.length, 4, 'turns');
+    eq(contexts[0], '', 'nothing injected before the first call');
+    assert(contexts[3].includes('Trajectory Assessment'), `assessment injected: ${contexts[3]}`);
+    eq(r.steps[3].agentMessages.filter((m) => m.role === 'system').length, 0, 'not part of the trace');
+    const kinds = sink.records().map((x) => x.payload.kind);
+    eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');
+    eq(kinds.filter((k) => k === 'tool_ended').length, 4, 'tool_ended per result');
+  },
+
+  async 'replayed model + same clock → byte-identical JSONL; unknown requests fail with a diff'(at) {
+    const rank = () => '[{"stepId":"ask","score":0.8}]';
+    const rec = at.recordingModel(scriptedUser({ rank }));
+    const first = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: rec, clock });
+    const recording = JSON.parse(JSON.stringify(rec.recording));
+    eq(recording.entries.length, 3, 'three user messages recorded');
+    const again = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: at.replayModel(recording), clock });
+    eq(at.toJSONL(again).join('\n'), at.toJSONL(first).join('\n'), 'byte-identical');
+    const other = chain({ goal: 'book a table for three' });
+    const miss = await at.runTrajectory(at.createTrajectory(other, agent()), { userModel: at.replayModel(recording), clock });
+    const err = miss.end.error;
+    eq(err.code, 'REPLAY_MISS', 'miss code');
+    assert(err.message.includes('request.system line') && err.message.includes('three'), err.message);
+    eq(at.modelRequestKey({ purpose: 'user-message', messages: [], system: 's' }), at.modelRequestKey({ system: 's', messages: [], purpose: 'user-message' }), 'key ignores key order');
+  },
+};
