@@ -26,13 +26,24 @@ function makeGenerate(wasm, importAi) {
     return ai;
   };
 
-  // AI SDK results carry the turn's assistant and tool messages in
-  // `response.messages`; older shapes are rebuilt from steps or text.
-  function messagesOf(result, who) {
+  // The turn's assistant and tool messages. AI SDK 7 keeps each step's own
+  // messages on the step (and only the last on `response`); AI SDK 5 made
+  // them cumulative. Mastra answers with `response.messages`.
+  function stepMessages(steps) {
+    const per = steps.map((s) => s?.response?.messages ?? []);
+    const last = per[per.length - 1];
+    const cumulative = per.length > 1 && last.length >= per[0].length && per[0].every((m, i) => m === last[i] || JSON.stringify(m) === JSON.stringify(last[i]));
+    return cumulative ? last : per.flat();
+  }
+  function messagesOf(result, who, preferSteps = false) {
+    if (preferSteps && Array.isArray(result?.steps) && result.steps.length) {
+      const out = stepMessages(result.steps);
+      if (out.length) return out;
+    }
     if (Array.isArray(result?.response?.messages)) return result.response.messages;
     if (Array.isArray(result?.messages)) return result.messages;
-    if (Array.isArray(result?.steps)) {
-      const out = result.steps.flatMap((s) => s?.response?.messages ?? []);
+    if (Array.isArray(result?.steps) && result.steps.length) {
+      const out = stepMessages(result.steps);
       if (out.length) return out;
     }
     if (typeof result?.text === 'string') return [{ role: 'assistant', content: result.text }];
@@ -46,7 +57,7 @@ function makeGenerate(wasm, importAi) {
     if (typeof target.generate === 'function') {
       return {
         async respond(messages) {
-          return { messages: messagesOf(await target.generate({ messages }), 'agent.generate') };
+          return { messages: messagesOf(await target.generate({ messages }), 'agent.generate', true) };
         },
       };
     }
@@ -58,7 +69,7 @@ function makeGenerate(wasm, importAi) {
     return {
       async respond(messages) {
         const { generateText } = await loadAi(given);
-        return { messages: messagesOf(await generateText({ ...config, messages }), 'generateText') };
+        return { messages: messagesOf(await generateText({ ...config, messages }), 'generateText', true) };
       },
     };
   }

@@ -1,0 +1,80 @@
+// The agent and model adapters against the real `ai` and `@mastra/core`
+// packages and their mock models, through the installed tarball.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as at from 'agent-trajectories';
+import { generateText, jsonSchema, stepCountIs, tool, ToolLoopAgent } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { Agent as MastraAgent } from '@mastra/core/agent';
+
+const usage = { inputTokens: { total: 3 }, outputTokens: { total: 2 } };
+const text = (t) => ({ content: [{ type: 'text', text: t }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] });
+const call = (id, input) => ({
+  content: [{ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [],
+});
+
+/** A mock model that calls `lookup` once per turn, then answers with text. */
+function toolModel() {
+  let n = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      const last = prompt.at(-1);
+      if (last.role === 'tool') return text(`the table is booked (${++n})`);
+      return call(`call-${n + 1}`, { city: 'Lisbon' });
+    },
+  });
+}
+const lookup = tool({
+  description: 'find a table',
+  inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+  execute: async ({ city }) => ({ city, free: 2 }),
+});
+const userModel = at.fromAISdkModel(new MockLanguageModelV4({ doGenerate: async () => text('I want a table') }));
+const def = { goal: 'book a table', persona: { description: 'terse' }, maxTurns: 2, conversationId: 'c' };
+
+function checkToolTurns(r) {
+  assert.equal(r.steps.length, 2);
+  assert.equal(r.end.reason, 'max-turns');
+  for (const s of r.steps) {
+    assert.equal(s.userMessage.content, 'I want a table');
+    const roles = s.agentMessages.map((m) => m.role);
+    assert.deepEqual(roles, ['assistant', 'tool', 'assistant'], 'tool call, its result, the answer');
+    assert.equal(s.agentMessages[0].content.find((p) => p.type === 'tool-call').toolName, 'lookup');
+    assert.equal(s.agentMessages[1].content[0].toolCallId, s.agentMessages[0].content.find((p) => p.type === 'tool-call').toolCallId, 'pairing');
+  }
+}
+
+test('withAISdkAgent(generateText config): a tool call round trip per turn, fed to records', async () => {
+  const sink = new at.MemorySink();
+  const agent = at.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3) });
+  const r = await at.runTrajectory(at.createTrajectory(def, agent), { userModel, clock: () => 0, sink });
+  checkToolTurns(r);
+  const kinds = sink.records().map((x) => x.payload.kind);
+  assert.equal(kinds.filter((k) => k === 'tool_started').length, 2);
+  assert.equal(kinds.filter((k) => k === 'tool_ended').length, 2);
+  assert.match(r.steps[1].agentMessages[2].content.map?.((p) => p.text).join('') ?? r.steps[1].agentMessages[2].content, /booked \(2\)/);
+});
+
+test('withAISdkAgent(agent with generate): an AI SDK ToolLoopAgent', async () => {
+  const agent = at.withAISdkAgent(new ToolLoopAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3) }));
+  checkToolTurns(await at.runTrajectory(at.createTrajectory(def, agent), { userModel, clock: () => 0 }));
+});
+
+test('withAISdkAgent: generateText can be passed in (the Workers way)', async () => {
+  let used = 0;
+  const agent = at.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3), generateText: (o) => { used++; return generateText(o); } });
+  checkToolTurns(await at.runTrajectory(at.createTrajectory(def, agent), { userModel, clock: () => 0 }));
+  assert.equal(used, 2);
+  assert.throws(() => at.withAISdkAgent({ model: toolModel(), prompt: 'x' }), { code: 'INVALID_ARGUMENT' });
+});
+
+test('withMastraAgent: a Mastra Agent over a mock model', async () => {
+  const agent = new MastraAgent({ id: 'booker', name: 'booker', instructions: 'Book tables.', model: new MockLanguageModelV4({ doGenerate: async () => text('Booked for two.') }) });
+  const r = await at.runTrajectory(at.createTrajectory(def, at.withMastraAgent(agent)), { userModel, clock: () => 0 });
+  assert.equal(r.steps.length, 2);
+  const answer = r.steps[0].agentMessages.filter((m) => m.role === 'assistant').at(-1);
+  const content = typeof answer.content === 'string' ? answer.content : answer.content.map((p) => p.text ?? '').join('');
+  assert.match(content, /Booked for two/);
+  assert.throws(() => at.withMastraAgent({}), { code: 'INVALID_ARGUMENT' });
+});
