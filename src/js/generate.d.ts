@@ -150,6 +150,20 @@ export function withAISdkAgent(agentOrConfig: { generate(input: { messages: Mode
 export function withMastraAgent(agent: { generate(messages: ModelMessage[]): Promise<unknown> }): AgentHandle;
 /** An AI SDK language model as a Model (calls `generateText` from `ai`). */
 export function fromAISdkModel(model: object, opts?: { generateText?: (options: never) => Promise<unknown> }): Model;
+/** Options of `fromOpenAIChat`; other fields (temperature, max_tokens, ...) go into the request body as given. */
+export interface OpenAIChatOptions {
+  /** The API root that `/chat/completions` is appended to, e.g. `https://api.openai.com/v1`. */
+  baseURL: string;
+  model: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Default: the global `fetch`. */
+  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+  [field: string]: unknown;
+}
+/** A Model over an OpenAI-compatible chat completions endpoint, by `fetch` alone (Workers need nothing else). A non-2xx answer rejects with CALLBACK_FAILED. */
+export function fromOpenAIChat(options: OpenAIChatOptions): Model;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
   version: 1;

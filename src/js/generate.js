@@ -94,6 +94,77 @@ function makeGenerate(wasm, importAi) {
     };
   }
 
+  // A Model over any OpenAI-compatible chat completions endpoint, by
+  // `fetch` alone: what a Worker can use without bundling `ai`. Tool calls
+  // and results in the history map to `tool_calls` and `role: 'tool'`.
+  const textOf = (content) => (typeof content === 'string' ? content
+    : content.filter((p) => p.type === 'text').map((p) => p.text).join(''));
+  function toChatMessages(messages) {
+    const out = [];
+    for (const m of messages) {
+      if (m.role === 'tool') {
+        for (const p of m.content) {
+          if (p.type !== 'tool-result') continue;
+          const v = p.output?.value ?? p.output;
+          out.push({ role: 'tool', tool_call_id: p.toolCallId, content: typeof v === 'string' ? v : JSON.stringify(v) });
+        }
+      } else if (m.role === 'assistant' && Array.isArray(m.content)) {
+        const calls = m.content.filter((p) => p.type === 'tool-call').map((p) => ({
+          id: p.toolCallId, type: 'function', function: { name: p.toolName, arguments: JSON.stringify(p.input ?? {}) },
+        }));
+        out.push({ role: 'assistant', content: textOf(m.content) || null, ...(calls.length ? { tool_calls: calls } : {}) });
+      } else {
+        out.push({ role: m.role, content: textOf(m.content) });
+      }
+    }
+    return out;
+  }
+  function fromOpenAIChat({ baseURL, model, apiKey, headers, fetch: given, ...extra } = {}) {
+    if (typeof baseURL !== 'string' || typeof model !== 'string') {
+      throw fail('INVALID_ARGUMENT', 'fromOpenAIChat needs `baseURL` (e.g. https://api.openai.com/v1) and `model`');
+    }
+    const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+    return async (req) => {
+      const doFetch = given ?? globalThis.fetch;
+      const body = {
+        ...extra,
+        model,
+        messages: [...(req.system ? [{ role: 'system', content: req.system }] : []), ...toChatMessages(req.messages)],
+        ...(req.tools?.length ? { tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } })) } : {}),
+        ...(req.responseFormat === 'json' ? { response_format: { type: 'json_object' } } : {}),
+      };
+      const res = await doFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+      let msg, usage;
+      try {
+        const json = JSON.parse(text);
+        msg = json.choices[0].message;
+        usage = json.usage;
+      } catch {
+        throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered no choices[0].message: ${text.slice(0, 300)}`);
+      }
+      const toolCalls = (msg.tool_calls ?? []).map((c) => {
+        let input;
+        try {
+          input = JSON.parse(c.function.arguments || '{}');
+        } catch {
+          throw fail('CALLBACK_FAILED', `fromOpenAIChat: tool call ${c.id} (${c.function.name}) has arguments that are not JSON: ${c.function.arguments}`);
+        }
+        return { toolCallId: c.id, toolName: c.function.name, input };
+      });
+      return {
+        text: msg.content ?? '',
+        ...(toolCalls.length ? { toolCalls } : {}),
+        ...(usage ? { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } } : {}),
+      };
+    };
+  }
+
   const isAiSdkModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function';
   const asModel = (m, what) => {
     if (typeof m === 'function') return m;
@@ -243,5 +314,5 @@ function makeGenerate(wasm, importAi) {
     };
   }
 
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };
 }

@@ -236,4 +236,45 @@ export const checks = {
     assert(err.message.includes('request.system line') && err.message.includes('three'), err.message);
     eq(at.modelRequestKey({ purpose: 'user-message', messages: [], system: 's' }), at.modelRequestKey({ system: 's', messages: [], purpose: 'user-message' }), 'key ignores key order');
   },
+  async 'fromOpenAIChat maps requests and answers of a chat completions endpoint'(at) {
+    const sent = [];
+    const answers = [
+      { status: 200, body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'book', arguments: '{"people":2}' } }] } }], usage: { prompt_tokens: 11, completion_tokens: 3 } } },
+      { status: 500, body: { error: { message: 'overloaded' } } },
+      { status: 200, body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'book', arguments: '{people' } }] } }] } },
+      { status: 200, body: { nothing: true } },
+    ];
+    const fetch = async (url, init) => {
+      sent.push({ url, init, body: JSON.parse(init.body) });
+      const a = answers.shift();
+      return { ok: a.status < 300, status: a.status, text: async () => JSON.stringify(a.body) };
+    };
+    const model = at.fromOpenAIChat({ baseURL: 'http://127.0.0.1:9/v1/', model: 'm', apiKey: 'k', temperature: 0, fetch });
+    const history = [
+      { role: 'user', content: 'book' },
+      { role: 'assistant', content: [{ type: 'text', text: 'on it' }, { type: 'tool-call', toolCallId: 'c0', toolName: 'book', input: { people: 1 } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'book', output: { type: 'json', value: { ok: true } } }] },
+    ];
+    const tools = [{ name: 'book', description: 'books', inputSchema: { type: 'object' } }];
+    const r = await model({ purpose: 'decide', system: 'be brief', messages: history, tools, responseFormat: 'json' });
+    eq(JSON.stringify(r), '{"text":"","toolCalls":[{"toolCallId":"c1","toolName":"book","input":{"people":2}}],"usage":{"inputTokens":11,"outputTokens":3}}', 'answer mapped');
+    const { url, init, body } = sent[0];
+    eq(url, 'http://127.0.0.1:9/v1/chat/completions', 'url');
+    eq(init.headers.authorization, 'Bearer k', 'api key');
+    eq(body.temperature, 0, 'extra fields pass through');
+    eq(JSON.stringify(body.messages), JSON.stringify([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'book' },
+      { role: 'assistant', content: 'on it', tool_calls: [{ id: 'c0', type: 'function', function: { name: 'book', arguments: '{"people":1}' } }] },
+      { role: 'tool', tool_call_id: 'c0', content: '{"ok":true}' },
+    ]), 'messages mapped');
+    eq(JSON.stringify(body.tools), '[{"type":"function","function":{"name":"book","description":"books","parameters":{"type":"object"}}}]', 'tools mapped');
+    eq(body.response_format.type, 'json_object', 'json format');
+    const e500 = await expectRejects(model({ purpose: 'user-message', messages: [] }), 'CALLBACK_FAILED', 'non-2xx');
+    assert(e500.message.includes('answered 500') && e500.message.includes('overloaded'), e500.message);
+    const bad = await expectRejects(model({ purpose: 'decide', messages: [] }), 'CALLBACK_FAILED', 'bad arguments');
+    assert(bad.message.includes('c2') && bad.message.includes('{people'), bad.message);
+    await expectRejects(model({ purpose: 'decide', messages: [] }), 'CALLBACK_FAILED', 'no choices');
+    expectThrow(() => at.fromOpenAIChat({ model: 'm' }), 'INVALID_ARGUMENT', 'no baseURL');
+  },
 };

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { withPage } from './chromium.mjs';
 import { worker } from './workerd.mjs';
+import { startChatServer } from './chat-server.mjs';
 
 const path = (p) => fileURLToPath(new URL(p, import.meta.url));
 const readme = readFileSync(path('../../README.md'), 'utf8');
@@ -64,7 +65,9 @@ for (const b of blocks.filter((b) => b.runtime === 'workerd')) {
     const file = path(`../consumers/workerd/.readme-${b.index}.mjs`);
     // Miniflare resolves no bare names; wrangler would pick this file by the "workerd" condition.
     writeFileSync(file, b.code.replaceAll("from 'agent-trajectories'", "from './node_modules/agent-trajectories/workerd.js'"));
-    const mf = worker(file);
+    // A scripted OpenAI-compatible endpoint for the examples that generate.
+    const llm = await startChatServer();
+    const mf = worker(file, { bindings: { LLM_URL: llm.url, LLM_KEY: 'readme-key' } });
     try {
       const res = await mf.dispatchFetch('http://localhost/some/path');
       const body = await res.text();
@@ -72,6 +75,7 @@ for (const b of blocks.filter((b) => b.runtime === 'workerd')) {
       for (const r of b.responds) assert.ok(body.includes(r), `expected response to include ${r}, got:\n${body}`);
     } finally {
       await mf.dispose();
+      await llm.close();
       rmSync(file, { force: true });
     }
   });
