@@ -1,0 +1,87 @@
+// Generation benchmark: the library's own cost per turn, with an instant
+// fake user model and agent, at 10 to 10,000 turns, in Node through the
+// built package. Prints a table; asserts nothing (timings are noisy).
+// Flat µs/turn across the rows is the point: a turn must not cost more as
+// the history grows.
+// Usage: node --expose-gc tests/bench/generate.mjs [maxTurns=10000] [runs=5]
+import { performance } from 'node:perf_hooks';
+import { createTrajectory, runTrajectory, toJSONL, MemorySink } from '../../pkg/node.mjs';
+
+const MAX = Number(process.argv[2] ?? 10_000);
+const RUNS = Number(process.argv[3] ?? 5);
+const sizes = [10, 100, 1_000, 10_000].filter((n) => n <= MAX);
+const gc = globalThis.gc ?? (() => {});
+
+const userModel = async () => 'Could you look that up for me, please?';
+
+// Plain: one assistant message per turn. Tools: a tool call, its result and
+// an answer per turn, so every turn also makes tool records and feeds the
+// observers.
+const plainAgent = { respond: async () => ({ messages: [{ role: 'assistant', content: 'Sure, here is what I found.' }] }) };
+let callId = 0;
+const toolAgent = {
+  async respond() {
+    const id = `call-${callId++}`;
+    return {
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'opening hours' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'json', value: { hits: 3 } } }] },
+        { role: 'assistant', content: 'Sure, here is what I found.' },
+      ],
+    };
+  },
+};
+
+const variants = {
+  'plain, no sink': (turns) => [plainAgent, {}],
+  'tools + MemorySink + observers': (turns) => [toolAgent, {
+    sink: new MemorySink(),
+    observers: { observers: [{ observer: 'error-cascade', trigger: { everyNCalls: 5 } }, { observer: 'stall', trigger: { everyNCalls: 5 } }] },
+  }],
+};
+
+async function once(turns, variant) {
+  const [agent, opts] = variants[variant](turns);
+  // No step graph: every turn runs with selection 'none' until maxTurns.
+  const t = createTrajectory({ goal: 'find the opening hours', persona: { description: 'a visitor' }, maxTurns: turns }, agent);
+  gc();
+  const heap0 = process.memoryUsage();
+  const start = performance.now();
+  const result = await runTrajectory(t, { userModel, clock: () => 1_700_000_000_000, ...opts });
+  const ms = performance.now() - start;
+  gc();
+  const heap1 = process.memoryUsage();
+  if (result.steps.length !== turns || result.end.reason !== 'max-turns') throw new Error(`expected ${turns} turns, got ${result.steps.length} (${result.end.reason})`);
+  const exportStart = performance.now();
+  const lines = toJSONL(result);
+  const exportMs = performance.now() - exportStart;
+  const retained = (heap1.heapUsed + heap1.external) - (heap0.heapUsed + heap0.external);
+  opts.sink?.free();
+  return { ms, exportMs, retained, lines: lines.length };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const rows = [];
+for (const variant of Object.keys(variants)) {
+  await once(100, variant); // warm-up: JIT and wasm tiers
+  for (const turns of sizes) {
+    const runs = [];
+    for (let i = 0; i < (turns >= 10_000 ? Math.min(RUNS, 3) : RUNS); i++) runs.push(await once(turns, variant));
+    rows.push({
+      variant,
+      turns,
+      usPerTurn: (median(runs.map((r) => r.ms)) * 1000) / turns,
+      totalMs: median(runs.map((r) => r.ms)),
+      exportUsPerTurn: (median(runs.map((r) => r.exportMs)) * 1000) / turns,
+      kbPerTurn: median(runs.map((r) => r.retained)) / 1024 / turns,
+    });
+  }
+}
+
+const pad = (s, n) => String(s).padStart(n);
+console.log(`generation overhead per turn (median of ${RUNS} runs; Node ${process.version}${globalThis.gc ? '' : '; run with --expose-gc for memory'})`);
+console.log(`${'variant'.padEnd(32)}${pad('turns', 8)}${pad('µs/turn', 10)}${pad('total ms', 11)}${pad('toJSONL µs/turn', 17)}${pad('KB/turn kept', 14)}`);
+for (const r of rows) {
+  console.log(`${r.variant.padEnd(32)}${pad(r.turns, 8)}${pad(r.usPerTurn.toFixed(1), 10)}${pad(r.totalMs.toFixed(1), 11)}${pad(r.exportUsPerTurn.toFixed(1), 17)}${pad(globalThis.gc ? r.kbPerTurn.toFixed(2) : '-', 14)}`);
+}
