@@ -3,7 +3,7 @@
 // clock and scripted agents, so the output is the same on every machine.
 import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { TrajectoryRecorder, JsonlSink, ObserverPipeline } from '../pkg/node.mjs';
+import { TrajectoryRecorder, JsonlSink, ObserverPipeline, createTrajectory, runTrajectory } from '../pkg/node.mjs';
 
 const dir = process.argv[2] ?? 'runs';
 mkdirSync(dir, { recursive: true });
@@ -129,6 +129,65 @@ runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test 
   rec.record({ kind: 'output_tokens_escalation', attempt: 1, prev_cap: 4096, new_cap: 8192 });
   rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'max-turns', message: 'gave up after 3 turns with the same failing test' } });
 }));
+
+// A generated run: a scripted simulated user walks a step graph against a
+// scripted booking agent; the ranker picks the free step, preconditions
+// order the rest.
+runs.push(await (async () => {
+  const name = 'generated-booking';
+  const out = createWriteStream(join(dir, `${name}.jsonl`));
+  const write = (line) => new Promise((ok, fail) => out.write(line, (e) => (e ? fail(e) : ok())));
+  let now = START;
+  const clock = () => (now += 350);
+  const userModel = async (req) => {
+    if (req.purpose === 'rank-steps') {
+      const ids = [...req.messages[0].content.matchAll(/^- ([\w-]+): /gm)].map((m) => m[1]);
+      return JSON.stringify({ candidates: ids.map((stepId, i) => ({ stepId, score: i ? 0.3 : 0.85, reasons: [i ? 'can wait' : 'the diner needs this first'] })) });
+    }
+    const step = /What to do in this message: (.*)/.exec(req.system)?.[1] ?? 'wrap up';
+    return { 'say hello and say you want dinner tonight': 'Hi! I would like to have dinner at your place tonight.',
+      'ask whether they are open tonight': 'Are you open tonight, and until when?',
+      'book a table for two at 8pm': 'Great, please book a table for two at 8pm.',
+      'confirm and ask for the booking reference': 'Perfect. What is my booking reference?' }[step] ?? step;
+  };
+  let calls = 0;
+  const agent = {
+    async respond(history) {
+      const said = history.at(-1).content;
+      if (/book a table/.test(said)) {
+        const id = `call-${++calls}`;
+        const input = { people: 2, time: '20:00' };
+        return { messages: [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'create_booking', input }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'create_booking', output: { type: 'json', value: { ref: 'BK-2041', ...input } } }] },
+          { role: 'assistant', content: 'Booked: a table for two at 20:00.' },
+        ] };
+      }
+      const reply = /reference/.test(said) ? 'Your reference is BK-2041.' : /open/.test(said) ? 'We are open until 23:00 tonight.' : 'Welcome! How can I help?';
+      return { messages: [{ role: 'assistant', content: reply }] };
+    },
+  };
+  const trajectory = createTrajectory({
+    goal: 'book a table for two tonight and get the booking reference',
+    persona: { name: 'Ana', description: 'a terse diner in a hurry' },
+    conversationId: name,
+    steps: {
+      steps: [
+        { id: 'greet', instruction: 'say hello and say you want dinner tonight' },
+        { id: 'hours', instruction: 'ask whether they are open tonight' },
+        { id: 'book', instruction: 'book a table for two at 8pm', preconditions: [{ type: 'stepSatisfied', stepId: 'hours' }] },
+        { id: 'confirm', instruction: 'confirm and ask for the booking reference', preconditions: [{ type: 'stepSatisfied', stepId: 'book' }] },
+      ],
+      start: 'greet',
+      terminals: ['confirm'],
+    },
+  }, agent);
+  const sink = new JsonlSink(write);
+  await runTrajectory(trajectory, { userModel, clock, sink, onSinkError: 'fail' });
+  await new Promise((ok) => out.end(ok));
+  sink.free();
+  return { file: `${name}.jsonl`, title: 'Generated: a simulated diner walks a step graph to a booking' };
+})());
 
 writeFileSync(join(dir, 'index.json'), JSON.stringify({ runs }, null, 2) + '\n');
 console.log(`recorded ${runs.length} runs into ${dir}/`);

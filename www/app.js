@@ -14,6 +14,9 @@ function messageText(m) {
     : p.type === 'tool-result' ? `← ${p.toolName} ${short(p.output.value, 80)}` : `[${p.type}]`).join(' ')}`;
 }
 
+// Generated runs record AI SDK tool outputs ({ type, value }); show the value.
+const toolValue = (r) => (r && typeof r === 'object' && 'type' in r && 'value' in r ? r.value : r);
+
 /** One line saying what a record is about, per payload kind. */
 function summary(p) {
   switch (p.kind) {
@@ -23,7 +26,9 @@ function summary(p) {
     case 'turn_ended': return messageText(p.assistant);
     case 'message_appended': return messageText(p.message);
     case 'tool_started': return `${p.tool_name}(${short(p.args)})`;
-    case 'tool_ended': return `${p.tool_name} ${p.is_error ? 'failed' : 'ok'}: ${short(p.result)}`;
+    case 'tool_ended': return `${p.tool_name} ${p.is_error ? 'failed' : 'ok'}: ${short(toolValue(p.result))}`;
+    case 'step_selected': return `turn ${p.turn_index} → ${p.step_id ?? 'no step'} (${p.method})${p.method === 'llm-ranked' && p.candidates
+      ? `: ${p.candidates.map((c) => `${c.stepId} ${c.score}`).join(', ')}` : ''}${p.ranker_error ? ` · ranker: ${p.ranker_error}` : ''}`;
     case 'provider_request_prepared': return `iteration ${p.iteration}: ${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
     case 'output_tokens_escalation': return `attempt ${p.attempt}: ${p.prev_cap} → ${p.new_cap} tokens`;
     case 'custom': return `${p.name} ${short(p.data)}`;
@@ -46,6 +51,9 @@ function render(title, text) {
   const failed = tools.filter((r) => r.payload.is_error).length;
   const assessments = records.filter((r) => r.payload.kind === 'assessment_produced');
   const ended = records.filter((r) => r.payload.kind === 'run_ended' && r.depth === 0).at(-1);
+  // A generated run's path through its step graph, from step_selected records.
+  const path = records.filter((r) => r.payload.kind === 'step_selected')
+    .map((r) => `<span class="step ${esc(r.payload.method)}" title="${esc(r.payload.method)}">${esc(r.payload.step_id ?? '—')}</span>`);
   $('run').innerHTML = `
     <h2>${esc(title)}</h2>
     <div class="stats">
@@ -57,6 +65,7 @@ function render(title, text) {
       <div class="stat"><b>${assessments.length}</b>assessments</div>
       <div class="stat"><b>${ended ? esc(ended.payload.outcome.reason ?? ended.payload.outcome.status) : '—'}</b>outcome</div>
     </div>
+    ${path.length ? `<p class="path">steps: ${path.join(' → ')}</p>` : ''}
     ${errors.length ? `<p class="bad">${errors.length} unreadable line(s): ${errors.map((e) => `line ${e.line}: ${esc(e.message)}`).join('; ')}</p>` : ''}
     <table>
       <thead><tr><th>seq</th><th>+ms</th><th>run</th><th>kind</th><th>what</th></tr></thead>

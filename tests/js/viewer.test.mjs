@@ -32,6 +32,14 @@ test('the viewer lists the sample runs and renders every record, assessments inc
         const kinds = await page.locator('tbody .kind').allTextContents();
         assert.ok(kinds.filter((k) => k === 'assessment_produced').length >= 3, kinds.join(','));
         assert.match(await page.locator('tbody').textContent(), /Error Cascade \[(caution|warning)\]/);
+        const generated = index.runs.findIndex((r) => r.file === 'generated-booking.jsonl');
+        await page.locator('nav button').nth(generated).click();
+        await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, lines('generated-booking.jsonl'));
+        assert.equal((await page.locator('.path').textContent()).replace(/\s+/g, ' '), 'steps: greet → hours → book → confirm');
+        const body = await page.locator('tbody').textContent();
+        assert.match(body, /turn 1 → hours \(llm-ranked\): hours 0\.85/);
+        assert.match(body, /create_booking ok: \{"ref":"BK-2041"/);
+        assert.match(body, /completed \(goal-reached\)/);
         assert.deepEqual(errors, []);
       });
     } finally {
