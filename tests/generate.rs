@@ -5,173 +5,21 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use agent_trajectories::core::capture::{Payload, Recorder};
+use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose};
+use agent_trajectories::core::host::{FixedClock, LocalBoxFuture};
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::observe::{Pipeline, ToolCallInput};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
-/// The simulated user: numbered messages, and a ranker answer from `rank`.
-struct User {
-    n: Cell<u32>,
-    rank: RefCell<Box<dyn Fn(&ModelRequest) -> Result<String>>>,
-    empty_first: Cell<u32>,
-    requests: RefCell<Vec<ModelRequest>>,
-}
+#[path = "support/generate.rs"]
+mod support;
+use support::*;
 
-impl User {
-    fn new() -> User {
-        User { n: Cell::new(0), rank: RefCell::new(Box::new(|_| Ok("{\"candidates\":[]}".into()))), empty_first: Cell::new(0), requests: RefCell::default() }
-    }
-    fn ranking(self, f: impl Fn(&ModelRequest) -> Result<String> + 'static) -> User {
-        *self.rank.borrow_mut() = Box::new(f);
-        self
-    }
-}
-
-impl Model for User {
-    fn complete(&self, req: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse>> {
-        self.requests.borrow_mut().push(req.clone());
-        let out = match req.purpose {
-            Purpose::RankSteps => (self.rank.borrow())(&req),
-            _ if self.empty_first.get() > 0 => {
-                self.empty_first.set(self.empty_first.get() - 1);
-                Ok("   ".into())
-            }
-            _ => {
-                self.n.set(self.n.get() + 1);
-                Ok(format!("user message {}", self.n.get()))
-            }
-        };
-        Box::pin(async move { out.map(|text| ModelResponse { text, ..Default::default() }) })
-    }
-}
-
-type Reply = Box<dyn Fn(usize, &[ModelMessage]) -> Result<Vec<ModelMessage>>>;
-
-struct Bot {
-    reply: Reply,
-    calls: Cell<usize>,
-    contexts: RefCell<Vec<Option<String>>>,
-}
-
-fn bot(reply: impl Fn(usize, &[ModelMessage]) -> Result<Vec<ModelMessage>> + 'static) -> Bot {
-    Bot { reply: Box::new(reply), calls: Cell::new(0), contexts: RefCell::default() }
-}
-
-fn says(text: &str) -> Vec<ModelMessage> {
-    vec![ModelMessage::text(Role::Assistant, text)]
-}
-
-impl Agent for Bot {
-    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>> {
-        self.calls.set(self.calls.get() + 1);
-        self.contexts.borrow_mut().push(context.map(|c| c.text_content()));
-        let out = (self.reply)(self.calls.get(), history);
-        Box::pin(async move { out })
-    }
-}
-
-#[derive(Default)]
-struct Events {
-    recorder: RefCell<Recorder>,
-    records: RefCell<Vec<Payload>>,
-    traces: RefCell<Vec<StepTrace>>,
-}
-
-impl RunEvents for Events {
-    fn record(&self, payload: Payload) -> Result<()> {
-        self.recorder.borrow_mut().stamp(payload.clone(), 1000.0)?;
-        self.records.borrow_mut().push(payload);
-        Ok(())
-    }
-    fn trace(&self, trace: &StepTrace) {
-        self.traces.borrow_mut().push(trace.clone());
-    }
-    fn ended(&self, end: &End) {
-        self.traces.borrow_mut().last_mut().unwrap().end = Some(end.clone());
-    }
-}
-
-struct Pred(Box<dyn Fn(&PredicateContext<'_>) -> Result<bool>>);
-impl Predicate for Pred {
-    fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>> {
-        let out = (self.0)(ctx);
-        Box::pin(async move { out })
-    }
-}
-fn pred(f: impl Fn(&PredicateContext<'_>) -> Result<bool> + 'static) -> Rc<dyn Predicate> {
-    Rc::new(Pred(Box::new(f)))
-}
-
-struct Run<'a> {
-    user: &'a User,
-    agent: &'a Bot,
-    policy: Option<&'a dyn Policy>,
-    timer: Option<&'a dyn Timer>,
-    abort: Option<&'a dyn Abort>,
-    observers: Option<&'a dyn ToolObservers>,
-}
-
-fn go(t: &Trajectory, r: Run<'_>) -> (TrajectoryResult, Events) {
-    let events = Events::default();
-    let env = Env {
-        clock: &FixedClock(1_700_000_000_000.0),
-        user_model: r.user,
-        agent: r.agent,
-        policy: r.policy.unwrap_or(&DefaultPolicy),
-        timer: r.timer,
-        abort: r.abort,
-        observers: r.observers,
-        events: &events,
-        run_id: None,
-    };
-    let result = block_on(run(t, &env));
-    (result, events)
-}
-
-fn simple<'a>(user: &'a User, agent: &'a Bot) -> Run<'a> {
-    Run { user, agent, policy: None, timer: None, abort: None, observers: None }
-}
-
-fn def(v: Value) -> Trajectory {
-    let t = Trajectory::from_value(&v).unwrap();
-    t.validate().unwrap();
-    t
-}
-
-fn base(steps: Value) -> Value {
-    json!({ "goal": "book a table", "persona": { "name": "Ana", "description": "terse diner" }, "steps": steps, "conversationId": "c1" })
-}
-
-fn chain() -> Value {
-    base(json!({
-        "steps": [
-            { "id": "greet", "instruction": "say hello" },
-            { "id": "ask", "instruction": "ask for a table", "preconditions": [{ "type": "stepSatisfied", "stepId": "greet" }] },
-            { "id": "confirm", "instruction": "confirm", "preconditions": [{ "type": "stepSatisfied", "stepId": "ask" }] }
-        ],
-        "start": "greet", "terminals": ["confirm"]
-    }))
-}
-
-fn invalid(v: Value) -> Error {
-    let e = match Trajectory::from_value(&v) {
-        Ok(t) => t.validate().unwrap_err(),
-        Err(e) => e,
-    };
-    assert_eq!(e.code, ErrorCode::InvalidTrajectory, "{}", e.message);
-    e
-}
-
-fn reason(r: &TrajectoryResult) -> StopReason {
-    r.steps.last().and_then(|t| t.end.as_ref()).or(r.end.as_ref()).unwrap().reason
-}
 
 #[test]
 fn definition_errors_name_the_culprit() {

@@ -5,6 +5,7 @@
 
 pub mod concurrency;
 pub mod definition;
+pub mod env;
 pub mod export;
 pub mod prompt;
 pub mod run;
@@ -12,6 +13,7 @@ pub mod state;
 pub mod trace;
 
 pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
-pub use run::{run, Abort, Agent, Env, RunEvents, Timer, ToolObservers};
+pub use env::{Abort, Agent, Env, RunEvents, Timer, ToolObservers};
+pub use run::run;
 pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};
 pub use trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};

@@ -47,15 +47,33 @@ fn conv(e: JsValue) -> Error {
     Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {e:?}"))
 }
 
+/// Sets `obj[key] = value`. Setting a plain property of a fresh object
+/// cannot fail, so the result is not checked.
+pub fn set(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &key.into(), value);
+}
+
 /// What every run callback can see: the traces so far (one live array,
 /// appended to as the run goes) and the steps' states.
 pub struct Mirror {
     pub traces: Array,
     pub steps: Vec<JsValue>,
+    /// The last snapshot handed to JS and what it was built from: every
+    /// precondition of a turn sees the same states, so it is built once.
+    cached: RefCell<Option<(Snapshot, JsValue)>>,
 }
 
 impl Mirror {
+    pub fn new(traces: Array, steps: Vec<JsValue>) -> Mirror {
+        Mirror { traces, steps, cached: RefCell::new(None) }
+    }
+
     fn snapshot(&self, s: &Snapshot) -> Result<JsValue, Error> {
+        if let Some((seen, js)) = &*self.cached.borrow() {
+            if seen == s {
+                return Ok(js.clone());
+            }
+        }
         let satisfied = Set::new(&JsValue::UNDEFINED);
         let attempts = Map::new();
         for st in &s.states {
@@ -65,10 +83,12 @@ impl Mirror {
             attempts.set(&st.step_id.as_str().into(), &st.attempts.into());
         }
         let obj = Object::new();
-        let _ = Reflect::set(&obj, &"satisfied".into(), &satisfied);
-        let _ = Reflect::set(&obj, &"attemptsByStep".into(), &attempts);
-        let _ = Reflect::set(&obj, &"states".into(), &to_js(&s.states).map_err(conv)?);
-        Ok(obj.into())
+        set(&obj, "satisfied", &satisfied);
+        set(&obj, "attemptsByStep", &attempts);
+        set(&obj, "states", &to_js(&s.states).map_err(conv)?);
+        let js: JsValue = obj.into();
+        *self.cached.borrow_mut() = Some((s.clone(), js.clone()));
+        Ok(js)
     }
 }
 
@@ -83,12 +103,12 @@ impl Predicate for JsPredicate {
     fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool, Error>> {
         Box::pin(async move {
             let obj = Object::new();
-            let _ = Reflect::set(&obj, &"stepTraces".into(), &self.mirror.traces);
-            let _ = Reflect::set(&obj, &"snapshot".into(), &self.mirror.snapshot(ctx.snapshot)?);
+            set(&obj, "stepTraces", &self.mirror.traces);
+            set(&obj, "snapshot", &self.mirror.snapshot(ctx.snapshot)?);
             if let Some(step) = self.mirror.steps.get(ctx.step) {
-                let _ = Reflect::set(&obj, &"step".into(), step);
+                set(&obj, "step", step);
             }
-            let _ = Reflect::set(&obj, &"state".into(), &to_js(&ctx.snapshot.states[ctx.step]).map_err(conv)?);
+            set(&obj, "state", &to_js(&ctx.snapshot.states[ctx.step]).map_err(conv)?);
             let v = call(&self.f, &JsValue::UNDEFINED, &[&obj.into()], &self.what).await?;
             v.as_bool().ok_or_else(|| Error::new(ErrorCode::CallbackFailed, format!("{} returned {v:?}; expected a boolean", self.what)))
         })
@@ -188,9 +208,7 @@ impl Policy for JsPolicy {
         Box::pin(async move {
             let default = crate::core::generate::DefaultPolicy::decide(ctx);
             let obj = Object::new();
-            let set = |k: &str, v: &JsValue| {
-                let _ = Reflect::set(&obj, &k.into(), v);
-            };
+            let set = |k: &str, v: &JsValue| set(&obj, k, v);
             set("turnIndex", &ctx.turn_index.into());
             set("maxTurns", &ctx.max_turns.into());
             set("stepTraces", &self.mirror.traces);
@@ -210,12 +228,12 @@ impl Policy for JsPolicy {
 
 pub fn decision_to_js(d: &PolicyDecision) -> JsValue {
     let obj = Object::new();
-    let _ = Reflect::set(&obj, &"stop".into(), &d.stop.is_some().into());
+    set(&obj, "stop", &d.stop.is_some().into());
     if let Some((reason, completed, summary)) = &d.stop {
-        let _ = Reflect::set(&obj, &"reason".into(), &reason.as_str().into());
-        let _ = Reflect::set(&obj, &"completed".into(), &(*completed).into());
+        set(&obj, "reason", &reason.as_str().into());
+        set(&obj, "completed", &(*completed).into());
         if let Some(s) = summary {
-            let _ = Reflect::set(&obj, &"summary".into(), &s.as_str().into());
+            set(&obj, "summary", &s.as_str().into());
         }
     }
     obj.into()
@@ -252,14 +270,13 @@ pub struct JsObservers {
 impl ToolObservers for JsObservers {
     fn tool_call(&self, call: ToolCallInput) -> Result<(), Error> {
         let obj = Object::new();
-        let _ = Reflect::set(&obj, &"toolName".into(), &call.tool_name.as_str().into());
+        set(&obj, "toolName", &call.tool_name.as_str().into());
         if let Some(p) = &call.params_json {
-            let params = js_sys::JSON::parse(p).map_err(conv)?;
-            let _ = Reflect::set(&obj, &"params".into(), &params);
+            set(&obj, "params", &js_sys::JSON::parse(p).map_err(conv)?);
         }
-        let _ = Reflect::set(&obj, &"success".into(), &call.success.into());
+        set(&obj, "success", &call.success.into());
         if let Some(m) = &call.error_message {
-            let _ = Reflect::set(&obj, &"errorMessage".into(), &m.as_str().into());
+            set(&obj, "errorMessage", &m.as_str().into());
         }
         self.record.call1(&self.object, &obj).map(drop).map_err(|e| from_callback("observers.recordToolCall", &e))
     }
@@ -394,7 +411,7 @@ impl RunEvents for JsEvents {
     fn ended(&self, end: &End) {
         let last = self.mirror.traces.get(self.mirror.traces.length().wrapping_sub(1));
         if let (true, Ok(v)) = (last.is_object(), to_js(end)) {
-            let _ = Reflect::set(&last, &"end".into(), &v);
+            set(last.unchecked_ref(), "end", &v);
         }
     }
 }

@@ -10,7 +10,7 @@ use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use self::host::{JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
+use self::host::{set, JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
 use crate::core::capture::Recorder;
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
@@ -75,11 +75,11 @@ pub fn create_trajectory(
     #[wasm_bindgen(unchecked_param_type = "Trajectory")] def: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AgentHandle")] agent: JsValue,
 ) -> JsResult<JsValue> {
-    let mirror = Rc::new(Mirror { traces: Array::new(), steps: Vec::new() });
+    let mirror = Rc::new(Mirror::new(Array::new(), Vec::new()));
     read_definition(&def, &mirror).js()?;
     agent_of(&agent).js()?;
     let bound = Object::assign(&Object::new(), def.unchecked_ref());
-    let _ = Reflect::set(&bound, &"agent".into(), &agent);
+    set(&bound, "agent", &agent);
     Ok(bound.into())
 }
 
@@ -93,7 +93,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         .map_err(|_| to_js(Error::invalid_argument("runTrajectory needs opts.userModel: (request) => Promise<string | { text }>")))?;
     let steps_js = property(&property(&t, "steps"), "steps");
     let steps = if Array::is_array(&steps_js) { Array::from(&steps_js).iter().collect() } else { Vec::new() };
-    let mirror = Rc::new(Mirror { traces: Array::new(), steps });
+    let mirror = Rc::new(Mirror::new(Array::new(), steps));
     let def = read_definition(&t, &mirror).js()?;
     let clock = JsClock::from_option(property(&opts, "clock")).js()?;
 
@@ -124,10 +124,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         None
     } else {
         let ropts = Object::new();
-        let _ = Reflect::set(&ropts, &"clock".into(), &property(&opts, "clock"));
+        set(&ropts, "clock", &property(&opts, "clock"));
         let on_sink_error = property(&opts, "onSinkError");
         if !on_sink_error.is_undefined() {
-            let _ = Reflect::set(&ropts, &"onSinkError".into(), &on_sink_error);
+            set(&ropts, "onSinkError", &on_sink_error);
         }
         Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
     };
@@ -154,10 +154,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         let _ = wasm_bindgen_futures::JsFuture::from(r.flush()).await;
     }
     let out = Object::new();
-    let _ = Reflect::set(&out, &"conversationId".into(), &result.conversation_id.as_str().into());
-    let _ = Reflect::set(&out, &"steps".into(), &mirror.traces);
-    let _ = Reflect::set(&out, &"end".into(), &value_to_js(&result.end)?);
-    let _ = Reflect::set(&out, &"stepStates".into(), &value_to_js(&result.step_states)?);
+    set(&out, "conversationId", &result.conversation_id.as_str().into());
+    set(&out, "steps", &mirror.traces);
+    set(&out, "end", &value_to_js(&result.end)?);
+    set(&out, "stepStates", &value_to_js(&result.step_states)?);
     Ok(out.into())
 }
 

@@ -1,0 +1,171 @@
+//! Fakes and helpers for the generation tests: a numbered simulated user,
+//! a scripted agent, an event log, predicates and definition builders.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use agent_trajectories::core::capture::{Payload, Recorder};
+use agent_trajectories::core::error::Result;
+use agent_trajectories::core::generate::concurrency::block_on;
+use agent_trajectories::core::generate::*;
+use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose};
+use agent_trajectories::core::message::{ModelMessage, Role};
+use agent_trajectories::core::{Error, ErrorCode};
+use serde_json::{json, Value};
+
+/// The simulated user: numbered messages, and a ranker answer from `rank`.
+pub struct User {
+    pub n: Cell<u32>,
+    pub rank: RefCell<Box<dyn Fn(&ModelRequest) -> Result<String>>>,
+    pub empty_first: Cell<u32>,
+    pub requests: RefCell<Vec<ModelRequest>>,
+}
+
+impl User {
+    pub fn new() -> User {
+        User { n: Cell::new(0), rank: RefCell::new(Box::new(|_| Ok("{\"candidates\":[]}".into()))), empty_first: Cell::new(0), requests: RefCell::default() }
+    }
+    pub fn ranking(self, f: impl Fn(&ModelRequest) -> Result<String> + 'static) -> User {
+        *self.rank.borrow_mut() = Box::new(f);
+        self
+    }
+}
+
+impl Model for User {
+    fn complete(&self, req: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse>> {
+        self.requests.borrow_mut().push(req.clone());
+        let out = match req.purpose {
+            Purpose::RankSteps => (self.rank.borrow())(&req),
+            _ if self.empty_first.get() > 0 => {
+                self.empty_first.set(self.empty_first.get() - 1);
+                Ok("   ".into())
+            }
+            _ => {
+                self.n.set(self.n.get() + 1);
+                Ok(format!("user message {}", self.n.get()))
+            }
+        };
+        Box::pin(async move { out.map(|text| ModelResponse { text, ..Default::default() }) })
+    }
+}
+
+type Reply = Box<dyn Fn(usize, &[ModelMessage]) -> Result<Vec<ModelMessage>>>;
+
+pub struct Bot {
+    pub reply: Reply,
+    pub calls: Cell<usize>,
+    pub contexts: RefCell<Vec<Option<String>>>,
+}
+
+pub fn bot(reply: impl Fn(usize, &[ModelMessage]) -> Result<Vec<ModelMessage>> + 'static) -> Bot {
+    Bot { reply: Box::new(reply), calls: Cell::new(0), contexts: RefCell::default() }
+}
+
+pub fn says(text: &str) -> Vec<ModelMessage> {
+    vec![ModelMessage::text(Role::Assistant, text)]
+}
+
+impl Agent for Bot {
+    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>> {
+        self.calls.set(self.calls.get() + 1);
+        self.contexts.borrow_mut().push(context.map(|c| c.text_content()));
+        let out = (self.reply)(self.calls.get(), history);
+        Box::pin(async move { out })
+    }
+}
+
+#[derive(Default)]
+pub struct Events {
+    pub recorder: RefCell<Recorder>,
+    pub records: RefCell<Vec<Payload>>,
+    pub traces: RefCell<Vec<StepTrace>>,
+}
+
+impl RunEvents for Events {
+    fn record(&self, payload: Payload) -> Result<()> {
+        self.recorder.borrow_mut().stamp(payload.clone(), 1000.0)?;
+        self.records.borrow_mut().push(payload);
+        Ok(())
+    }
+    fn trace(&self, trace: &StepTrace) {
+        self.traces.borrow_mut().push(trace.clone());
+    }
+    fn ended(&self, end: &End) {
+        self.traces.borrow_mut().last_mut().unwrap().end = Some(end.clone());
+    }
+}
+
+pub struct Pred(Box<dyn Fn(&PredicateContext<'_>) -> Result<bool>>);
+impl Predicate for Pred {
+    fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>> {
+        let out = (self.0)(ctx);
+        Box::pin(async move { out })
+    }
+}
+pub fn pred(f: impl Fn(&PredicateContext<'_>) -> Result<bool> + 'static) -> Rc<dyn Predicate> {
+    Rc::new(Pred(Box::new(f)))
+}
+
+pub struct Run<'a> {
+    pub user: &'a User,
+    pub agent: &'a Bot,
+    pub policy: Option<&'a dyn Policy>,
+    pub timer: Option<&'a dyn Timer>,
+    pub abort: Option<&'a dyn Abort>,
+    pub observers: Option<&'a dyn ToolObservers>,
+}
+
+pub fn go(t: &Trajectory, r: Run<'_>) -> (TrajectoryResult, Events) {
+    let events = Events::default();
+    let env = Env {
+        clock: &FixedClock(1_700_000_000_000.0),
+        user_model: r.user,
+        agent: r.agent,
+        policy: r.policy.unwrap_or(&DefaultPolicy),
+        timer: r.timer,
+        abort: r.abort,
+        observers: r.observers,
+        events: &events,
+        run_id: None,
+    };
+    let result = block_on(run(t, &env));
+    (result, events)
+}
+
+pub fn simple<'a>(user: &'a User, agent: &'a Bot) -> Run<'a> {
+    Run { user, agent, policy: None, timer: None, abort: None, observers: None }
+}
+
+pub fn def(v: Value) -> Trajectory {
+    let t = Trajectory::from_value(&v).unwrap();
+    t.validate().unwrap();
+    t
+}
+
+pub fn base(steps: Value) -> Value {
+    json!({ "goal": "book a table", "persona": { "name": "Ana", "description": "terse diner" }, "steps": steps, "conversationId": "c1" })
+}
+
+pub fn chain() -> Value {
+    base(json!({
+        "steps": [
+            { "id": "greet", "instruction": "say hello" },
+            { "id": "ask", "instruction": "ask for a table", "preconditions": [{ "type": "stepSatisfied", "stepId": "greet" }] },
+            { "id": "confirm", "instruction": "confirm", "preconditions": [{ "type": "stepSatisfied", "stepId": "ask" }] }
+        ],
+        "start": "greet", "terminals": ["confirm"]
+    }))
+}
+
+pub fn invalid(v: Value) -> Error {
+    let e = match Trajectory::from_value(&v) {
+        Ok(t) => t.validate().unwrap_err(),
+        Err(e) => e,
+    };
+    assert_eq!(e.code, ErrorCode::InvalidTrajectory, "{}", e.message);
+    e
+}
+
+pub fn reason(r: &TrajectoryResult) -> StopReason {
+    r.steps.last().and_then(|t| t.end.as_ref()).or(r.end.as_ref()).unwrap().reason
+}
