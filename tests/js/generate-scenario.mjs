@@ -277,4 +277,36 @@ export const checks = {
     await expectRejects(model({ purpose: 'decide', messages: [] }), 'CALLBACK_FAILED', 'no choices');
     expectThrow(() => at.fromOpenAIChat({ model: 'm' }), 'INVALID_ARGUMENT', 'no baseURL');
   },
+  async 'custom preconditions and isSatisfied see the traces and a current snapshot, and run in parallel'(at) {
+    const seen = [];
+    let running = 0, overlap = 0;
+    const gate = (name, open) => ({
+      type: 'custom', name,
+      async evaluate(ctx) {
+        running++;
+        await new Promise((r) => setTimeout(r, 5));
+        overlap = Math.max(overlap, running);
+        running--;
+        seen.push({ name, turn: ctx.stepTraces.length, satisfied: [...ctx.snapshot.satisfied].join(','), greetAttempts: ctx.snapshot.attemptsByStep.get('greet'), step: ctx.step.id, status: ctx.state.status });
+        return open(ctx);
+      },
+    });
+    const d = chain();
+    d.steps.steps[1].preconditions.push(gate('after greet', (ctx) => ctx.stepTraces.length >= 1), gate('always', () => true));
+    d.steps.steps[2].preconditions.push(gate('after ask', (ctx) => ctx.snapshot.satisfied.has('ask')));
+    const judged = [];
+    d.steps.steps[2].isSatisfied = (ctx) => {
+      judged.push(`${ctx.step.id}:${ctx.state.status}:${ctx.stepTraces.length}`);
+      return ctx.stepTraces.at(-1).agentMessages.length > 0;
+    };
+    const r = await at.runTrajectory(at.createTrajectory(d, agent()), { userModel: scriptedUser(), clock });
+    eq(r.steps.map((s) => s.stepId).join(' '), 'greet ask confirm', 'path');
+    eq(r.end.reason, 'goal-reached', 'reason');
+    assert(overlap >= 2, `custom preconditions of one turn run in parallel (max ${overlap} at once)`);
+    // Evaluated only for open steps whose stepSatisfied preconditions hold.
+    eq(seen.map((x) => `${x.turn}:${x.step}:${x.satisfied}`).sort().join(' '), '1:ask:greet 1:ask:greet 2:confirm:greet,ask', 'who was asked, seeing what');
+    eq(seen[0].greetAttempts, 1, 'attemptsByStep');
+    eq(seen.find((x) => x.step === 'confirm').status, 'blocked', 'state of the step asked about (blocked until its preconditions hold)');
+    eq(judged.join(' '), 'confirm:in_progress:3', 'isSatisfied sees its own turn');
+  },
 };
