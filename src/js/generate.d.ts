@@ -11,8 +11,12 @@ export interface ModelRequest {
 export type ModelResponse =
   | string
   | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: { inputTokens?: number; outputTokens?: number } };
+/** An AbortSignal, typed structurally so Node-only projects need no DOM lib. */
+export interface AbortSignalLike { readonly aborted: boolean; readonly reason?: unknown; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void }
+/** Passed with every agent and model call: `abortSignal` fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
+export interface CallOptions { abortSignal?: AbortSignalLike }
 /** An injected model: the simulated user, the step ranker. */
-export type Model = (request: ModelRequest) => Promise<ModelResponse>;
+export type Model = (request: ModelRequest, options?: CallOptions) => Promise<ModelResponse>;
 
 export interface Persona { name?: string; description: string; guardrails?: readonly string[] }
 export type StepId = string;
@@ -54,7 +58,7 @@ export interface Trajectory {
 }
 /** The agent under test. `history` is read-only: the same array grows turn by turn. */
 export interface AgentHandle {
-  respond(history: readonly ModelMessage[]): Promise<{ messages: readonly ModelMessageInput[] } | readonly ModelMessageInput[]>;
+  respond(history: readonly ModelMessage[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[] } | readonly ModelMessageInput[]>;
 }
 
 export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'error' | 'aborted';
@@ -130,7 +134,7 @@ export interface RunTrajectoryOptions {
   /** Replaces DefaultPolicy. */
   policy?: Policy | Policy['evaluate'];
   /** An AbortSignal (typed structurally, so Node-only projects need no DOM lib). */
-  signal?: { readonly aborted: boolean; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void };
+  signal?: AbortSignalLike;
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
   runId?: string;
 }
@@ -159,7 +163,7 @@ export interface OpenAIChatOptions {
   apiKey?: string;
   headers?: Record<string, string>;
   /** Default: the global `fetch`. */
-  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignalLike }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
   [field: string]: unknown;
 }
 /** A Model over an OpenAI-compatible chat completions endpoint, by `fetch` alone (Workers need nothing else). A non-2xx answer rejects with CALLBACK_FAILED. */

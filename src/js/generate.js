@@ -56,8 +56,8 @@ function makeGenerate(wasm, importAi) {
     }
     if (typeof target.generate === 'function') {
       return {
-        async respond(messages) {
-          return { messages: messagesOf(await target.generate({ messages }), 'agent.generate', true) };
+        async respond(messages, { abortSignal } = {}) {
+          return { messages: messagesOf(await target.generate({ messages, abortSignal }), 'agent.generate', true) };
         },
       };
     }
@@ -67,9 +67,9 @@ function makeGenerate(wasm, importAi) {
     }
     const { generateText: given, ...config } = target;
     return {
-      async respond(messages) {
+      async respond(messages, { abortSignal } = {}) {
         const { generateText } = await loadAi(given);
-        return { messages: messagesOf(await generateText({ ...config, messages }), 'generateText', true) };
+        return { messages: messagesOf(await generateText({ ...config, messages, abortSignal }), 'generateText', true) };
       },
     };
   }
@@ -79,17 +79,17 @@ function makeGenerate(wasm, importAi) {
       throw fail('INVALID_ARGUMENT', 'withMastraAgent needs a Mastra Agent (with generate)');
     }
     return {
-      async respond(messages) {
-        return { messages: messagesOf(await agent.generate(messages), 'mastra agent.generate') };
+      async respond(messages, { abortSignal } = {}) {
+        return { messages: messagesOf(await agent.generate(messages, { abortSignal }), 'mastra agent.generate') };
       },
     };
   }
 
   function fromAISdkModel(model, { generateText: given } = {}) {
     if (model === null || typeof model !== 'object') throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model');
-    return async (req) => {
+    return async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
-      const r = await generateText({ model, system: req.system, messages: req.messages });
+      const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
       return { text: r.text, usage: { inputTokens: r.usage?.inputTokens, outputTokens: r.usage?.outputTokens } };
     };
   }
@@ -124,7 +124,7 @@ function makeGenerate(wasm, importAi) {
       throw fail('INVALID_ARGUMENT', 'fromOpenAIChat needs `baseURL` (e.g. https://api.openai.com/v1) and `model`');
     }
     const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
-    return async (req) => {
+    return async (req, { abortSignal } = {}) => {
       const doFetch = given ?? globalThis.fetch;
       const body = {
         ...extra,
@@ -137,6 +137,7 @@ function makeGenerate(wasm, importAi) {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers },
         body: JSON.stringify(body),
+        ...(abortSignal ? { signal: abortSignal } : {}),
       });
       const text = await res.text();
       if (!res.ok) throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
@@ -226,8 +227,8 @@ function makeGenerate(wasm, importAi) {
   function recordingModel(model) {
     const call = asModel(model, 'recordingModel(model)');
     const entries = [];
-    const recording = async (req) => {
-      const response = await call(req);
+    const recording = async (req, options) => {
+      const response = await call(req, options);
       entries.push({ key: modelRequestKey(req), request: plain(req), response: plain(response) });
       return response;
     };

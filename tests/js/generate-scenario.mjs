@@ -181,17 +181,43 @@ export const checks = {
     eq([m.steps.length, m.end.reason], [3, 'max-turns'], 'maxTurns');
   },
 
-  async 'abort and timeouts'(at) {
+  async 'abort and timeouts, and the abandoned call is told through its abortSignal'(at) {
+    // The agent never answers, but watches the signal it is handed.
+    const slowAgent = () => {
+      const a = {
+        signals: [],
+        respond(history, { abortSignal }) {
+          a.signals.push(abortSignal);
+          return new Promise(() => {});
+        },
+      };
+      return a;
+    };
     const controller = new AbortController();
-    const slow = { respond: () => new Promise(() => {}) };
+    const slow = slowAgent();
     const pending = at.runTrajectory(at.createTrajectory(chain(), slow), { userModel: scriptedUser(), clock, signal: controller.signal });
     setTimeout(() => controller.abort(), 20);
     const r = await pending;
     eq([r.steps.length, r.end.reason], [1, 'aborted'], 'aborted mid-turn');
+    eq(slow.signals.length, 1, 'one agent call');
+    eq(slow.signals[0].aborted, true, 'the agent call is aborted with the run');
+    eq(slow.signals[0].reason.name, 'AbortError', 'abort reason');
+
     const d = chain();
     d.steps.steps[0].timeoutMs = 15;
-    const t = await at.runTrajectory(at.createTrajectory(d, slow), { userModel: scriptedUser(), clock });
+    const timed = slowAgent();
+    const t = await at.runTrajectory(at.createTrajectory(d, timed), { userModel: scriptedUser(), clock });
     eq([t.end.reason, t.end.error.code, t.end.error.side], ['error', 'TIMEOUT', 'agent'], 'timeoutMs');
+    eq(timed.signals[0].aborted, true, 'the timed-out agent call is aborted');
+
+    // The user model is handed a signal too; one that answered is never aborted.
+    const seen = [];
+    const userModel = async (req, { abortSignal }) => { seen.push(abortSignal); return 'hello'; };
+    const answering = slowAgent();
+    answering.respond = async (h, { abortSignal }) => { answering.signals.push(abortSignal); return [{ role: 'assistant', content: 'hi' }]; };
+    await at.runTrajectory(at.createTrajectory(chain(), answering), { userModel, clock });
+    assert(seen.length >= 3 && answering.signals.length === 3, `signals handed to every call (${seen.length}, ${answering.signals.length})`);
+    eq([...seen, ...answering.signals].filter((x) => x.aborted).length, 0, 'answered calls are not aborted');
   },
 
   async 'observers see the agent tool calls and their assessment reaches the agent'(at) {
@@ -256,11 +282,13 @@ export const checks = {
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'book', output: { type: 'json', value: { ok: true } } }] },
     ];
     const tools = [{ name: 'book', description: 'books', inputSchema: { type: 'object' } }];
-    const r = await model({ purpose: 'decide', system: 'be brief', messages: history, tools, responseFormat: 'json' });
+    const cancel = new AbortController();
+    const r = await model({ purpose: 'decide', system: 'be brief', messages: history, tools, responseFormat: 'json' }, { abortSignal: cancel.signal });
     eq(JSON.stringify(r), '{"text":"","toolCalls":[{"toolCallId":"c1","toolName":"book","input":{"people":2}}],"usage":{"inputTokens":11,"outputTokens":3}}', 'answer mapped');
     const { url, init, body } = sent[0];
     eq(url, 'http://127.0.0.1:9/v1/chat/completions', 'url');
     eq(init.headers.authorization, 'Bearer k', 'api key');
+    assert(init.signal === cancel.signal, 'the call\'s abortSignal reaches fetch');
     eq(body.temperature, 0, 'extra fields pass through');
     eq(JSON.stringify(body.messages), JSON.stringify([
       { role: 'system', content: 'be brief' },

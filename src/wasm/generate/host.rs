@@ -53,6 +53,42 @@ pub fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &key.into(), value);
 }
 
+/// The `{ abortSignal }` handed to the agent and the user model with each
+/// call. When the run stops waiting for the answer (timeoutMs expired, the
+/// run's signal fired), the call's future is dropped, and dropping this
+/// aborts the signal, so the host can cancel the work (a fetch, an AI SDK
+/// call) instead of finishing it for nobody. An answered call disarms it.
+struct CallSignal(Option<web_sys::AbortController>);
+
+impl CallSignal {
+    fn new() -> CallSignal {
+        // Every supported runtime has AbortController; without one, calls go uncancelled.
+        CallSignal(web_sys::AbortController::new().ok())
+    }
+
+    fn options(&self) -> JsValue {
+        let obj = Object::new();
+        if let Some(c) = &self.0 {
+            set(&obj, "abortSignal", &c.signal());
+        }
+        obj.into()
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CallSignal {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            let reason = js_sys::Error::new("the trajectory run stopped waiting for this call (timeoutMs expired or the run was aborted)");
+            reason.set_name("AbortError");
+            c.abort_with_reason(&reason);
+        }
+    }
+}
+
 /// What every run callback can see: the traces so far (one live array,
 /// appended to as the run goes) and the steps' states.
 pub struct Mirror {
@@ -115,7 +151,7 @@ impl Predicate for JsPredicate {
     }
 }
 
-/// `userModel(request) → Promise<string | { text?, toolCalls?, usage? }>`.
+/// `userModel(request, { abortSignal }) → Promise<string | { text?, toolCalls?, usage? }>`.
 pub struct JsModel(pub Function);
 
 impl Model for JsModel {
@@ -123,7 +159,10 @@ impl Model for JsModel {
         Box::pin(async move {
             let what = format!("userModel ({})", serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
             let req = to_js(&request).map_err(conv)?;
-            let v = call(&self.0, &JsValue::UNDEFINED, &[&req], &what).await?;
+            let signal = CallSignal::new();
+            let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;
+            signal.disarm();
+            let v = v?;
             let value: serde_json::Value = if v.is_string() {
                 serde_json::Value::String(v.as_string().unwrap_or_default())
             } else {
@@ -134,7 +173,7 @@ impl Model for JsModel {
     }
 }
 
-/// The agent under test, `{ respond(history) → Promise<{ messages } | messages> }`.
+/// The agent under test, `{ respond(history, { abortSignal }) → Promise<{ messages } | messages> }`.
 /// The history it is handed is one JS array this adapter appends to, so
 /// each turn converts only the new messages, and the agent's own messages
 /// go back in as the very objects it returned.
@@ -174,7 +213,9 @@ impl Agent for JsAgent {
                 }
                 None => None,
             };
-            let answer = call(&self.respond, &self.object, &[&self.history.clone().into()], "agent.respond").await;
+            let signal = CallSignal::new();
+            let answer = call(&self.respond, &self.object, &[&self.history.clone().into(), &signal.options()], "agent.respond").await;
+            signal.disarm();
             if injected.is_some() {
                 // The injected message sits just before the user message: take it out.
                 let user = self.history.pop();

@@ -78,3 +78,43 @@ test('withMastraAgent: a Mastra Agent over a mock model', async () => {
   assert.match(content, /Booked for two/);
   assert.throws(() => at.withMastraAgent({}), { code: 'INVALID_ARGUMENT' });
 });
+
+/** A mock model that never answers; it reports the abortSignal it was called with. */
+function hangingModel(seen) {
+  return new MockLanguageModelV4({
+    doGenerate: ({ abortSignal }) => {
+      seen.push(abortSignal);
+      return new Promise((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason)));
+    },
+  });
+}
+const timed = (ms) => ({
+  goal: 'book a table', persona: { description: 'terse' },
+  steps: { steps: [{ id: 'ask', instruction: 'ask for a table', timeoutMs: ms }], start: 'ask', terminals: ['ask'] },
+});
+
+test('a step timeout aborts the in-flight AI SDK and Mastra calls through abortSignal', async () => {
+  for (const make of [
+    (m) => at.withAISdkAgent({ model: m }),
+    (m) => at.withAISdkAgent(new ToolLoopAgent({ model: m })),
+    (m) => at.withMastraAgent(new MastraAgent({ id: 'slow', name: 'slow', instructions: 'x', model: m })),
+  ]) {
+    const seen = [];
+    const r = await at.runTrajectory(at.createTrajectory(timed(30), make(hangingModel(seen))), { userModel, clock: () => 0 });
+    assert.equal(r.end.error.code, 'TIMEOUT');
+    assert.equal(seen.length, 1, 'the model was called');
+    assert.ok(seen[0], 'the model got an abortSignal');
+    assert.equal(seen[0].aborted, true, 'and it was aborted when the step timed out');
+  }
+});
+
+test('aborting the run aborts the user model call (fromAISdkModel)', async () => {
+  const seen = [];
+  const controller = new AbortController();
+  const agent = { respond: async () => [{ role: 'assistant', content: 'hi' }] };
+  const pending = at.runTrajectory(at.createTrajectory(timed(1000), agent), { userModel: at.fromAISdkModel(hangingModel(seen)), clock: () => 0, signal: controller.signal });
+  setTimeout(() => controller.abort(), 30);
+  const r = await pending;
+  assert.equal(r.end.reason, 'aborted');
+  assert.equal(seen[0]?.aborted, true);
+});
