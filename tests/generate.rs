@@ -102,9 +102,18 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
     assert_eq!(first["input"], json!({ "role": "user", "content": "user message 1" }));
     assert_eq!(first["output"], json!([{ "role": "assistant", "content": "reply 1" }]));
     assert_eq!(first["metadata"]["stepId"], "greet");
+    assert_eq!(first["metadata"]["turnIndex"], 0);
+    assert_eq!(first["metadata"]["selection"]["method"], "start");
+    // Every line carries the run's outcome (as Tally's lines do); only the last has `end`.
+    assert_eq!((first["metadata"]["reason"].as_str(), first["metadata"]["completed"].as_bool()), (Some("goal-reached"), Some(true)));
+    assert!(first["metadata"].get("end").is_none());
+    let last: Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(last["metadata"]["end"]["isFinal"], true);
     let conv = to_conversation(&rv, None).unwrap();
     assert_eq!(conv["id"], "c1");
     assert_eq!(conv["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(conv["metadata"]["reason"], "goal-reached");
+    assert_eq!(conv["steps"][1]["metadata"]["turnIndex"], 1);
     let s = summarize(&rv).unwrap();
     assert!(s.contains("3 turns") && s.contains("goal-reached") && s.contains("Steps satisfied: 3/3"), "{s}");
 }

@@ -141,8 +141,8 @@ export interface RunTrajectoryOptions {
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
 export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
-/** Tally's `Conversation`. */
-export interface Conversation { id: string; steps: ConversationStep[] }
+/** Tally's `Conversation`; `metadata` is the run's outcome (empty when the result has no end). */
+export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }
 export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
 /** Node only: writes toArtifacts(result, def) into `dir`; resolves with the written paths. */
 export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;

@@ -25,6 +25,7 @@ fn steps_of(r: &Value) -> Result<&Vec<Value>> {
 fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
     let field = |k: &str| t.get(k).ok_or_else(|| Error::invalid_argument(format!("result.steps[{i}] has no {k}")));
     let mut metadata = Map::new();
+    metadata.insert("turnIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
     metadata.insert("stepId".into(), t.get("stepId").cloned().unwrap_or(Value::Null));
     metadata.insert("selection".into(), t.get("selection").cloned().unwrap_or(Value::Null));
     if let Some(end) = t.get("end").filter(|e| !e.is_null()) {
@@ -43,25 +44,46 @@ fn conversation_id(r: &Value) -> &str {
     r.get("conversationId").and_then(Value::as_str).unwrap_or("conversation")
 }
 
-/// One JSON line per turn: `{conversationId, stepIndex, input, output, timestamp, metadata}`.
+/// How the run ended, `{ completed, reason, summary? }`, as Tally puts it in
+/// a conversation's and each JSONL line's metadata. Empty without an end.
+fn outcome_of(r: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(end) = end_of(r) {
+        for k in ["completed", "reason", "summary"] {
+            if let Some(v) = end.get(k).filter(|v| !v.is_null()) {
+                out.insert(k.into(), v.clone());
+            }
+        }
+    }
+    out
+}
+
+/// One JSON line per turn: `{conversationId, stepIndex, input, output, timestamp, metadata}`;
+/// the metadata carries the turn's step and selection and the run's outcome.
 pub fn to_jsonl(r: &Value) -> Result<Vec<String>> {
     let id = Value::String(conversation_id(r).to_owned());
+    let outcome = outcome_of(r);
     steps_of(r)?
         .iter()
         .enumerate()
         .map(|(i, t)| {
             let mut line = Map::new();
             line.insert("conversationId".into(), id.clone());
-            line.extend(step_of(t, i)?);
+            let mut step = step_of(t, i)?;
+            if let Some(Value::Object(m)) = step.get_mut("metadata") {
+                m.extend(outcome.clone());
+            }
+            line.extend(step);
             Ok(Value::Object(line).to_string())
         })
         .collect()
 }
 
-/// Tally's `Conversation`: `{ id, steps: [{ stepIndex, input, output, timestamp, metadata }] }`.
+/// Tally's `Conversation`: `{ id, steps: [{ stepIndex, input, output, timestamp, metadata }], metadata }`,
+/// the conversation's metadata being the run's outcome.
 pub fn to_conversation(r: &Value, id: Option<&str>) -> Result<Value> {
     let steps = steps_of(r)?.iter().enumerate().map(|(i, t)| step_of(t, i).map(Value::Object)).collect::<Result<Vec<_>>>()?;
-    Ok(json!({ "id": id.unwrap_or(conversation_id(r)), "steps": steps }))
+    Ok(json!({ "id": id.unwrap_or(conversation_id(r)), "steps": steps, "metadata": outcome_of(r) }))
 }
 
 fn end_of(r: &Value) -> Option<&Value> {
