@@ -33,15 +33,15 @@ const toolAgent = {
 };
 
 const variants = {
-  'plain, no sink': (turns) => [plainAgent, {}],
-  'tools + MemorySink + observers': (turns) => [toolAgent, {
+  'plain, no sink': () => [plainAgent, {}],
+  'tools + MemorySink + observers': () => [toolAgent, {
     sink: new MemorySink(),
     observers: { observers: [{ observer: 'error-cascade', trigger: { everyNCalls: 5 } }, { observer: 'stall', trigger: { everyNCalls: 5 } }] },
   }],
 };
 
 async function once(turns, variant) {
-  const [agent, opts] = variants[variant](turns);
+  const [agent, opts] = variants[variant]();
   // No step graph: every turn runs with selection 'none' until maxTurns.
   const t = createTrajectory({ goal: 'find the opening hours', persona: { description: 'a visitor' }, maxTurns: turns }, agent);
   gc();
