@@ -56,15 +56,20 @@ function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [], ob
   return messages;
 }
 
+/** A JsonlSink writing <dir>/<name>.jsonl; `close()` resolves once the file is complete. */
+function jsonlFile(name) {
+  const out = createWriteStream(join(dir, `${name}.jsonl`));
+  const sink = new JsonlSink((line) => new Promise((ok, fail) => out.write(line, (e) => (e ? fail(e) : ok()))));
+  return { sink, close: () => new Promise((ok) => out.end(ok)) };
+}
+
 async function record(name, title, play) {
-  const file = join(dir, `${name}.jsonl`);
-  const out = createWriteStream(file);
-  const write = (line) => new Promise((ok, fail) => out.write(line, (e) => (e ? fail(e) : ok())));
+  const { sink, close } = jsonlFile(name);
   const clock = scriptedClock();
-  const rec = new TrajectoryRecorder(new JsonlSink(write), { clock: clock.now, onSinkError: 'fail' });
+  const rec = new TrajectoryRecorder(sink, { clock: clock.now, onSinkError: 'fail' });
   play(rec, clock);
   await rec.flush();
-  await new Promise((ok) => out.end(ok));
+  await close();
   rec.free();
   return { file: `${name}.jsonl`, title };
 }
@@ -135,8 +140,6 @@ runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test 
 // order the rest.
 runs.push(await (async () => {
   const name = 'generated-booking';
-  const out = createWriteStream(join(dir, `${name}.jsonl`));
-  const write = (line) => new Promise((ok, fail) => out.write(line, (e) => (e ? fail(e) : ok())));
   let now = START;
   const clock = () => (now += 350);
   const userModel = async (req) => {
@@ -182,9 +185,9 @@ runs.push(await (async () => {
       terminals: ['confirm'],
     },
   }, agent);
-  const sink = new JsonlSink(write);
+  const { sink, close } = jsonlFile(name);
   await runTrajectory(trajectory, { userModel, clock, sink, onSinkError: 'fail' });
-  await new Promise((ok) => out.end(ok));
+  await close();
   sink.free();
   return { file: `${name}.jsonl`, title: 'Generated: a simulated diner walks a step graph to a booking' };
 })());
