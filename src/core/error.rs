@@ -2,7 +2,9 @@
 //! stable string code that JS callers can switch on; the message says where
 //! (which line, which field, which record) as well as what.
 
+use std::any::Any;
 use std::fmt;
+use std::rc::Rc;
 
 /// Stable error codes. Never renumber or rename: JS code matches on
 /// [`ErrorCode::as_str`].
@@ -94,11 +96,36 @@ pub struct Error {
     pub line: Option<usize>,
     /// The step of a trajectory the error is about, when there is one.
     pub step_id: Option<String>,
+    /// What a host callback threw, carried untouched to the JS error's
+    /// `cause` (stack and type intact). Opaque to the core.
+    pub cause: Option<Cause>,
+}
+
+/// A host value the core carries without looking inside (the binding puts a
+/// `JsValue` here). Equal to any other cause: errors compare by what they say.
+#[derive(Clone)]
+pub struct Cause(pub Rc<dyn Any>);
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Cause(..)")
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), line: None, step_id: None }
+        Error { code, message: message.into(), line: None, step_id: None, cause: None }
+    }
+
+    pub fn caused_by(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
+        self
     }
 
     pub fn invalid_argument(message: impl Into<String>) -> Self {

@@ -7,5 +7,6 @@ pub mod error;
 pub mod generate;
 pub mod host;
 pub mod message;
+pub mod options;
 
 pub use error::{Error, ErrorCode};

@@ -59,3 +59,32 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: Er
     let text = json_of(value, what)?;
     serde_json::from_str(&text).map_err(|e| Error::new(code, format!("{what}: {e}")))
 }
+
+/// `obj[key]` where `obj` is an options object the caller passed: a getter
+/// that throws becomes a coded error naming the option, with the thrown
+/// value as its cause.
+pub(crate) fn option(obj: &JsValue, key: &str, place: &str) -> Result<JsValue, Error> {
+    if !obj.is_object() && !obj.is_function() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    js_sys::Reflect::get(obj, &key.into()).map_err(|e| {
+        Error::invalid_argument(format!("{place}.{key}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e))
+    })
+}
+
+/// Refuses keys of an options object that the library does not read (a
+/// typo would silently fall back to a default), naming the nearest valid one.
+/// `undefined`/`null` pass; anything else that is not an object is refused.
+pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Result<(), Error> {
+    if obj.is_undefined() || obj.is_null() {
+        return Ok(());
+    }
+    if !obj.is_object() || js_sys::Array::is_array(obj) {
+        return Err(Error::invalid_argument(format!("{place} must be an object, got {}", error::describe(obj))));
+    }
+    let keys = js_sys::Reflect::own_keys(obj).map_err(|e| {
+        Error::invalid_argument(format!("{place}: its keys could not be read: {}", error::describe(&e))).caused_by(error::cause(&e))
+    })?;
+    let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
+    crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
+}

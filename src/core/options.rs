@@ -1,0 +1,83 @@
+//! Option objects from callers: every key must be one the library reads.
+//! A misspelt key (`maxturns`, `onSinkErorr`, `observer:` for `observers:`)
+//! would otherwise be ignored and the run would silently use a default, so
+//! unknown keys are refused with the nearest valid key named.
+
+use super::error::{Error, Result};
+
+/// Refuses the first key of `given` that is not in `allowed`, naming the
+/// place (`"runTrajectory options"`) and the nearest valid key.
+pub fn check_keys<'a>(given: impl IntoIterator<Item = &'a str>, allowed: &[&str], place: &str) -> Result<()> {
+    for key in given {
+        if !allowed.contains(&key) {
+            return Err(Error::invalid_argument(unknown_key_message(key, allowed, place)));
+        }
+    }
+    Ok(())
+}
+
+/// `place: unknown option "maxturns"; did you mean "maxTurns"? (valid: ...)`.
+pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
+    let valid = allowed.join(", ");
+    match nearest(key, allowed) {
+        Some(near) => format!("{place}: unknown option {key:?}; did you mean {near:?}? (valid: {valid})"),
+        None => format!("{place}: unknown option {key:?} (valid: {valid})"),
+    }
+}
+
+/// The valid key closest to `key`: same letters ignoring case, or a
+/// prefix/suffix of one another (`observer` / `observers`), or within an
+/// edit distance of a third of the key's length (at least 2).
+pub fn nearest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let lower = key.to_lowercase();
+    if let Some(same) = allowed.iter().find(|a| a.to_lowercase() == lower) {
+        return Some(same);
+    }
+    let limit = (key.chars().count() / 3).max(2);
+    allowed
+        .iter()
+        .map(|a| {
+            let al = a.to_lowercase();
+            let affix = al.len() >= 3 && lower.len() >= 3 && (al.starts_with(&lower) || lower.starts_with(&al));
+            let d = if affix { 1 } else { edit_distance(&lower, &al) };
+            (d, *a)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, a)| a)
+}
+
+/// Levenshtein distance over chars; two rows, linear memory.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let swap = if ca == *cb { prev[j] } else { prev[j] + 1 };
+            row[j + 1] = swap.min(prev[j + 1] + 1).min(row[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUN: &[&str] = &["userModel", "observers", "onSinkError", "maxTurns", "sink", "clock"];
+
+    #[test]
+    fn names_the_nearest_key() {
+        assert_eq!(nearest("maxturns", RUN), Some("maxTurns"));
+        assert_eq!(nearest("onSinkErorr", RUN), Some("onSinkError"));
+        assert_eq!(nearest("observer", RUN), Some("observers"));
+        assert_eq!(nearest("zzz", RUN), None);
+        let e = check_keys(["sink", "maxturns"], RUN, "runTrajectory options").unwrap_err();
+        assert_eq!(e.code, crate::core::ErrorCode::InvalidArgument);
+        assert!(e.message.starts_with("runTrajectory options: unknown option \"maxturns\"; did you mean \"maxTurns\"?"), "{}", e.message);
+        assert!(check_keys(["sink", "clock"], RUN, "x").is_ok());
+    }
+}
