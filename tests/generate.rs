@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use agent_trajectories::core::capture::Payload;
+use agent_trajectories::core::capture::{EndedOutcome, Payload};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
@@ -262,7 +262,7 @@ fn faults_end_with_error_and_keep_everything_before() {
     assert_eq!(r.steps[1].user_message.text_content(), "user message 2", "the failing turn keeps its user message");
     assert_eq!(r.steps[0].agent_messages, says("ok"));
     let recs = events.records.borrow();
-    assert!(matches!(recs.last().unwrap(), Payload::RunEnded { outcome, .. } if outcome.error_code.as_deref() == Some("CALLBACK_FAILED")));
+    assert!(matches!(recs.last().unwrap(), Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. } if o.error_code.as_deref() == Some("CALLBACK_FAILED")));
 
     // A precondition that fails names its step.
     let mut t = def(chain());

@@ -18,12 +18,16 @@ pub trait Clock {
 
 /// The error for a clock that answered something that is not a time.
 pub fn clock_error(ms: f64) -> Error {
-    Error::new(ErrorCode::CallbackFailed, format!("clock returned {ms}; expected milliseconds since the epoch"))
+    Error::new(
+        ErrorCode::CallbackFailed,
+        format!("clock returned {}; expected milliseconds since the epoch (what Date.now() returns)", super::number::show(ms)),
+    )
 }
 
-/// A clock reading, refused when it is not a finite number.
+/// A clock reading, refused when it is not a time a JS `Date` can hold
+/// (finite, within ±8.64e15 ms), so every stamp stays an exact JS integer.
 pub fn check_clock(ms: f64) -> Result<f64> {
-    if ms.is_finite() {
+    if ms.is_finite() && ms.abs() <= super::number::MAX_TIME_MS {
         Ok(ms)
     } else {
         Err(clock_error(ms))

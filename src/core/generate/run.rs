@@ -427,7 +427,7 @@ impl Runner<'_, '_> {
             error_code: end.error.as_ref().map(|e| e.code.clone()),
         };
         // A recorder that already failed cannot take this one either.
-        let _ = self.env.events.record(Payload::RunEnded { outcome, new_messages: Vec::new() });
+        let _ = self.env.events.record(Payload::RunEnded { outcome: outcome.into(), new_messages: Vec::new() });
         end
     }
 }
