@@ -298,11 +298,14 @@ impl Timer for Instant {
     fn sleep(&self, _ms: f64) -> LocalBoxFuture<'static, ()> {
         Box::pin(async {})
     }
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 struct Stuck;
 impl Agent for Stuck {
-    fn respond<'a>(&'a self, _: &'a [ModelMessage], _: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>> {
+    fn respond<'a>(&'a self, _: &'a [ModelMessage], _: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer>> {
         Box::pin(std::future::pending())
     }
 }
@@ -353,13 +356,18 @@ fn timeouts_and_abort() {
     assert_eq!(events.records.borrow().len(), 2, "run_started and run_ended");
 }
 
-struct Observed(RefCell<Pipeline>);
+pub struct Observed(pub RefCell<Pipeline>);
 impl ToolObservers for Observed {
     fn tool_call(&self, call: ToolCallInput) -> Result<()> {
         self.0.borrow_mut().record_tool_call(call, 0.0, |_, _| unreachable!()).map(drop)
     }
-    fn context(&self) -> Result<Option<String>> {
-        Ok(Some(self.0.borrow().context()).filter(|c| !c.is_empty()))
+    fn current(&self) -> Result<Option<ShownAssessment>> {
+        let p = self.0.borrow();
+        let text = p.context();
+        Ok(p.current().filter(|_| !text.is_empty()).map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments.clone() }))
+    }
+    fn record_tokens(&self, n: u64) -> Result<()> {
+        self.0.borrow_mut().record_tokens(n)
     }
 }
 
