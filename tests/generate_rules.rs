@@ -260,3 +260,21 @@ fn huge_loop_limits_do_not_overflow() {
         assert_eq!(reason(&r), StopReason::MaxTurns);
     }
 }
+
+#[test]
+fn unknown_definition_keys_are_refused_naming_the_nearest() {
+    let mut v = chain();
+    v["maxturns"] = json!(3);
+    assert!(invalid(v).message.contains("trajectory: unknown option \"maxturns\"; did you mean \"maxTurns\"?"));
+    let mut v = chain();
+    v["steps"]["terminal"] = json!(["confirm"]);
+    assert!(invalid(v).message.contains("unknown option \"terminal\"; did you mean \"terminals\"?"));
+    let mut v = chain();
+    v["steps"]["steps"][1]["precondition"] = json!([]);
+    let e = invalid(v);
+    assert!(e.message.contains("steps.steps[1]: unknown option \"precondition\"; did you mean \"preconditions\"?"), "{}", e.message);
+    assert_eq!(e.step_id.as_deref(), Some("ask"));
+    let mut v = chain();
+    v["loopDetection"] = json!({ "maxCycleRepetition": 2 });
+    assert!(invalid(v).message.contains("did you mean \"maxCycleRepetitions\"?"));
+}

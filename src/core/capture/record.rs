@@ -83,7 +83,8 @@ impl<'de> Deserialize<'de> for EndedOutcome {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         match Value::deserialize(d)? {
             Value::String(l) => Ok(EndedOutcome::Label(l)),
-            v @ Value::Object(_) => serde_json::from_value(v).map(EndedOutcome::Structured).map_err(serde::de::Error::custom),
+            // Through text, so RunOutcome's derived impl exists once (for str) in the module.
+            v @ Value::Object(_) => serde_json::from_str(&v.to_string()).map(EndedOutcome::Structured).map_err(serde::de::Error::custom),
             other => Err(serde::de::Error::custom(format_args!(
                 "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
                 crate::core::message::kind_of(&other)

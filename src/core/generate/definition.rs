@@ -157,6 +157,11 @@ impl<'a> Fields<'a> {
     fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
         v.as_object().map(|obj| Fields { obj, place }).ok_or_else(|| invalid(format!("{place} must be an object, got {}", kind_of(v))))
     }
+    /// Refuses keys the library does not read (a misspelt `maxturns` would
+    /// otherwise silently run with the default), naming the nearest valid one.
+    fn only(&self, allowed: &[&str]) -> Result<()> {
+        crate::core::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
+    }
     fn get(&self, key: &str) -> Option<&'a Value> {
         self.obj.get(key).filter(|v| !v.is_null())
     }
@@ -211,9 +216,14 @@ impl Trajectory {
     /// [`Trajectory::validate`] once they are.
     pub fn from_value(v: &Value) -> Result<Trajectory> {
         let f = Fields::of(v, "trajectory")?;
+        // `agent` and `userModel` are live objects the host takes out first; listed so they are not refused.
+        f.only(&[
+            "goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel",
+        ])?;
         let goal = f.required("goal")?;
         let persona_v = f.get("persona").ok_or_else(|| invalid("trajectory.persona is missing; give at least { description }"))?;
         let p = Fields::of(persona_v, "persona")?;
+        p.only(&["name", "description", "guardrails"])?;
         let persona = Persona { name: p.string("name")?, description: p.required("description")?, guardrails: p.strings("guardrails")? };
         let max_turns = match f.get("maxTurns") {
             None => DEFAULT_MAX_TURNS,
@@ -230,6 +240,7 @@ impl Trajectory {
             None => LoopDetection::default(),
             Some(v) => {
                 let l = Fields::of(v, "loopDetection")?;
+                l.only(&["maxConsecutiveSameStep", "maxCycleLength", "maxCycleRepetitions"])?;
                 let d = LoopDetection::default();
                 LoopDetection {
                     max_consecutive_same_step: l.integer("maxConsecutiveSameStep", 1, d.max_consecutive_same_step)?,
@@ -242,6 +253,7 @@ impl Trajectory {
             None => RankerConfig::default(),
             Some(v) => {
                 let r = Fields::of(v, "ranker")?;
+                r.only(&["threshold", "contextSteps", "topK"])?;
                 let d = RankerConfig::default();
                 RankerConfig {
                     threshold: r.number("threshold", |n| (0.0..=1.0).contains(&n), "a number from 0 to 1")?.unwrap_or(d.threshold),
@@ -307,6 +319,7 @@ impl Trajectory {
 
 fn read_graph(v: &Value) -> Result<StepGraph> {
     let f = Fields::of(v, "steps")?;
+    f.only(&["steps", "start", "terminals"])?;
     let items = match f.get("steps") {
         Some(Value::Array(items)) if !items.is_empty() => items,
         _ => return Err(invalid("steps.steps must be a non-empty array of step definitions")),
@@ -317,6 +330,7 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
         let place = format!("steps.steps[{i}]");
         let s = Fields::of(item, &place)?;
         let id = s.required("id")?;
+        s.only(&["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"]).map_err(|e| e.at_step(&id))?;
         if let Some(first) = index.insert(id.clone(), i) {
             return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
         }
@@ -325,7 +339,9 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
         if let Some(list) = s.get("preconditions") {
             let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id:?}: preconditions must be an array"))))?;
             for (j, p) in list.iter().enumerate() {
-                let pf = Fields::of(p, "precondition").map_err(at)?;
+                let place = format!("step {id:?}: preconditions[{j}]");
+                let pf = Fields::of(p, &place).map_err(at)?;
+                pf.only(&["type", "stepId", "name", "evaluate"]).map_err(at)?;
                 let pre = match pf.string("type").map_err(at)?.as_deref() {
                     Some("stepSatisfied") => Precondition::StepSatisfied(
                         pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,
