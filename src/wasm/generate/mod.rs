@@ -61,9 +61,9 @@ fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Err
 }
 
 fn agent_of(agent: &JsValue) -> Result<Function, Error> {
-    property(agent, "respond")
-        .dyn_into::<Function>()
-        .map_err(|_| Error::invalid_argument("agent must have respond(history) → Promise<{ messages }>; wrap one with withAISdkAgent or withMastraAgent"))
+    property(agent, "respond").dyn_into::<Function>().map_err(|_| {
+        Error::invalid_argument("agent must have respond(history) → Promise<{ messages }>; wrap one with withAISdkAgent or withMastraAgent")
+    })
 }
 
 /// Validates a definition (coded `INVALID_TRAJECTORY` errors naming the
@@ -107,7 +107,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     } else if let Some(f) = policy_js.dyn_ref::<Function>() {
         Some(JsPolicy { object: JsValue::UNDEFINED, f: f.clone(), mirror: mirror.clone() })
     } else {
-        let f = property(&policy_js, "evaluate").dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
+        let f = property(&policy_js, "evaluate")
+            .dyn_into::<Function>()
+            .map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
         Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
     };
     let observers_js = opt("observers")?;
@@ -116,7 +118,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     } else {
         let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
         match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
-            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => Some(JsObservers { object: observers_js.clone(), record, context, current, tokens }),
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
+                Some(JsObservers { object: observers_js.clone(), record, context, current, tokens })
+            }
             _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
         }
     };

@@ -7,8 +7,8 @@ use wasm_bindgen::JsValue;
 
 use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::{from_js, optional_function, property};
 use crate::wasm::host::JsClock;
+use crate::wasm::{from_js, optional_function, property};
 
 /// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
 #[derive(Clone)]
