@@ -31,8 +31,8 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     let text = js_sys::JSON::stringify(value).map_err(|e| {
-        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
-        Error::invalid_argument(format!("{what} is not JSON data: {why}"))
+        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|| error::describe(&e));
+        Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(&e))
     })?;
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }

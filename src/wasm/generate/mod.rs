@@ -14,7 +14,7 @@ use crate::core::generate::export::{summarize as summary_of, to_conversation, to
 use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
-use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::{check_options, from_js, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
 
@@ -24,9 +24,17 @@ fn definition_json(def: &JsValue) -> Result<Value, Error> {
     if !def.is_object() {
         return Err(Error::new(ErrorCode::InvalidTrajectory, "a trajectory definition must be an object"));
     }
-    let copy = Object::assign(&Object::new(), def.unchecked_ref());
-    for key in ["agent", "userModel"] {
-        let _ = Reflect::delete_property(&copy, &key.into());
+    // A shallow copy without the live objects (an AI SDK agent may hold
+    // cycles JSON cannot write); a getter that throws is named, not escaped.
+    let copy = Object::new();
+    let keys = Reflect::own_keys(def)
+        .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: its keys could not be read: {}", describe(&e))))?;
+    for key in keys.iter().filter(|k| k.as_string().is_some_and(|k| k != "agent" && k != "userModel")) {
+        let v = Reflect::get(def, &key).map_err(|e| {
+            let name = key.as_string().unwrap_or_default();
+            Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{name}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
+        })?;
+        set(&copy, &key.as_string().unwrap_or_default(), &v);
     }
     let text = json_of(&copy.into(), "trajectory").map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
