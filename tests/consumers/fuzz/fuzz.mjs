@@ -35,6 +35,8 @@ export function optionsFromEnv(env = process.env) {
 /** The shape of a message, for deduplication: quoted text, numbers and hex ids abstracted. */
 export function shapeOf(msg) {
   const m = String(msg).split(' \u2016 ')[0].split('\n')[0]; // the detail after the separator (and further lines) are not part of the shape
+  // JSON.parse words its errors in many ways; each export's JSON.parse escape is one finding.
+  if (/^(an (unhandled rejection|uncaught exception): )?SyntaxError/.test(m)) return m.replace(/SyntaxError.*/, 'SyntaxError (from JSON.parse)');
   return m
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
