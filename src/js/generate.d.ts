@@ -146,6 +146,7 @@ export interface RunTrajectoryOptions {
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
   runId?: string;
 }
+/** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
 export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
@@ -191,7 +192,12 @@ export function withMastraAgent(agent: MastraAgentLike): AgentHandle;
 export interface AISdkLanguageModel { readonly specificationVersion: string; doGenerate(options: never): PromiseLike<unknown> }
 /** An AI SDK language model as a Model (calls `generateText` from `ai`); answers carry the call's token usage. */
 export function fromAISdkModel(model: AISdkLanguageModel, opts?: { generateText?: (options: never) => PromiseLike<unknown> }): Model;
-/** Options of `fromOpenAIChat`; other fields (temperature, max_tokens, ...) go into the request body as given. */
+/**
+ * Options of `fromOpenAIChat`. Every key not listed here (temperature,
+ * max_tokens, seed, ...) is sent as a field of the request body, as given:
+ * that is how endpoint-specific settings reach the endpoint, so a misspelt
+ * key is sent too rather than refused.
+ */
 export interface OpenAIChatOptions {
   /** The API root that `/chat/completions` is appended to, e.g. `https://api.openai.com/v1`. */
   baseURL: string;
@@ -203,7 +209,13 @@ export interface OpenAIChatOptions {
   fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignalLike }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
   [field: string]: unknown;
 }
-/** A Model over an OpenAI-compatible chat completions endpoint, by `fetch` alone (Workers need nothing else). A non-2xx answer rejects with CALLBACK_FAILED. */
+/**
+ * A Model over an OpenAI-compatible chat completions endpoint, by `fetch`
+ * alone (Workers need nothing else). Bad options throw INVALID_ARGUMENT; a
+ * fetch that rejects (cause kept) or does not resolve to a Response, a
+ * non-2xx answer, and an answer without `choices[0].message` reject with
+ * CALLBACK_FAILED.
+ */
 export function fromOpenAIChat(options: OpenAIChatOptions): Model;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
@@ -212,9 +224,15 @@ export interface ModelRecording {
 }
 /** A Model that keeps every request → response; read them from `.recording`. */
 export function recordingModel(model: Model | AISdkLanguageModel): Model & { readonly recording: ModelRecording };
-/** A Model answering from a recording; an unknown request rejects with REPLAY_MISS and a diff. */
+/**
+ * A Model answering from a recording (the object or its JSON text). Each
+ * recorded answer is given once, in order: a request asked more often than it
+ * was recorded, or never recorded, rejects with REPLAY_MISS (with a diff
+ * against the closest recorded request). A recording that is not one throws
+ * INVALID_ARGUMENT.
+ */
 export function replayModel(recording: ModelRecording | string): Model;
-/** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. */
+/** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. A result or definition that is not one throws INVALID_ARGUMENT. */
 export function toArtifacts(result: TrajectoryResult, def: Trajectory): TrajectoryArtifacts;
-/** A stable key for a model request (a hash of its canonical JSON): what recordings are keyed by. */
+/** A stable key for a model request (a hash of its canonical JSON): what recordings are keyed by. A request that is not plain JSON (a cycle, a BigInt, a getter that throws) throws INVALID_ARGUMENT. */
 export function modelRequestKey(request: ModelRequest): string;

@@ -10,7 +10,7 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
 
-test('scenarios.ts compiles under tsc --strict (tsc --init settings) against the real ai and @mastra/core types', () => {
+test('scenarios.ts and misuse.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
   assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
 });
 
@@ -61,4 +61,11 @@ test('AI SDK 7 generateText config (defaults) with observers: the assessment rea
 
 test('Mastra Agent (defaults) with observers: the assessment reaches the model and the run does not fail', { skip: !s }, async () => {
   checkRun(await s.mastraAgent(), 'Mastra Agent');
+});
+
+test('token usage of the agent (AI SDK totalUsage) and of the simulated user reaches the observers\' budget', { skip: !s }, async () => {
+  const { tokensUsed, reported, resources } = await s.tokenBudget();
+  assert.ok(reported > 0);
+  assert.equal(tokensUsed, reported, `the budget counts what the models reported (resources said: ${resources})`);
+  assert.doesNotMatch(resources, /\b0 of 10,?000 tokens/, 'the resources observer sees the tokens');
 });

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import {
   createTrajectory,
   fromAISdkModel,
+  ObserverPipeline,
   runTrajectory,
   withAISdkAgent,
   withMastraAgent,
@@ -114,13 +115,14 @@ export const book = tool({
   },
 });
 
+/** Tokens each mock model call reports (input + output). */
+export const TOKENS_PER_CALL = usage.inputTokens.total + usage.outputTokens.total;
+let userCalls = 0;
 const userModel = fromAISdkModel(new MockLanguageModelV4({
-  doGenerate: async (): Promise<GenerateResult> => ({
-    content: [{ type: 'text', text: 'Book me a table in Lisbon.' }],
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage,
-    warnings: [],
-  }),
+  doGenerate: async (): Promise<GenerateResult> => {
+    userCalls++;
+    return { content: [{ type: 'text', text: 'Book me a table in Lisbon.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+  },
 }));
 
 export const observers: ObserverPipelineOptions = {
@@ -128,7 +130,7 @@ export const observers: ObserverPipelineOptions = {
 };
 
 /** Runs `agent` for `maxTurns` turns with observers, noting where each turn's model calls begin. */
-async function run(agent: AgentHandle, calls: SeenCall[], maxTurns: number): Promise<Observed> {
+async function run(agent: AgentHandle, calls: SeenCall[], maxTurns: number, pipeline: ObserverPipeline | ObserverPipelineOptions = observers): Promise<Observed> {
   const turnStarts: number[] = [];
   const counted: AgentHandle = {
     respond(history, options) {
@@ -137,7 +139,7 @@ async function run(agent: AgentHandle, calls: SeenCall[], maxTurns: number): Pro
     },
   };
   const trajectory = createTrajectory({ goal: 'book a table', persona: { description: 'terse' }, maxTurns, conversationId: 'defaults' }, counted);
-  const result = await runTrajectory(trajectory, { userModel, observers, clock: () => 0 });
+  const result = await runTrajectory(trajectory, { userModel, observers: pipeline, clock: () => 0 });
   return { result, calls, turnStarts };
 }
 
@@ -192,4 +194,22 @@ export async function systemMessageRefusals(): Promise<string[]> {
   await refused(() => agent.generate({ messages: history }));
   await refused(() => generateText({ model: failingToolModel([]), instructions: INSTRUCTIONS, tools: { book }, messages: history }));
   return refusals;
+}
+
+/**
+ * The observers' token budget after a ToolLoopAgent run, and what the
+ * models reported: every agent and simulated-user call's tokens count.
+ */
+export async function tokenBudget(): Promise<{ tokensUsed: number | undefined; reported: number; resources: string }> {
+  const calls: SeenCall[] = [];
+  const pipeline = new ObserverPipeline({
+    observers: [{ observer: 'resources', trigger: { onEveryCall: true } }, ...observers.observers],
+    budget: { maxTokens: 10_000 },
+  });
+  const before = userCalls;
+  const agent = new ToolLoopAgent({ model: failingToolModel(calls), instructions: INSTRUCTIONS, tools: { book } });
+  await run(withAISdkAgent(agent), calls, 2, pipeline);
+  const reported = (calls.length + userCalls - before) * TOKENS_PER_CALL;
+  const resources = pipeline.snapshot().current?.assessments.find((a) => a.observerName === 'Resources')?.summary ?? '';
+  return { tokensUsed: pipeline.budget.tokensUsed, reported, resources };
 }
