@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-# 250 KB gzip, .wasm and glue together (issue budget).
-BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-256000}
+# 300 KB gzip for the whole package: .wasm, glue and entries together.
+BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-307200}
 
 . scripts/lib.sh
 ensure_build_tools

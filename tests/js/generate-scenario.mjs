@@ -248,9 +248,15 @@ export const checks = {
 
   async 'observers see the agent tool calls and their assessment reaches the agent'(at) {
     const contexts = [];
+    const systems = [];
+    const plainEarlier = [];
     const toolAgent = {
       async respond(history) {
-        contexts.push(history.filter((m) => m.role === 'system').map((m) => m.content).join(''));
+        // The assessment rides in the last user message as an extra text part; no system message (ai 7 refuses those).
+        const last = history.at(-1);
+        contexts.push(Array.isArray(last.content) ? last.content.slice(1).map((p) => p.text).join('') : '');
+        systems.push(history.filter((m) => m.role === 'system').length);
+        plainEarlier.push(history.filter((m) => m.role === 'user').slice(0, -1).every((m) => typeof m.content === 'string'));
         const id = `t${contexts.length}`;
         return [
           { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'x' } }] },
@@ -267,7 +273,14 @@ export const checks = {
     eq(r.steps.length, 4, 'turns');
     eq(contexts[0], '', 'nothing injected before the first call');
     assert(contexts[3].includes('Trajectory Assessment'), `assessment injected: ${contexts[3]}`);
+    eq(systems, [0, 0, 0, 0], 'never as a system message');
+    eq(plainEarlier, [true, true, true, true], 'earlier user messages are shown as they were');
     eq(r.steps[3].agentMessages.filter((m) => m.role === 'system').length, 0, 'not part of the trace');
+    eq(typeof r.steps[3].userMessage.content, 'string', 'the trace keeps the plain user message');
+    assert(r.steps[3].assessment.startsWith('## Trajectory Assessment'), 'the trace says what the agent was shown');
+    const shown = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => [x.payload.turn_index, x.payload.call_index]);
+    eq(shown, [[3, 3]], 'what the agent saw is recorded with its turn and call (the cascade of three failures, shown in turn 3)');
+    assert(at.toJSONL(r)[3].includes('"assessment":"## Trajectory Assessment'), 'and exported');
     const kinds = sink.records().map((x) => x.payload.kind);
     eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');
     eq(kinds.filter((k) => k === 'tool_ended').length, 4, 'tool_ended per result');
