@@ -224,7 +224,7 @@ function makeGenerate(wasm, importAi) {
     };
   }
 
-  const isAiSdkModel = (m) => isObject(m) && typeof guard('the model', () => m.doGenerate) === 'function';
+  const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
   const asModel = (m, what) => {
     if (typeof m === 'function') return m;
     if (isAiSdkModel(m)) return fromAISdkModel(m);

@@ -45,4 +45,6 @@ const handle: AgentHandle = { respond: async () => ({ messages: [], usage: { inp
 const badUsage: AgentHandle = { respond: async () => ({ messages: [], usage: { inputTokens: { total: 1 } } }) };
 // @ts-expect-error userModel is a Model function or an AI SDK language model
 await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: { text: 'hi' } });
+// @ts-expect-error unknown option key (the run also refuses it, naming "observers")
+await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: async () => 'hi', observer: [] });
 export { badUsage };
