@@ -278,3 +278,14 @@ fn unknown_definition_keys_are_refused_naming_the_nearest() {
     v["loopDetection"] = json!({ "maxCycleRepetition": 2 });
     assert!(invalid(v).message.contains("did you mean \"maxCycleRepetitions\"?"));
 }
+
+#[test]
+fn messages_speak_js_not_rust() {
+    let mut v = chain();
+    v["steps"]["steps"][1]["preconditions"] = json!([{ "type": "stepSatisified", "stepId": "greet" }]);
+    let e = invalid(v);
+    assert!(e.message.ends_with("got \"stepSatisified\"; did you mean \"stepSatisfied\"?"), "{}", e.message);
+    let mut v = chain();
+    v["steps"]["steps"][1]["preconditions"] = json!([{ "stepId": "greet" }]);
+    assert!(invalid(v).message.ends_with("got nothing"));
+}

@@ -32,20 +32,20 @@ pub fn checked_add(a: u64, b: u64, what: &str) -> Result<u64> {
 }
 
 /// A number as JS prints it (`1e+300`, `NaN`, `Infinity`, `-0` as `0`).
+/// Through serde_json's shortest round-trip formatting, which the module
+/// carries anyway: `core::fmt` for floats would add ~15 KB to it.
 pub fn show(n: f64) -> String {
     if n.is_nan() {
-        "NaN".into()
-    } else if n.is_infinite() {
-        if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else if n == 0.0 {
-        "0".into()
-    } else if n.abs() >= 1e21 || n.abs() < 1e-6 {
-        // JS switches to exponent form here, with an explicit `+`.
-        let e = format!("{n:e}");
-        if e.contains("e-") { e } else { e.replacen('e', "e+", 1) }
-    } else {
-        format!("{n}")
+        return "NaN".into();
     }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if n.fract() == 0.0 && n.abs() < 9.0e18 {
+        return (n as i64).to_string();
+    }
+    // Prints exponents as JS does (`1e+300`, `1.5e-7`).
+    serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
 }
 
 /// serde: a `u64` field that refuses values past [`MAX_SAFE_INTEGER`].

@@ -348,9 +348,9 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
                     ),
                     Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
                     other => {
-                        return Err(at(invalid(format!(
-                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {other:?}"
-                        ))))
+                        let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
+                        let hint = other.and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"])).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
+                        return Err(at(invalid(format!("step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"))));
                     }
                 };
                 preconditions.push(pre);

@@ -116,7 +116,7 @@ impl Runner<'_, '_> {
             (Some(ms), Some(timer)) => Box::pin(async move {
                 match race(fut, timer.sleep(ms)).await {
                     Either::Left(r) => r,
-                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({ms} ms)"))),
+                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({} ms)", crate::core::number::show(ms)))),
                 }
             }),
             _ => fut,

@@ -148,7 +148,10 @@ impl PipelineSnapshot {
         if version != Some(u64::from(SNAPSHOT_VERSION)) {
             return Err(Error::new(
                 ErrorCode::UnsupportedSchemaVersion,
-                format!("observer pipeline snapshot version {version:?} is not {SNAPSHOT_VERSION}, the version this build reads"),
+                format!(
+                    "observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads",
+                    header.version.as_ref().map_or("(missing)".to_owned(), Value::to_string)
+                ),
             ));
         }
         serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))

@@ -175,8 +175,9 @@ pub fn to_jsonl_js(#[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] re
 #[wasm_bindgen(js_name = toConversation, unchecked_return_type = "Conversation")]
 pub fn to_conversation_js(
     #[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] result: JsValue,
-    #[wasm_bindgen(js_name = conversationId)] conversation_id: Option<String>,
+    #[wasm_bindgen(js_name = conversationId, unchecked_param_type = "string | null")] conversation_id: JsValue,
 ) -> JsResult<JsValue> {
+    let conversation_id = optional_string_arg(&conversation_id, "toConversation(result, conversationId): conversationId").js()?;
     value_to_js(&to_conversation(&result_of(&result).js()?, conversation_id.as_deref()).js()?)
 }
 

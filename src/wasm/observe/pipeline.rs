@@ -266,7 +266,7 @@ impl ObserverPipeline {
 
     /// The `n` most recent tool calls, oldest first.
     #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
-    pub fn recent_tool_calls(&self, n: f64) -> JsResult<JsValue> {
+    pub fn recent_tool_calls(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<JsValue> {
         ObserverContext::new(self.inner.clone()).recent_tool_calls(n)
     }
 
