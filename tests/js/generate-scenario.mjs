@@ -585,6 +585,10 @@ export const checks = {
     eq(pipeline.budget.tokensUsed, 3 * (120 + 7), 'agent and user-model usage counted');
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'onSinkErorr');
     expectThrow(() => at.createTrajectory({ ...chain(), maxturns: 3 }, agent()), 'INVALID_TRAJECTORY', 'maxturns');
+    const def = chain();
+    Object.defineProperty(def, 'goal', { enumerable: true, get() { throw new TypeError('goal unavailable'); } });
+    const got = expectThrow(() => at.createTrajectory(def, agent()), 'INVALID_TRAJECTORY', 'a getter that throws');
+    eq([got.cause instanceof TypeError, got.message.includes('trajectory.goal')], [true, true], 'named, with its cause');
     const wrong = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => ({ txt: 'hi' }), clock });
     eq([wrong.end.error.code, wrong.end.error.side], ['CALLBACK_FAILED', 'user-simulator'], '{ txt } is not an empty message');
   },
