@@ -76,6 +76,7 @@ run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
 run_node "tarball: TypeScript consumer (ESM, strict)" tests/consumers/typescript/*.test.mjs
 run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cjs/*.test.mjs
+run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 
