@@ -12,7 +12,20 @@ function makeGenerate(wasm, importAi) {
     err.code = code;
     return err;
   };
-  const why = (e) => (e instanceof Error ? e.message : String(e));
+  // A thrown value as a message says it: an Error's message, a string as
+  // is, anything else as JS would write it (never "[object Object]").
+  const why = (e) => {
+    if (e instanceof Error) return e.message;
+    if (typeof e === 'string') return e;
+    if (typeof e === 'bigint') return `${e}n`;
+    if (typeof e === 'symbol' || typeof e === 'function' || e === undefined) return String(e);
+    try {
+      const json = JSON.stringify(e);
+      return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+    } catch {
+      return Object.prototype.toString.call(e);
+    }
+  };
   // Runs `f`; anything it throws that is not already one of ours becomes a
   // coded error saying `where`, with the thrown value as its cause.
   const guard = (where, f, code = 'INVALID_ARGUMENT') => {
@@ -264,7 +277,8 @@ function makeGenerate(wasm, importAi) {
       const c = text.charCodeAt(i);
       a = Math.imul(a ^ c, 0x01000193) >>> 0;
       b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
-      b ^= b >>> 15;
+      // `^` yields a signed 32-bit value: back to unsigned, or the hex gets a minus sign.
+      b = (b ^ (b >>> 15)) >>> 0;
     }
     return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
   }
@@ -304,7 +318,7 @@ function makeGenerate(wasm, importAi) {
     const entries = [];
     const recording = async (req, options) => {
       const { key } = keyed(req, 'recordingModel: request');
-      const response = await call(req, options);
+      const response = await guarded('recordingModel: the model', () => call(req, options));
       entries.push({ key, request: plain(req), response: guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED') });
       return response;
     };
@@ -351,48 +365,16 @@ function makeGenerate(wasm, importAi) {
     };
   }
 
-  // Option keys are checked here because this layer reads options before
-  // the core sees them: a misspelt key would silently fall back to a default.
-  const RUN_OPTIONS = ['userModel', 'clock', 'sink', 'onSinkError', 'onRecord', 'observers', 'policy', 'signal', 'runId'];
-  const distance = (a, b) => {
-    let prev = [...Array(b.length + 1).keys()];
-    for (let i = 0; i < a.length; i++) {
-      const row = [i + 1];
-      for (let j = 0; j < b.length; j++) row[j + 1] = Math.min(prev[j] + (a[i] === b[j] ? 0 : 1), prev[j + 1] + 1, row[j] + 1);
-      prev = row;
-    }
-    return prev[b.length];
-  };
-  // The valid key nearest to `key`, as the core picks it: the same letters
-  // in another case, a prefix/suffix (`observer`), or a few edits away.
-  const nearest = (key, allowed) => {
-    const k = key.toLowerCase();
-    let best, least = Math.max(2, Math.floor(key.length / 3)) + 1;
-    for (const a of allowed) {
-      const l = a.toLowerCase();
-      if (l === k) return a;
-      const d = l.length >= 3 && k.length >= 3 && (l.startsWith(k) || k.startsWith(l)) ? 1 : distance(k, l);
-      if (d < least) [best, least] = [a, d];
-    }
-    return best;
-  };
-
   async function runTrajectory(trajectory, opts = {}) {
     const place = 'runTrajectory options';
     if (!isObject(opts) || Array.isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
-    const given = guard(place, () => {
-      for (const key of Object.keys(opts)) {
-        if (RUN_OPTIONS.includes(key)) continue;
-        const near = nearest(key, RUN_OPTIONS);
-        throw fail('INVALID_ARGUMENT', `${place}: unknown option ${JSON.stringify(key)}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (valid: ${RUN_OPTIONS.join(', ')})`);
-      }
-      const out = {};
-      for (const key of RUN_OPTIONS) {
-        const v = guard(`${place}.${key}: reading it threw`, () => opts[key]);
-        if (v !== undefined) out[key] = v;
-      }
-      return out;
-    });
+    // Every key goes on to the core, which refuses the unknown ones (naming
+    // the nearest); here the values are only read (a getter that throws is
+    // named) and the model and observers adapted.
+    const given = {};
+    for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
+      given[key] = guard(`${place}.${key}: reading it threw`, () => opts[key]);
+    }
     const userModel = asModel(given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => trajectory?.userModel), 'opts.userModel');
     let observers = given.observers;
     if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
