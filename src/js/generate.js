@@ -28,18 +28,29 @@ function makeGenerate(wasm, importAi) {
   };
   // Runs `f`; anything it throws that is not already one of ours becomes a
   // coded error saying `where`, with the thrown value as its cause.
+  // One of this package's errors (a lookalike without a code is not).
+  const ours = (e) => e instanceof Error && e.name === NAME && typeof e.code === 'string';
   const guard = (where, f, code = 'INVALID_ARGUMENT') => {
     try {
       return f();
     } catch (e) {
-      throw e?.name === NAME ? e : fail(code, `${where}: ${why(e)}`, e);
+      throw ours(e) ? e : fail(code, `${where}: ${why(e)}`, e);
     }
   };
   const guarded = async (where, f) => {
     try {
       return await f();
     } catch (e) {
-      throw e?.name === NAME ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+      throw ours(e) ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+    }
+  };
+  // A model or agent function this package hands out: whatever its caller's
+  // arguments throw when read (a getter, a Proxy) is named, never escaped.
+  const sealed = (where, f) => async (...args) => {
+    try {
+      return await f(...args);
+    } catch (e) {
+      throw ours(e) ? e : fail('INVALID_ARGUMENT', `${where}: reading its arguments threw: ${why(e)}`, e);
     }
   };
   const isObject = (v) => v !== null && typeof v === 'object';
@@ -132,14 +143,20 @@ function makeGenerate(wasm, importAi) {
 
   function fromAISdkModel(model, opts) {
     if (!isAiSdkModel(model)) throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model (with doGenerate)');
-    const given = guard('fromAISdkModel(model, opts)', () => opts?.generateText);
-    return async (req, { abortSignal } = {}) => {
+    const given = guard('fromAISdkModel(model, opts)', () => {
+      if (opts === undefined) return undefined;
+      if (!isObject(opts)) throw fail('INVALID_ARGUMENT', `fromAISdkModel(model, opts): opts must be { generateText? }, got ${why(opts)}`);
+      const unknown = Object.keys(opts).find((k) => k !== 'generateText');
+      if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `fromAISdkModel options: unknown option ${JSON.stringify(unknown)}; the only one is "generateText"`);
+      return opts.generateText;
+    });
+    return sealed('fromAISdkModel', async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
       return guarded('fromAISdkModel: generateText', async () => {
         const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
         return { text: r.text, ...usageOf(r.totalUsage ?? r.usage) };
       });
-    };
+    });
   }
 
   // A Model over any OpenAI-compatible chat completions endpoint, by
@@ -175,8 +192,8 @@ function makeGenerate(wasm, importAi) {
     if (typeof baseURL !== 'string' || typeof model !== 'string') throw fail('INVALID_ARGUMENT', usage);
     if (given !== undefined && typeof given !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: `fetch` must be a function (default: the global fetch)');
     const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
-    const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${String(text).slice(0, 300)}`, cause);
-    return async (req, { abortSignal } = {}) => {
+    const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${why(text).slice(0, 300)}`, cause);
+    return sealed('fromOpenAIChat', async (req, { abortSignal } = {}) => {
       if (!Array.isArray(req?.messages)) throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: a request needs `messages` (an array)');
       const doFetch = given ?? globalThis.fetch;
       if (typeof doFetch !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: this runtime has no global fetch; pass `fetch`');
@@ -229,12 +246,16 @@ function makeGenerate(wasm, importAi) {
         return { toolCallId: c.id, toolName: f.name, input };
       });
       const u = json.usage;
+      // `content` is text, null (tool calls only), or a list of text parts.
+      const content = msg.content ?? '';
+      const parts = Array.isArray(content) && content.every((p) => isObject(p) && typeof p.text === 'string');
+      if (typeof content !== 'string' && !parts) throw bad('a message whose content is not text', text);
       return {
-        text: msg.content ?? '',
+        text: parts ? content.map((p) => p.text).join('') : content,
         ...(toolCalls.length ? { toolCalls } : {}),
         ...usageOf(isObject(u) ? { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens } : undefined),
       };
-    };
+    });
   }
 
   const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
@@ -249,6 +270,10 @@ function makeGenerate(wasm, importAi) {
   // cycles, BigInts and throwing getters are refused, naming the place.
   const canonical = (v, path, seen = new Set()) => {
     if (typeof v === 'bigint') throw fail('INVALID_ARGUMENT', `${path} is a BigInt; a model request must be plain JSON`);
+    // What JSON would write: a Date's or any toJSON's value, a boxed
+    // primitive's value (so a request keys as it travels to a model).
+    if (isObject(v) && typeof v.toJSON === 'function') v = v.toJSON();
+    if (v instanceof String || v instanceof Number || v instanceof Boolean) v = v.valueOf();
     if (!isObject(v)) return v;
     if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
     seen.add(v);
@@ -316,12 +341,12 @@ function makeGenerate(wasm, importAi) {
   function recordingModel(model) {
     const call = asModel(model, 'recordingModel(model)');
     const entries = [];
-    const recording = async (req, options) => {
+    const recording = sealed('recordingModel', async (req, options) => {
       const { key } = keyed(req, 'recordingModel: request');
       const response = await guarded('recordingModel: the model', () => call(req, options));
       entries.push({ key, request: plain(req), response: guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED') });
       return response;
-    };
+    });
     Object.defineProperty(recording, 'recording', {
       get: () => ({ format: FORMAT, version: 1, entries: entries.map((e) => ({ ...e })) }),
     });
@@ -333,12 +358,13 @@ function makeGenerate(wasm, importAi) {
     const rec = guard('replayModel(recording)', () => (typeof recording === 'string' ? JSON.parse(recording) : recording));
     const { format, version, entries } = guard('replayModel(recording)', () => ({ format: rec?.format, version: rec?.version, entries: rec?.entries }));
     if (format !== FORMAT || !Array.isArray(entries)) throw fail('INVALID_ARGUMENT', notOne);
+    if (typeof version !== 'number' || Number.isNaN(version)) throw fail('INVALID_ARGUMENT', `replayModel: recording version must be a number, got ${why(version)}`);
     if (!(version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${version}; this build reads up to 1`);
     // Matched by the request's canonical JSON itself, not only its key, so
     // two requests whose keys collide never share an answer. Keys are
     // recomputed, so a hand-edited request still matches.
     const byText = new Map();
-    const recorded = entries.map((e, i) => {
+    const recorded = guard('replayModel(recording).entries', () => [...entries]).map((e, i) => {
       const at = `replayModel: entries[${i}]`;
       const { request, response, has } = guard(at, () => ({ request: e?.request, response: e?.response, has: isObject(e) && 'request' in e && 'response' in e }));
       if (!has) throw fail('INVALID_ARGUMENT', `${at} needs request and response`);
@@ -348,21 +374,21 @@ function makeGenerate(wasm, importAi) {
       byText.get(text).list.push(answer);
       return JSON.parse(text);
     });
-    return async (req) => {
+    return sealed('replayModel', async (req) => {
       const { text, key } = keyed(req, 'replayModel: request');
-      const purpose = req.purpose ?? '?';
+      const asked = JSON.parse(text);
+      const purpose = typeof asked.purpose === 'string' ? asked.purpose : why(asked.purpose);
       const hit = byText.get(text);
       if (hit) {
         if (hit.next < hit.list.length) return plain(hit.list[hit.next++]);
         throw fail('REPLAY_MISS', `replayModel: this ${purpose} request (key ${key}) was recorded ${hit.list.length} time${hit.list.length === 1 ? '' : 's'}; this is call ${++hit.next} of it`);
       }
-      const asked = JSON.parse(text);
-      const diffs = recorded.filter((r) => r.purpose === req.purpose).map((r) => diff(r, asked, 'request', []));
+      const diffs = recorded.filter((r) => JSON.stringify(r.purpose) === JSON.stringify(asked.purpose)).map((r) => diff(r, asked, 'request', []));
       diffs.sort((x, y) => x.length - y.length);
       throw fail('REPLAY_MISS', diffs.length
         ? `replayModel: no recorded answer for this ${purpose} request (key ${key}). Closest recorded request differs at:\n${diffs[0].slice(0, 8).join('\n')}`
         : `replayModel: no recorded answer for this ${purpose} request (key ${key}); the recording has no ${purpose} requests`);
-    };
+    });
   }
 
   async function runTrajectory(trajectory, opts = {}) {
