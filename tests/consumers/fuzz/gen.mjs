@@ -213,16 +213,22 @@ export class Env {
       this.finding('hang', this.exp, `the run never yields to the event loop: its AbortSignal's abort timer never fires${SEP}timer ${this.signalMs} ms, not fired after ${Math.round(now - this.armedAt)} ms and ${this.calls.agent ?? 0} agent calls`);
       throw STOP;
     }
-    if (this.start && t > this.limitMs) {
-      this.stopped = true;
-      this.finding('hang', this.exp, `does not end: still calling back after ${Math.round(this.limitMs)} ms${SEP}${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
-      throw STOP;
-    }
     if (who === 'agent' && this.maxTurns !== null && this.calls.agent > this.maxTurns && !this.overTurns) {
       this.overTurns = true;
       this.finding('invariant', 'runTrajectory', `the run goes past maxTurns${SEP}maxTurns ${this.maxTurns}, the agent was asked for turn ${this.calls.agent}`);
     }
-    if (who === 'agent' && this.calls.agent > 3000 && this.signalMs === null) { this.stopped = true; throw STOP; }
+    // A run that should have ended: counted in turns, so the outcome does not depend on the machine's speed.
+    if (who === 'agent' && this.maxTurns !== null && this.maxTurns <= 1000 && this.calls.agent > this.maxTurns + 1000) {
+      this.stopped = true;
+      this.finding('hang', this.exp, `does not end: still running 1000 turns past maxTurns${SEP}maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      throw STOP;
+    }
+    if (this.start && t > this.limitMs) {
+      // Past the time limit: a finding only when the input says the run should be over by now (maxTurns ≤ 1000).
+      this.stopped = true;
+      if (this.maxTurns !== null && this.maxTurns <= 1000) this.finding('hang', this.exp, `does not end: still calling back after ${Math.round(this.limitMs)} ms${SEP}maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      throw STOP;
+    }
   }
 }
 
