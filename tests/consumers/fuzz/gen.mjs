@@ -222,13 +222,14 @@ export class Env {
     // (With an abort signal armed, the signal decides: the run must stop when it fires.)
     if (who === 'agent' && this.maxTurns !== null && this.maxTurns <= 1000 && this.signalMs === null && this.calls.agent > this.maxTurns + this.turnSlack) {
       this.stopped = true;
-      this.finding('hang', this.exp, `does not end: still running ${this.turnSlack} turns past maxTurns${SEP}maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      this.finding('hang', this.exp, `does not end: runs on past maxTurns${SEP}still running ${this.turnSlack} turns past maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
       throw STOP;
     }
     if (this.start && t > this.limitMs) {
       // Past the time limit: a finding only when the input says the run should be over by now (maxTurns ≤ 1000).
       this.stopped = true;
-      if (this.maxTurns !== null && this.maxTurns <= 1000) this.finding('hang', this.exp, `does not end: still calling back after ${Math.round(this.limitMs)} ms${SEP}maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      const past = (this.calls.agent ?? 0) > this.maxTurns;
+      if (this.maxTurns !== null && this.maxTurns <= 1000) this.finding('hang', this.exp, `does not end: ${past ? 'runs on past maxTurns' : 'still calling back at the time limit'}${SEP}still calling back after ${Math.round(this.limitMs)} ms; maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
       throw STOP;
     }
   }
