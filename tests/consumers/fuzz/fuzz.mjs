@@ -212,8 +212,8 @@ export function findingsReport(s, { perCategory = Infinity, triggers = 2, compac
     if (compact) {
       list.forEach((f, k) => {
         lines.push(`${k + 1}. [${f.cat}] ${f.exp}: ${clip(shown(f.msg.split(/[\r\n]/)[0]), 300)} — ${f.count} input${f.count === 1 ? '' : 's'}`);
-        lines.push(`   input #${f.reproIndex}, made by: ${clip(f.reproSig, 200)}`);
-        lines.push(`   repro: ${clip(f.repro, 450)}`);
+        lines.push(`   input #${f.reproIndex} (${clip(f.reproSig, 160)}):`);
+        lines.push(`   ${clip(f.repro, 380)}`);
       });
       continue;
     }
