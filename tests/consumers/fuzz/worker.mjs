@@ -73,7 +73,7 @@ async function runOne(seed, i) {
   const repro = (k) => c.steps.slice(0, k + 1).map((s) => s.expr).join('; ');
   let coded = false;
   let restart = false;
-  const add = (cat, exp, msg, k) => state.findings.push({ cat, exp, msg, repro: repro(k) });
+  const add = (cat, exp, msg, k) => state.findings.push({ cat, exp, msg, repro: repro(k), call: c.steps[k]?.expr, steps: k + 1 });
   let k = 0;
   steps: for (; k < c.steps.length; k++) {
     const st = c.steps[k];
@@ -119,12 +119,12 @@ async function runOne(seed, i) {
       else add('invariant', c.finalExp ?? c.exp, `checking the outcome threw ${describe(e)}`, c.steps.length - 1);
     }
   }
-  for (const f of c.env.findings) state.findings.push({ cat: f.cat, exp: f.exp, msg: f.msg, repro: repro(f.step ?? c.steps.length - 1) });
+  for (const f of c.env.findings) { const k2 = f.step ?? c.steps.length - 1; state.findings.push({ cat: f.cat, exp: f.exp, msg: f.msg, repro: repro(k2), call: c.steps[k2]?.expr, steps: k2 + 1 }); }
   c.env.end();
   if (c.async) await new Promise((r) => setImmediate(r));
   current = null;
   last = { i, exp: c.exp, repro: repro(c.steps.length - 1) };
-  for (const f of state.findings) f.repro ??= repro(c.steps.length - 1);
+  for (const f of state.findings) { f.repro ??= repro(c.steps.length - 1); f.call ??= c.steps[c.steps.length - 1]?.expr; f.steps ??= c.steps.length; }
   if (state.findings.some((f) => f.cat === 'hang' || f.cat === 'trap')) restart = true;
   const order = ['trap', 'hang', 'harness', 'uncoded', 'invariant'];
   const cat = order.find((o) => state.findings.some((f) => f.cat === o)) ?? (coded ? 'coded' : 'ok');
