@@ -74,7 +74,7 @@ export async function runFuzz({ seed, inputs, workers = 2, only = null, limitMs 
   const addFinding = (i, f, atoms) => {
     const key = `${f.exp}\u0000${f.cat}\u0000${shapeOf(f.msg)}`;
     let e = entries.get(key);
-    if (!e) entries.set(key, (e = { exp: f.exp, cat: f.cat, shape: shapeOf(f.msg), msg: f.msg, count: 0, first: i, repro: f.repro, triggers: new Map() }));
+    if (!e) entries.set(key, (e = { exp: f.exp, cat: f.cat, shape: shapeOf(f.msg), msg: f.msg, count: 0, first: i, repro: null, triggers: new Map() }));
     e.count++;
     const sig = [...new Set(atoms ?? [])].slice(0, 4).join('; ') || '(valid input)';
     if (f.repro && (!e.repro || f.repro.length < e.repro.length)) { e.repro = f.repro; e.msg = f.msg; e.reproIndex = i; e.reproSig = sig; e.call = f.call; e.steps = f.steps; }
