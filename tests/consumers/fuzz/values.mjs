@@ -459,6 +459,8 @@ export function mutated(r, at, make, baseName, spec = {}) {
   }
   const count = r.chance(0.8) ? 1 : 2;
   for (let i = 0; i < count; i++) {
+    // A second change could remove the misspelt key the first one added.
+    if (unknownKeys.length) break;
     let m;
     try {
       m = mutateOnce(r, root, at, spec);
