@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-# 250 KB gzip, .wasm and glue together (issue budget).
-BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-256000}
+# 300 KB gzip for the whole package as shipped: the .wasm, the glue, the JS
+# layer and every entry (the project's budget; the table below sums them).
+BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-307200}
 
 . scripts/lib.sh
 ensure_build_tools

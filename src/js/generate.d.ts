@@ -144,15 +144,13 @@ export interface ConversationStep { stepIndex: number; input: ModelMessage; outp
 /** Tally's `Conversation`; `metadata` is the run's outcome (empty when the result has no end). */
 export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }
 export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
-/** Node only: writes toArtifacts(result, def) into `dir`; resolves with the written paths. */
-export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
 
-/** An AI SDK Agent (with `generate`) or a `generateText` config without `messages`/`prompt` (needs the `ai` package). */
-/** In Workers, pass `generateText` in the config (the runtime cannot load `ai` by name). */
+/** An AI SDK Agent (with `generate`) or a `generateText` config without `messages`/`prompt`. */
+/** A config needs `generateText`: pass it, or import this from `agent-trajectories/ai` (Node also loads `ai` by name). */
 export function withAISdkAgent(agentOrConfig: { generate(input: { messages: ModelMessage[] }): Promise<unknown> } | { model: unknown; generateText?: (options: never) => Promise<unknown>; [option: string]: unknown }): AgentHandle;
 /** A Mastra Agent. */
 export function withMastraAgent(agent: { generate(messages: ModelMessage[]): Promise<unknown> }): AgentHandle;
-/** An AI SDK language model as a Model (calls `generateText` from `ai`). */
+/** An AI SDK language model as a Model. Needs `generateText`: pass it, or import this from `agent-trajectories/ai` (Node also loads `ai` by name). */
 export function fromAISdkModel(model: object, opts?: { generateText?: (options: never) => Promise<unknown> }): Model;
 /** Options of `fromOpenAIChat`; other fields (temperature, max_tokens, ...) go into the request body as given. */
 export interface OpenAIChatOptions {
