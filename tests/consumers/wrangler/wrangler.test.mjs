@@ -57,20 +57,24 @@ test('wrangler deploy --dry-run --outdir bundles the Worker; it runs in workerd'
 
 test('Rolldown with the workerd condition keeps the entry\'s set-up (sideEffects: false read right)', async () => {
   const { rolldown } = await importTool('rolldown', 'dist/index.mjs');
-  const out = join(app.dir, 'rolldown-out');
-  const bundle = await rolldown({
-    input: join(app.dir, 'src/index.js'),
-    cwd: app.dir,
-    platform: 'neutral',
-    resolve: { conditionNames: ['workerd', 'worker', 'import', 'module', 'browser', 'default'] },
-    external: [/\.wasm$/],
-    logLevel: 'silent',
-  });
-  // The .wasm stays a module import, copied beside the bundle as Workers load it.
-  await bundle.write({ dir: out, format: 'esm', entryFileNames: 'index.js', paths: (id) => (id.endsWith('.wasm') ? './agent_trajectories_bg.wasm' : id) });
-  await bundle.close();
-  copyFileSync(join(app.dir, 'node_modules/agent-trajectories/agent_trajectories_bg.wasm'), join(out, 'agent_trajectories_bg.wasm'));
-  checkAnswer(await answer(join(out, 'index.js')));
+  for (const worker of ['records', 'index']) {
+    const out = join(app.dir, `rolldown-${worker}`);
+    const bundle = await rolldown({
+      input: join(app.dir, `src/${worker}.js`),
+      cwd: app.dir,
+      platform: 'neutral',
+      resolve: { conditionNames: ['workerd', 'worker', 'import', 'module', 'browser', 'default'] },
+      external: [/\.wasm$/],
+      logLevel: 'silent',
+    });
+    // The .wasm stays a module import, copied beside the bundle as Workers load it.
+    await bundle.write({ dir: out, format: 'esm', entryFileNames: 'index.js', paths: (id) => (id.endsWith('.wasm') ? './agent_trajectories_bg.wasm' : id) });
+    await bundle.close();
+    copyFileSync(join(app.dir, 'node_modules/agent-trajectories/agent_trajectories_bg.wasm'), join(out, 'agent_trajectories_bg.wasm'));
+    const r = await answer(join(out, 'index.js'));
+    if (worker === 'records') assert.deepEqual(r, { kinds: ['run_started', 'custom'] });
+    else checkAnswer(r);
+  }
 });
 
 test('where `ai` is installed: a Worker using agent-trajectories/ai over the AI SDK mock model', async (t) => {
