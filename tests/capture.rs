@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use agent_trajectories::core::capture::{
-    jsonl, Dispatcher, JsonlSink, MemorySink, Payload, Recorder, RunIdentity, RunOutcome, OutcomeStatus, Sink,
+    jsonl, Dispatcher, EndedOutcome, JsonlSink, MemorySink, Payload, Recorder, RunIdentity, RunOutcome, OutcomeStatus, Sink,
     SinkPolicy, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
 };
 use agent_trajectories::core::message::{ModelMessage, Role};
@@ -17,7 +17,7 @@ fn started(id: &str) -> Payload {
 
 fn ended() -> Payload {
     Payload::RunEnded {
-        outcome: RunOutcome { status: OutcomeStatus::Completed, reason: Some("goal-reached".into()), message: None, error_code: None },
+        outcome: RunOutcome { status: OutcomeStatus::Completed, reason: Some("goal-reached".into()), message: None, error_code: None }.into(),
         new_messages: vec![ModelMessage::text(Role::Assistant, "done")],
     }
 }
@@ -239,4 +239,88 @@ proptest! {
             prop_assert_eq!(seqs.clone(), (0..seqs.len() as u64).collect::<Vec<_>>());
         }
     }
+}
+
+#[test]
+fn seq_gaps_name_the_run_and_the_missing_seq() {
+    let mut rec = Recorder::new(Some("r".into()));
+    let lines: Vec<String> = (0..4).map(|i| rec.stamp(tool(i), 1.0).unwrap().to_json()).collect();
+    let gap = format!("{}\n{}\n{}\n", lines[0], lines[2], lines[3]);
+    let e = jsonl::parse(&gap).unwrap_err();
+    assert_eq!((e.code, e.line), (ErrorCode::SeqGap, Some(2)));
+    assert_eq!(e.message, "line 2: run \"r\" jumps from seq 0 to 2: seq 1 is missing");
+    // Lenient: listed once, every record kept.
+    let (good, bad) = jsonl::parse_lenient(&gap);
+    assert_eq!(good.len(), 3);
+    assert_eq!(bad.iter().map(|b| (b.line, b.code)).collect::<Vec<_>>(), vec![(2, "SEQ_GAP")]);
+    let e = jsonl::parse(&format!("{}\n", lines[3])).unwrap_err();
+    assert_eq!(e.message, "line 1: run \"r\" starts at seq 3: seqs 0 to 2 are missing");
+    let e = jsonl::parse(&format!("{}\n{}\n{}\n", lines[0], lines[1], lines[1])).unwrap_err();
+    assert_eq!(e.message, "line 3: run \"r\" repeats or goes back to seq 1 after seq 1");
+
+    // Interleaved child runs and records stamped before the run was named are no gaps.
+    let mut parent = Recorder::new(None);
+    let mut out = vec![parent.stamp(Payload::TurnStarted { turn_index: None }, 1.0).unwrap()];
+    out.push(parent.stamp(started("p"), 1.0).unwrap());
+    let mut child = parent.child(Some("c".into())).unwrap();
+    out.push(child.stamp(tool(1), 1.0).unwrap());
+    out.push(parent.stamp(tool(2), 1.0).unwrap());
+    out.push(child.stamp(tool(3), 1.0).unwrap());
+    assert_eq!(jsonl::parse(&jsonl::serialize(&out)).unwrap(), out);
+}
+
+#[test]
+fn integers_past_the_exact_js_range_are_refused_where_they_enter() {
+    for line in [
+        r#"{"schema_version":1,"seq":18446744073709551615,"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#,
+        r#"{"schema_version":1,"seq":0,"depth":0,"recorded_at_unix_ms":9007199254740992,"payload":{"kind":"turn_started"}}"#,
+        r#"{"schema_version":1,"seq":0,"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started","turn_index":9007199254740992}}"#,
+        r#"{"schema_version":1,"seq":0,"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"output_tokens_escalation","attempt":1,"prev_cap":1,"new_cap":1e300}}"#,
+    ] {
+        let e = jsonl::parse(line).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidRecord, "{line}: {}", e.message);
+    }
+    let mut rec = Recorder::new(None);
+    for t in [1e300, 9.1e15, f64::NAN] {
+        assert_eq!(rec.stamp(tool(1), t).unwrap_err().code, ErrorCode::CallbackFailed);
+    }
+    assert_eq!(rec.next_seq(), 0, "a refused stamp changes nothing");
+}
+
+/// Every payload kind as the Rust agent runtime the format comes from writes
+/// it (`run_ended.outcome` a bare label, gates' `allow` lists of tool names),
+/// beside this package's own shapes: all read, and all written back as read.
+#[test]
+fn reads_what_the_original_runtime_writes_and_keeps_it() {
+    let head = |seq: u32, kind: &str| format!(r#"{{"schema_version":1,"seq":{seq},"run_id":"orig","depth":0,"recorded_at_unix_ms":1700000000000,"payload":{{"kind":"{kind}""#);
+    let payloads = [
+        ("run_started", r#","identity":{"run_id":"orig","agent":"coder","model_id":"m-1"}}}"#),
+        ("turn_started", r#","turn_index":0}}"#),
+        ("message_appended", r#","message":{"role":"user","content":"fix the build"}}}"#),
+        ("provider_request_prepared", r#","iteration":0,"model_id":"m-1","system_prompt_chars":1200,"message_count":3,"tool_count":2,"tools":["read","write"]}}"#),
+        ("context_transform_applied", r#","iteration":0,"plugin":"compact","before_count":40,"after_count":12}}"#),
+        ("tool_gate_applied", r#","iteration":0,"plugin":"readonly","allow":["read","grep"]}}"#),
+        ("tool_gate_applied", r#","iteration":1,"plugin":"noop"}}"#),
+        ("tool_gate_applied", r#","iteration":2,"plugin":"ours","allow":false}}"#),
+        ("tool_gate_conflict_resolved", r#","iteration":0,"plugins":["readonly","budget"],"chosen_plugin":"readonly","allow":["read"],"reason":"most restrictive"}}"#),
+        ("tool_gate_conflict_resolved", r#","iteration":1,"plugins":["a","b"],"allow":true,"reason":"ours"}}"#),
+        ("tool_started", r#","tool_call_id":"c1","tool_name":"read","args":{"path":"a.rs"}}}"#),
+        ("tool_ended", r#","tool_call_id":"c1","tool_name":"read","result":"fn main() {}","is_error":false}}"#),
+        ("output_tokens_escalation", r#","attempt":1,"prev_cap":4096,"new_cap":8192}}"#),
+        ("turn_ended", r#","assistant":{"role":"assistant","content":"done"},"tool_results":[]}}"#),
+        ("custom", r#","name":"note","data":{"x":1}}}"#),
+        ("run_ended", r#","outcome":"ended","new_messages":[]}}"#),
+    ];
+    let text: String = payloads.iter().enumerate().map(|(i, (k, rest))| format!("{}{rest}\n", head(i as u32, k))).collect();
+    let records = jsonl::parse(&text).unwrap();
+    assert_eq!(records.len(), payloads.len());
+    assert_eq!(jsonl::serialize(&records), text, "every record is written back exactly as it was read");
+    match &records.last().unwrap().payload {
+        Payload::RunEnded { outcome: EndedOutcome::Label(l), .. } => assert_eq!(l, "ended"),
+        other => panic!("{other:?}"),
+    }
+    let e = jsonl::parse(&format!("{}{}\n", head(0, "tool_gate_applied"), r#","iteration":0,"plugin":"p","allow":[1]}}"#)).unwrap_err();
+    assert!(e.message.contains("allow[0] must be a tool name"), "{}", e.message);
+    let e = jsonl::parse(&format!("{}{}\n", head(0, "run_ended"), r#","outcome":3}}"#)).unwrap_err();
+    assert!(e.message.contains("outcome must be an object"), "{}", e.message);
 }

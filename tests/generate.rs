@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use agent_trajectories::core::capture::Payload;
+use agent_trajectories::core::capture::{EndedOutcome, Payload};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
@@ -262,7 +262,7 @@ fn faults_end_with_error_and_keep_everything_before() {
     assert_eq!(r.steps[1].user_message.text_content(), "user message 2", "the failing turn keeps its user message");
     assert_eq!(r.steps[0].agent_messages, says("ok"));
     let recs = events.records.borrow();
-    assert!(matches!(recs.last().unwrap(), Payload::RunEnded { outcome, .. } if outcome.error_code.as_deref() == Some("CALLBACK_FAILED")));
+    assert!(matches!(recs.last().unwrap(), Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. } if o.error_code.as_deref() == Some("CALLBACK_FAILED")));
 
     // A precondition that fails names its step.
     let mut t = def(chain());
@@ -298,11 +298,14 @@ impl Timer for Instant {
     fn sleep(&self, _ms: f64) -> LocalBoxFuture<'static, ()> {
         Box::pin(async {})
     }
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 struct Stuck;
 impl Agent for Stuck {
-    fn respond<'a>(&'a self, _: &'a [ModelMessage], _: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>> {
+    fn respond<'a>(&'a self, _: &'a [ModelMessage], _: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer>> {
         Box::pin(std::future::pending())
     }
 }
@@ -353,13 +356,18 @@ fn timeouts_and_abort() {
     assert_eq!(events.records.borrow().len(), 2, "run_started and run_ended");
 }
 
-struct Observed(RefCell<Pipeline>);
+pub struct Observed(pub RefCell<Pipeline>);
 impl ToolObservers for Observed {
     fn tool_call(&self, call: ToolCallInput) -> Result<()> {
         self.0.borrow_mut().record_tool_call(call, 0.0, |_, _| unreachable!()).map(drop)
     }
-    fn context(&self) -> Result<Option<String>> {
-        Ok(Some(self.0.borrow().context()).filter(|c| !c.is_empty()))
+    fn current(&self) -> Result<Option<ShownAssessment>> {
+        let p = self.0.borrow();
+        let text = p.context();
+        Ok(p.current().filter(|_| !text.is_empty()).map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments.clone() }))
+    }
+    fn record_tokens(&self, n: u64) -> Result<()> {
+        self.0.borrow_mut().record_tokens(n)
     }
 }
 

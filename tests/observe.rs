@@ -3,8 +3,9 @@
 //! and bad input.
 #![cfg(not(target_arch = "wasm32"))]
 
+use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::observe::{
-    Assessment, Budget, Builtin, CurrentAssessment, Observer, Outcome, Pipeline, Severity, Slot, ToolCallInput, Trigger,
+    Assessment, Budget, Builtin, CurrentAssessment, Observer, Outcome, Pipeline, Placement, Severity, Slot, ToolCallInput, Trigger,
 };
 use agent_trajectories::core::ErrorCode;
 use serde_json::{json, Value};
@@ -99,8 +100,8 @@ fn context_is_empty_when_stale_measured_from_the_latest_call() {
 fn resources_reads_tokens_and_calls_from_the_pipeline() {
     let budget = Budget { max_tokens: Some(50_000), max_tool_calls: Some(10), ..Default::default() };
     let mut p = Pipeline::new(vec![builtin("resources", json!({ "everyNCalls": 8 }), Value::Null)], budget, 20, 0.0).unwrap();
-    p.record_tokens(30_000);
-    p.record_tokens(5_000);
+    p.record_tokens(30_000).unwrap();
+    p.record_tokens(5_000).unwrap();
     let a = only(&mut p, (0..8).map(|i| ok("t", json!({ "i": i }))).collect());
     assert_eq!(a[0].summary, "You have used 35,000 of 50,000 tokens (70% of budget). 15,000 tokens remaining. You have made 8 of 10 allowed tool calls. 2 calls remaining.");
     assert_eq!(a[0].severity, Severity::Caution);
@@ -294,7 +295,7 @@ fn snapshot_restore_continues_exactly_as_the_original() {
     let ext = |_: usize, p: &Pipeline| Outcome::Report(Assessment::new("mine", format!("{} calls", p.log().len()), Severity::Info));
     for i in 0..37 {
         a.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap();
-        a.record_tokens(100);
+        a.record_tokens(100).unwrap();
     }
     // Through JSON text, as a host would store it.
     let text = serde_json::to_string(&a.snapshot()).unwrap();
@@ -326,4 +327,93 @@ fn restore_refuses_other_schemas_and_mismatched_observers() {
     let mut swapped = mixed();
     swapped.swap(0, 1);
     assert!(Pipeline::restore(p.snapshot(), swapped).unwrap_err().message.contains("does not match"));
+}
+
+#[test]
+fn every_n_calls_counts_from_when_that_observer_last_ran() {
+    // A quiet observer never resets the shared counter; it must still run
+    // every 5th call, not on every call once 5 have passed.
+    let mut p = pipeline(vec![custom("quiet", json!({ "everyNCalls": 5 })), builtin("resources", json!({ "everyNCalls": 3 }), Value::Null)]);
+    let mut ran = Vec::new();
+    for i in 0..20 {
+        p.record_tool_call(ok("ls", json!({ "i": i })), i as f64, |_, p: &Pipeline| {
+            ran.push(p.log().len());
+            Outcome::Quiet
+        })
+        .unwrap();
+    }
+    assert_eq!(ran, [5, 10, 15, 20]);
+    assert_eq!(p.state().total_assessments, 6, "resources every 3rd call, as before");
+    // The per-observer counters survive a snapshot.
+    let mut q = Pipeline::restore(p.snapshot(), vec![custom("quiet", json!({ "everyNCalls": 5 })), builtin("resources", json!({ "everyNCalls": 3 }), Value::Null)]).unwrap();
+    let mut later = Vec::new();
+    for i in 20..30 {
+        q.record_tool_call(ok("ls", json!({ "i": i })), i as f64, |_, p: &Pipeline| {
+            later.push(p.log().len());
+            Outcome::Quiet
+        })
+        .unwrap();
+    }
+    assert_eq!(later, [25, 30]);
+}
+
+#[test]
+fn a_rolled_back_call_leaves_no_trace() {
+    let mut p = pipeline(mixed());
+    for i in 0..9 {
+        p.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap();
+    }
+    let before = p.snapshot();
+    let cp = p.checkpoint();
+    let produced = p.record_tool_call(script(9), 9.0, |_, _| Outcome::Report(Assessment::new("mine", "x", Severity::Info))).unwrap();
+    assert!(produced.is_some());
+    p.rollback(cp);
+    assert_eq!(p.snapshot(), before, "log, counters, detector state and current assessment are as before the call");
+    // And the pipeline goes on exactly as one that never saw the call.
+    let mut twin = Pipeline::restore(before, mixed()).unwrap();
+    for i in 9..30 {
+        assert_eq!(p.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap(), twin.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap());
+    }
+}
+
+#[test]
+fn restore_refuses_other_detector_options() {
+    let slots = |window: u64| vec![builtin("stall", json!({ "everyNCalls": 1 }), json!({ "window": window })), builtin("drift", json!({ "everyNCalls": 1 }), json!({ "scope": ["src"], "window": window }))];
+    let mut p = pipeline(slots(20));
+    run(&mut p, (0..25).map(script).collect());
+    let e = Pipeline::restore(p.snapshot(), slots(8)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(e.message.starts_with("restore: observers[0] (Stall) was snapshotted with options"), "{}", e.message);
+    assert!(e.message.contains("\"window\":20") && e.message.contains("\"window\":8"), "{}", e.message);
+    assert!(Pipeline::restore(p.snapshot(), slots(20)).is_ok());
+}
+
+#[test]
+fn numbers_stay_in_range() {
+    let mut p = pipeline(vec![]);
+    p.record_tokens(9_007_199_254_740_000).unwrap();
+    let e = p.record_tokens(1_000).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert_eq!(p.budget().tokens_used, Some(9_007_199_254_740_000), "a refused add changes nothing");
+    assert!(Pipeline::new(vec![], Budget::default(), u64::MAX, 0.0).is_err());
+    let e = Builtin::from_config("stall", Some(&json!({ "window": 4_000_000_000u64 })), "observers[0]").unwrap_err();
+    assert!(e.message.contains("at most 1000"), "{}", e.message);
+    let e = Builtin::from_config("drift", Some(&json!({ "scope": ["a"], "window": 5000 })), "observers[0]").unwrap_err();
+    assert!(e.message.contains("at most 1000"), "{}", e.message);
+    let budget: Result<Budget, _> = serde_json::from_value(json!({ "maxTokens": 9_007_199_254_740_992u64 }));
+    assert!(budget.is_err());
+}
+
+#[test]
+fn the_assessment_can_travel_inside_the_last_user_message() {
+    let mut p = pipeline(vec![builtin("resources", json!({ "onEveryCall": true }), Value::Null)]);
+    run(&mut p, vec![ok("ls", json!({}))]);
+    let history = vec![ModelMessage::text(Role::User, "first"), ModelMessage::text(Role::Assistant, "ok"), ModelMessage::text(Role::User, "second")];
+    let out = serde_json::to_value(p.inject_into(history.clone(), Placement::LastUser)).unwrap();
+    assert_eq!(out.as_array().unwrap().len(), 3, "no message added");
+    assert_eq!(out[2]["content"][0], json!({ "type": "text", "text": "second" }));
+    assert!(out[2]["content"][1]["text"].as_str().unwrap().starts_with("## Trajectory Assessment"));
+    assert_eq!(out[0]["content"], "first");
+    assert!(out.as_array().unwrap().iter().all(|m| m["role"] != "system"));
+    assert_eq!(Placement::parse("last-user"), Some(Placement::LastUser));
 }

@@ -40,11 +40,13 @@ pub enum ErrorCode {
     EmptyUserMessage,
     /// A replayed model was asked something the recording does not hold.
     ReplayMiss,
+    /// A record stream skips, repeats or reorders a run's `seq`: a record is missing.
+    SeqGap,
 }
 
 impl ErrorCode {
     /// Every code, for reading one back from its string.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidMessage,
         ErrorCode::InvalidRecord,
@@ -59,6 +61,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::EmptyUserMessage,
         ErrorCode::ReplayMiss,
+        ErrorCode::SeqGap,
     ];
 
     pub fn parse(s: &str) -> Option<ErrorCode> {
@@ -81,6 +84,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::EmptyUserMessage => "EMPTY_USER_MESSAGE",
             ErrorCode::ReplayMiss => "REPLAY_MISS",
+            ErrorCode::SeqGap => "SEQ_GAP",
         }
     }
 }

@@ -18,12 +18,16 @@ pub trait Clock {
 
 /// The error for a clock that answered something that is not a time.
 pub fn clock_error(ms: f64) -> Error {
-    Error::new(ErrorCode::CallbackFailed, format!("clock returned {ms}; expected milliseconds since the epoch"))
+    Error::new(
+        ErrorCode::CallbackFailed,
+        format!("clock returned {}; expected milliseconds since the epoch (what Date.now() returns)", super::number::show(ms)),
+    )
 }
 
-/// A clock reading, refused when it is not a finite number.
+/// A clock reading, refused when it is not a time a JS `Date` can hold
+/// (finite, within ±8.64e15 ms), so every stamp stays an exact JS integer.
 pub fn check_clock(ms: f64) -> Result<f64> {
-    if ms.is_finite() {
+    if ms.is_finite() && ms.abs() <= super::number::MAX_TIME_MS {
         Ok(ms)
     } else {
         Err(clock_error(ms))
@@ -95,11 +99,42 @@ pub struct ToolCallRequest {
     pub input: Value,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Reads `{ inputTokens?, outputTokens? }`: each a whole number of
+    /// tokens, or the AI SDK 7 form `{ total }`; anything else is refused,
+    /// naming `what`.
+    pub fn from_value(v: &Value, what: &str) -> Result<Usage> {
+        let Value::Object(obj) = v else {
+            return Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage must be an object {{ inputTokens?, outputTokens? }}, got {}", kind_of(v))));
+        };
+        let count = |key: &str| -> Result<Option<u64>> {
+            let n = match obj.get(key) {
+                None | Some(Value::Null) => return Ok(None),
+                Some(Value::Object(o)) => match o.get("total") {
+                    None | Some(Value::Null) => return Ok(None),
+                    Some(t) => t,
+                },
+                Some(n) => n,
+            };
+            match n.as_f64() {
+                Some(f) => super::number::safe_count(f, &format!("{what}.usage.{key}")).map(Some).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.message)),
+                None => Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage.{key} must be a number of tokens, got {}", kind_of(n)))),
+            }
+        };
+        Ok(Usage { input_tokens: count("inputTokens")?, output_tokens: count("outputTokens")? })
+    }
+
+    /// Input and output tokens together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens.unwrap_or(0).saturating_add(self.output_tokens.unwrap_or(0))
+    }
 }
 
 /// A model's answer, normalised from `string | { text?, toolCalls?, usage? }`.
@@ -119,6 +154,10 @@ impl ModelResponse {
         match v {
             Value::String(s) => Ok(ModelResponse { text: s.clone(), ..Default::default() }),
             Value::Object(obj) => {
+                if !obj.contains_key("text") && !obj.contains_key("toolCalls") {
+                    let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
+                    return Err(garbage(format!("an object without `text` or `toolCalls` (its keys: {})", if keys.is_empty() { "none".to_owned() } else { keys.join(", ") })));
+                }
                 let text = match obj.get("text") {
                     None | Some(Value::Null) => String::new(),
                     Some(Value::String(s)) => s.clone(),
@@ -137,11 +176,11 @@ impl ModelResponse {
                         });
                     }
                 }
-                let usage = obj.get("usage").map(|u| Usage {
-                    input_tokens: u.get("inputTokens").and_then(Value::as_u64),
-                    output_tokens: u.get("outputTokens").and_then(Value::as_u64),
-                });
-                Ok(ModelResponse { text, tool_calls, usage: usage.unwrap_or_default() })
+                let usage = match obj.get("usage") {
+                    None | Some(Value::Null) => Usage::default(),
+                    Some(u) => Usage::from_value(u, "model answer")?,
+                };
+                Ok(ModelResponse { text, tool_calls, usage })
             }
             other => Err(garbage(kind_of(other).to_owned())),
         }

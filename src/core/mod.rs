@@ -7,6 +7,7 @@ pub mod error;
 pub mod generate;
 pub mod host;
 pub mod message;
+pub mod number;
 pub mod options;
 
 pub use error::{Error, ErrorCode};

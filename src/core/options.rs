@@ -29,15 +29,16 @@ pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
 /// prefix/suffix of one another (`observer` / `observers`), or within an
 /// edit distance of a third of the key's length (at least 2).
 pub fn nearest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    let lower = key.to_lowercase();
-    if let Some(same) = allowed.iter().find(|a| a.to_lowercase() == lower) {
+    // ASCII only: option keys are ASCII, and Unicode case tables would cost ~10 KB of module.
+    let lower = key.to_ascii_lowercase();
+    if let Some(same) = allowed.iter().find(|a| a.to_ascii_lowercase() == lower) {
         return Some(same);
     }
     let limit = (key.chars().count() / 3).max(2);
     allowed
         .iter()
         .map(|a| {
-            let al = a.to_lowercase();
+            let al = a.to_ascii_lowercase();
             let affix = al.len() >= 3 && lower.len() >= 3 && (al.starts_with(&lower) || lower.starts_with(&al));
             let d = if affix { 1 } else { edit_distance(&lower, &al) };
             (d, *a)

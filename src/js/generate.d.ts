@@ -85,6 +85,8 @@ export interface StepTrace {
   timestamp: string;
   stepId: StepId | null;
   selection: { method: StepSelectionMethod; candidates?: StepCandidate[]; rankerError?: string };
+  /** The observers' assessment the agent was shown with this turn's user message (as a text part of it), rendered. */
+  assessment?: string;
   end?: StepTraceEnd;
 }
 export interface StepRuntimeState {
@@ -106,9 +108,10 @@ export interface PolicyContext {
   maxTurns: number;
   stepTraces: readonly StepTrace[];
   snapshot: StepsSnapshot;
-  selectedStepId: StepId | null;
+  /** The step the previous turn worked on. The policy runs before the turn's step is selected, so a stop costs no model call. */
+  lastStepId: StepId | null;
   terminals: StepId[];
-  /** No step can run now or later. */
+  /** No open step is left (every step satisfied, failed, or waiting on a failure). */
   exhausted: boolean;
   /** What DefaultPolicy decides here. */
   defaultDecision: PolicyDecision;

@@ -24,7 +24,7 @@ impl JsClock {
         value
             .dyn_into::<Function>()
             .map(JsClock::Callback)
-            .map_err(|_| Error::invalid_argument("clock must be a function returning milliseconds since the epoch"))
+            .map_err(|v| Error::invalid_argument(format!("clock must be a function returning milliseconds since the epoch, got {}", super::error::describe(&v))))
     }
 
     pub fn try_now(&self) -> Result<f64, Error> {
@@ -33,7 +33,10 @@ impl JsClock {
             JsClock::Callback(f) => {
                 let v = f.call0(&JsValue::UNDEFINED).map_err(|e| from_callback("clock", &e))?;
                 v.as_f64().ok_or_else(|| {
-                    Error::new(ErrorCode::CallbackFailed, format!("clock returned {v:?}; expected a number of milliseconds"))
+                    Error::new(
+                        ErrorCode::CallbackFailed,
+                        format!("clock returned {}; expected a number of milliseconds since the epoch", super::error::describe(&v)),
+                    )
                 })
             }
         }

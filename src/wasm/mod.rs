@@ -88,3 +88,21 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
     let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
     crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
 }
+
+/// A number argument, refused (naming it) when it is not a JS number.
+pub(crate) fn number_arg(v: &JsValue, what: &str) -> Result<f64, Error> {
+    v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{what} must be a number, got {}", error::describe(v))))
+}
+
+/// A string argument, refused (naming it) when it is not a JS string.
+pub(crate) fn string_arg(v: &JsValue, what: &str) -> Result<String, Error> {
+    v.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} must be a string, got {}", error::describe(v))))
+}
+
+/// An optional string argument: `undefined`/`null` are `None`.
+pub(crate) fn optional_string_arg(v: &JsValue, what: &str) -> Result<Option<String>, Error> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    string_arg(v, what).map(Some)
+}

@@ -13,7 +13,7 @@ export type Clock = () => number;
 export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'INVALID_MESSAGE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION'
   | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL'
-  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS';
+  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SEQ_GAP';
 
 /** Every error this package throws: a real `Error` named `AgentTrajectoriesError`. */
 export interface AgentTrajectoriesError extends Error {
@@ -69,7 +69,7 @@ export interface RunOutcome {
 /** What happened, tagged by `kind`. Message fields accept {@link ModelMessageInput} and are normalised. */
 export type TrajectoryPayload =
   | { kind: 'run_started'; identity: RunIdentity }
-  | { kind: 'run_ended'; outcome: RunOutcome; new_messages?: ModelMessage[] }
+  | { kind: 'run_ended'; outcome: RunOutcome | string; new_messages?: ModelMessage[] }
   | { kind: 'turn_started'; turn_index?: number }
   | { kind: 'turn_ended'; assistant: ModelMessage; tool_results?: ModelMessage[]; turn_index?: number; step_id?: string }
   | { kind: 'step_selected'; turn_index: number; step_id: string | null; method: StepSelectionMethod; candidates?: StepCandidate[]; ranker_error?: string }
@@ -78,10 +78,10 @@ export type TrajectoryPayload =
   | { kind: 'tool_ended'; tool_call_id: string; tool_name: string; result?: JsonValue; is_error: boolean }
   | { kind: 'provider_request_prepared'; iteration: number; model_id?: string; system_prompt_chars: number; message_count: number; tool_count: number; tools?: string[] }
   | { kind: 'context_transform_applied'; iteration: number; plugin: string; before_count: number; after_count: number }
-  | { kind: 'tool_gate_applied'; iteration: number; plugin: string; allow?: boolean }
-  | { kind: 'tool_gate_conflict_resolved'; iteration: number; plugins: string[]; chosen_plugin?: string; allow: boolean; reason: string }
+  | { kind: 'tool_gate_applied'; iteration: number; plugin: string; allow?: boolean | string[] }
+  | { kind: 'tool_gate_conflict_resolved'; iteration: number; plugins: string[]; chosen_plugin?: string; allow: boolean | string[]; reason: string }
   | { kind: 'output_tokens_escalation'; attempt: number; prev_cap: number; new_cap: number }
-  | { kind: 'assessment_produced'; call_index: number; assessment: Assessment }
+  | { kind: 'assessment_produced'; call_index: number; assessment: Assessment; turn_index?: number }
   | { kind: 'custom'; name: string; data?: JsonValue };
 
 export type TrajectoryPayloadKind = TrajectoryPayload['kind'];

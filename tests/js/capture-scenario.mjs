@@ -210,4 +210,42 @@ export const checks = {
     const err = expectCode(() => at.normalizeMessages([{ role: 'user', content: 'x' }, { role: 'user', content: 7 }]), 'INVALID_MESSAGE', 'bad content');
     assert(err.message.startsWith('messages[1]:'), err.message);
   },
+
+  'a seq gap is an error naming the run and the missing seq; lenient lists it and keeps the records'(at) {
+    const sink = new at.MemorySink();
+    recordSampleRun(new at.TrajectoryRecorder(sink, { clock: () => 9 }));
+    const lines = sink.toJsonl().trim().split('\n');
+    const gap = [...lines.slice(0, 3), ...lines.slice(4)].join('\n');
+    const err = expectCode(() => at.parseTrajectoryJsonl(gap), 'SEQ_GAP', 'a lost record');
+    eq([err.line, err.message], [4, 'line 4: run "run-1" jumps from seq 2 to 4: seq 3 is missing'], 'where and what');
+    const lenient = at.parseTrajectoryJsonl(gap, { lenient: true });
+    eq([lenient.records.length, lenient.errors.map((e) => [e.line, e.code])], [7, [[4, 'SEQ_GAP']]], 'listed, records kept');
+    eq(at.parseTrajectoryJsonl(new TextEncoder().encode(sink.toJsonl())).length, 8, 'UTF-8 bytes read too');
+    expectCode(() => at.parseTrajectoryJsonl(123), 'INVALID_ARGUMENT', 'a number is not text');
+    expectCode(() => at.parseTrajectoryJsonl(sink.toJsonl(), { lenient: 'yes' }), 'INVALID_ARGUMENT', 'lenient is a boolean');
+    expectCode(() => at.parseTrajectoryJsonl(sink.toJsonl(), { lenint: true }), 'INVALID_ARGUMENT', 'unknown option');
+  },
+
+  'records as the original agent runtime writes them are read and kept'(at) {
+    const head = (seq, kind) => `{"schema_version":1,"seq":${seq},"run_id":"orig","depth":0,"recorded_at_unix_ms":1700000000000,"payload":{"kind":"${kind}"`;
+    const text = [
+      `${head(0, 'run_started')},"identity":{"run_id":"orig"}}}`,
+      `${head(1, 'tool_gate_applied')},"iteration":0,"plugin":"readonly","allow":["read","grep"]}}`,
+      `${head(2, 'tool_gate_conflict_resolved')},"iteration":0,"plugins":["a","b"],"chosen_plugin":"a","allow":["read"],"reason":"most restrictive"}}`,
+      `${head(3, 'run_ended')},"outcome":"ended","new_messages":[]}}`,
+    ].join('\n') + '\n';
+    const records = at.parseTrajectoryJsonl(text);
+    eq([records[1].payload.allow, records[3].payload.outcome], [['read', 'grep'], 'ended'], 'read as written');
+    eq(at.serializeTrajectoryJsonl(records), text, 'written back byte for byte');
+  },
+
+  'integers past 2^53 and clocks outside a Date are refused where they enter'(at) {
+    const line = (seq) => `{"schema_version":1,"seq":${seq},"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}`;
+    expectCode(() => at.parseTrajectoryJsonl(line('18446744073709551615')), 'INVALID_RECORD', 'a seq of 2^64-1');
+    const rec = new at.TrajectoryRecorder(new at.MemorySink(), { clock: () => 1e300 });
+    expectCode(() => rec.record({ kind: 'turn_started' }), 'CALLBACK_FAILED', 'a clock returning 1e300');
+    eq(rec.nextSeq, 0, 'nothing recorded');
+    expectCode(() => new at.TrajectoryRecorder(new at.MemorySink(), { onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'a misspelt option');
+    expectCode(() => new at.TrajectoryRecorder(new at.MemorySink(), { runId: 'r' }).child(123), 'INVALID_ARGUMENT', 'child(123)');
+  },
 };

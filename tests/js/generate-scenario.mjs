@@ -222,9 +222,15 @@ export const checks = {
 
   async 'observers see the agent tool calls and their assessment reaches the agent'(at) {
     const contexts = [];
+    const systems = [];
+    const plainEarlier = [];
     const toolAgent = {
       async respond(history) {
-        contexts.push(history.filter((m) => m.role === 'system').map((m) => m.content).join(''));
+        // The assessment rides in the last user message as an extra text part; no system message (ai 7 refuses those).
+        const last = history.at(-1);
+        contexts.push(Array.isArray(last.content) ? last.content.slice(1).map((p) => p.text).join('') : '');
+        systems.push(history.filter((m) => m.role === 'system').length);
+        plainEarlier.push(history.filter((m) => m.role === 'user').slice(0, -1).every((m) => typeof m.content === 'string'));
         const id = `t${contexts.length}`;
         return [
           { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'x' } }] },
@@ -241,7 +247,14 @@ export const checks = {
     eq(r.steps.length, 4, 'turns');
     eq(contexts[0], '', 'nothing injected before the first call');
     assert(contexts[3].includes('Trajectory Assessment'), `assessment injected: ${contexts[3]}`);
+    eq(systems, [0, 0, 0, 0], 'never as a system message');
+    eq(plainEarlier, [true, true, true, true], 'earlier user messages are shown as they were');
     eq(r.steps[3].agentMessages.filter((m) => m.role === 'system').length, 0, 'not part of the trace');
+    eq(typeof r.steps[3].userMessage.content, 'string', 'the trace keeps the plain user message');
+    assert(r.steps[3].assessment.startsWith('## Trajectory Assessment'), 'the trace says what the agent was shown');
+    const shown = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => [x.payload.turn_index, x.payload.call_index]);
+    eq(shown, [[3, 3]], 'what the agent saw is recorded with its turn and call (the cascade of three failures, shown in turn 3)');
+    assert(at.toJSONL(r)[3].includes('"assessment":"## Trajectory Assessment'), 'and exported');
     const kinds = sink.records().map((x) => x.payload.kind);
     eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');
     eq(kinds.filter((k) => k === 'tool_ended').length, 4, 'tool_ended per result');
@@ -336,5 +349,62 @@ export const checks = {
     eq(seen[0].greetAttempts, 1, 'attemptsByStep');
     eq(seen.find((x) => x.step === 'confirm').status, 'blocked', 'state of the step asked about (blocked until its preconditions hold)');
     eq(judged.join(' '), 'confirm:in_progress:3', 'isSatisfied sees its own turn');
+  },
+
+  async 'a policy decides before any model call of the turn; maxTurns always caps; stops invent no trace'(at) {
+    // After the goal: no ranking call. With maxTurns: the ranker is never asked for a turn past the cap.
+    const free = { goal: 'g', persona: { description: 'd' }, steps: { steps: [{ id: 's', instruction: 'x' }, { id: 'a', instruction: 'y' }], start: 's', terminals: ['s'] } };
+    const user = scriptedUser({ rank: () => { throw new Error('no ranking after the goal'); } });
+    const g = await at.runTrajectory(at.createTrajectory(free, agent()), { userModel: user, clock });
+    eq([g.steps.length, g.end.reason, user.requests.map((r) => r.purpose)], [1, 'goal-reached', ['user-message']], 'one user message, no ranking');
+    const capped = { ...free, maxTurns: 1, steps: { ...free.steps, terminals: ['a'] } };
+    const down = scriptedUser({ rank: () => { throw new Error('ranker down'); } });
+    const c = await at.runTrajectory(at.createTrajectory(capped, agent()), { userModel: down, clock });
+    eq([c.steps.length, c.end.reason, down.requests.filter((r) => r.purpose === 'rank-steps').length], [1, 'max-turns', 0], 'the cap, not a ranker error');
+    // A policy that never stops is still capped; it sees the previous turn's step.
+    const seen = [];
+    const forever = (ctx) => { seen.push(ctx.lastStepId); return { stop: false }; };
+    const f = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 2 }, agent(() => [{ role: 'assistant', content: '' }])), { userModel: scriptedUser(), clock, policy: forever });
+    eq([f.steps.length, f.end.reason, seen], [2, 'max-turns', [null, 'greet']], 'maxTurns caps a custom policy');
+    for (const reason of ['error', 'aborted']) {
+      const stop = (ctx) => (ctx.turnIndex === 1 ? { stop: true, reason } : { stop: false });
+      const r = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: stop });
+      eq([r.steps.length, at.toJSONL(r).length, r.end.reason], [1, 1, reason], `a ${reason} stop adds no trace`);
+    }
+    const bad = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: () => ({ stop: true, reason: 'done' }) });
+    eq([bad.end.reason, bad.end.error.code, bad.end.error.side], ['error', 'CALLBACK_FAILED', 'policy'], 'a garbage policy answer is a policy failure');
+  },
+
+  async 'a run whose callbacks answer at once still yields, so an abort timer fires'(at) {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const sync = { respond: () => ({ messages: [{ role: 'assistant', content: '' }] }) };
+    const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1_000_000 }, sync), {
+      userModel: () => 'hi', clock, signal: controller.signal, policy: () => ({ stop: false }),
+    });
+    eq(r.end.reason, 'aborted', 'the timer fired');
+  },
+
+  async 'a sink failing on run_ended or the final flush ends the run in error'(at) {
+    const onEnd = { record(r) { if (r.payload.kind === 'run_ended') throw new Error('disk full'); } };
+    const a = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, sink: onEnd, onSinkError: 'fail' });
+    eq([a.end.reason, a.end.error.code, a.end.error.side, a.steps.length], ['error', 'SINK_FAILED', 'recorder', 3], 'run_ended refused');
+    eq(a.steps[2].end.reason, 'error', 'the last trace says so too');
+    const late = { record: (r) => (r.payload.kind === 'run_ended' ? Promise.reject(new Error('network gone')) : undefined) };
+    const b = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, sink: late, onSinkError: 'fail' });
+    eq([b.end.reason, b.end.error.code], ['error', 'SINK_FAILED'], 'the final flush rejected');
+    assert(b.end.error.message.includes('network gone'), b.end.error.message);
+  },
+
+  async 'token usage reaches the budget; unknown options are refused'(at) {
+    const pipeline = new at.ObserverPipeline({ observers: [], budget: { maxTokens: 10_000 } });
+    const paying = { respond: async () => ({ messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 100, outputTokens: 20 } }) };
+    const userModel = async () => ({ text: 'hi', usage: { inputTokens: 5, outputTokens: 2 } });
+    await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 3 }, paying), { userModel, clock, observers: pipeline });
+    eq(pipeline.budget.tokensUsed, 3 * (120 + 7), 'agent and user-model usage counted');
+    await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'onSinkErorr');
+    expectThrow(() => at.createTrajectory({ ...chain(), maxturns: 3 }, agent()), 'INVALID_TRAJECTORY', 'maxturns');
+    const wrong = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => ({ txt: 'hi' }), clock });
+    eq([wrong.end.error.code, wrong.end.error.side], ['CALLBACK_FAILED', 'user-simulator'], '{ txt } is not an empty message');
   },
 };

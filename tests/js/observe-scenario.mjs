@@ -173,4 +173,39 @@ export const checks = {
     expectCode(() => at.ObserverPipeline.restore({ schema: 'other', version: 1 }, { observers: [] }), 'INVALID_ARGUMENT', 'another schema');
     expectCode(() => at.ObserverPipeline.restore({ ...JSON.parse(before), version: 99 }, { observers: [{ observer: 'stall', trigger: { onEveryCall: true } }] }), 'UNSUPPORTED_SCHEMA_VERSION', 'newer snapshot');
   },
+
+  'a recorder that throws undoes the call, so a retry counts it once'(at) {
+    let refuse = true;
+    const recorder = { record() { if (refuse) throw new Error('disk full'); } };
+    const p = pipeline(at, { recorder, observers: [{ observer: 'error-cascade', trigger: { afterConsecutiveErrors: 1 }, options: { threshold: 1 } }] });
+    const err = expectCode(() => p.recordToolCall(failing()), 'CALLBACK_FAILED', 'the recorder failure surfaces');
+    assert(err.message.includes('disk full') && err.message.includes('undone'), err.message);
+    eq(err.cause.message, 'disk full', 'the thrown error is the cause');
+    eq([p.callCount, p.current() ?? null, p.state.totalAssessments], [0, null, 0], 'nothing counted');
+    refuse = false;
+    p.recordToolCall(failing());
+    eq([p.callCount, p.current().callIndex], [1, 1], 'the retry is call 1');
+  },
+
+  'everyNCalls counts from when that observer last ran'(at) {
+    let runs = 0;
+    const quiet = { name: 'quiet', observe() { runs += 1; } };
+    const p = pipeline(at, { observers: [{ observer: quiet, trigger: { everyNCalls: 5 } }] });
+    for (let i = 0; i < 20; i++) p.recordToolCall(read(`f${i}`));
+    eq(runs, 4, 'calls 5, 10, 15 and 20');
+  },
+
+  'restore refuses other detector options; numbers stay in range'(at) {
+    const obs = (window) => [{ observer: 'stall', trigger: { onEveryCall: true }, options: { window } }];
+    const p = pipeline(at, { observers: obs(20) });
+    for (let i = 0; i < 25; i++) p.recordToolCall(read(`f${i % 3}`));
+    const err = expectCode(() => at.ObserverPipeline.restore(p.snapshot(), { observers: obs(8) }), 'INVALID_ARGUMENT', 'a window of 8 over 20');
+    assert(err.message.includes('"window":20') && err.message.includes('"window":8'), err.message);
+    expectCode(() => p.recordTokens(1e300), 'INVALID_ARGUMENT', 'recordTokens(1e300)');
+    expectCode(() => p.recordTokens('5'), 'INVALID_ARGUMENT', 'recordTokens of a string');
+    expectCode(() => new at.ObserverPipeline({ observers: [], maxAgeCalls: 1e300 }), 'INVALID_ARGUMENT', 'maxAgeCalls: 1e300');
+    const last = p.injectInto([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }], { position: 'last-user' });
+    eq([last.length, last[1].content.length, last[1].content[0].text], [2, 2, 'b'], 'last-user: a text part of the last user message');
+    expectCode(() => p.injectInto([], { postion: 'end' }), 'INVALID_ARGUMENT', 'a misspelt option');
+  },
 };

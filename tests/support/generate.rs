@@ -8,7 +8,7 @@ use agent_trajectories::core::capture::{Payload, Recorder};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::*;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose};
+use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, Usage};
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -55,10 +55,12 @@ pub struct Bot {
     pub reply: Reply,
     pub calls: Cell<usize>,
     pub contexts: RefCell<Vec<Option<String>>>,
+    /// The usage each answer reports.
+    pub usage: Cell<Usage>,
 }
 
 pub fn bot(reply: impl Fn(usize, &[ModelMessage]) -> Result<Vec<ModelMessage>> + 'static) -> Bot {
-    Bot { reply: Box::new(reply), calls: Cell::new(0), contexts: RefCell::default() }
+    Bot { reply: Box::new(reply), calls: Cell::new(0), contexts: RefCell::default(), usage: Cell::new(Usage::default()) }
 }
 
 pub fn says(text: &str) -> Vec<ModelMessage> {
@@ -66,10 +68,12 @@ pub fn says(text: &str) -> Vec<ModelMessage> {
 }
 
 impl Agent for Bot {
-    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>> {
+    /// `contexts` keeps what the agent was shown in place of the last user
+    /// message (the user message with the assessment), when anything.
+    fn respond<'a>(&'a self, history: &'a [ModelMessage], shown_last: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer>> {
         self.calls.set(self.calls.get() + 1);
-        self.contexts.borrow_mut().push(context.map(|c| c.text_content()));
-        let out = (self.reply)(self.calls.get(), history);
+        self.contexts.borrow_mut().push(shown_last.map(|c| c.text_content()));
+        let out = (self.reply)(self.calls.get(), history).map(|messages| AgentAnswer { messages, usage: self.usage.get() });
         Box::pin(async move { out })
     }
 }
@@ -79,13 +83,27 @@ pub struct Events {
     pub recorder: RefCell<Recorder>,
     pub records: RefCell<Vec<Payload>>,
     pub traces: RefCell<Vec<StepTrace>>,
+    /// A payload kind the sink refuses (`SINK_FAILED`).
+    pub refuse: Cell<Option<&'static str>>,
+    /// What `flush` fails with.
+    pub flush_error: RefCell<Option<Error>>,
 }
 
 impl RunEvents for Events {
     fn record(&self, payload: Payload) -> Result<()> {
+        if self.refuse.get() == Some(payload.kind()) {
+            return Err(Error::new(ErrorCode::SinkFailed, format!("the sink refused {}", payload.kind())));
+        }
         self.recorder.borrow_mut().stamp(payload.clone(), 1000.0)?;
         self.records.borrow_mut().push(payload);
         Ok(())
+    }
+    fn flush(&self) -> LocalBoxFuture<'_, Result<()>> {
+        let out = match self.flush_error.borrow().clone() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+        Box::pin(async move { out })
     }
     fn trace(&self, trace: &StepTrace) {
         self.traces.borrow_mut().push(trace.clone());

@@ -7,7 +7,7 @@ mod recorder;
 mod sink;
 
 pub use record::{
-    check_version, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
+    check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
 };
 pub use payload::Payload;
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};

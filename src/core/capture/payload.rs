@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::record::{RunIdentity, RunOutcome};
+use super::record::{EndedOutcome, GateAllow, RunIdentity};
 use crate::core::message::ModelMessage;
 use crate::core::observe::Assessment;
 
@@ -61,12 +61,12 @@ payloads! {
         identity: RunIdentity,
     }
     RunEnded = "run_ended" {
-        outcome: RunOutcome,
+        outcome: EndedOutcome,
         #[serde(default)]
         new_messages: Vec<ModelMessage>,
     }
     TurnStarted = "turn_started" {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
         turn_index: Option<u64>,
     }
     TurnEnded = "turn_ended" {
@@ -74,7 +74,7 @@ payloads! {
         /// The tool messages answering the assistant's tool calls, in order.
         #[serde(default)]
         tool_results: Vec<ModelMessage>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
         turn_index: Option<u64>,
         /// The step a generated turn worked on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +85,7 @@ payloads! {
     /// `candidates`: `[{ stepId, score, reasons? }]`). Kept as JSON data:
     /// typed readers for them cost more module size than they are worth.
     StepSelected = "step_selected" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         turn_index: u64,
         step_id: Option<String>,
         method: String,
@@ -110,44 +111,63 @@ payloads! {
         is_error: bool,
     }
     ProviderRequestPrepared = "provider_request_prepared" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model_id: Option<String>,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         system_prompt_chars: u64,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         message_count: u64,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         tool_count: u64,
         #[serde(default)]
         tools: Vec<String>,
     }
     ContextTransformApplied = "context_transform_applied" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugin: String,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         before_count: u64,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         after_count: u64,
     }
     ToolGateApplied = "tool_gate_applied" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugin: String,
+        /// A yes/no, or the tool names let through; absent when the gate
+        /// left the set unchanged.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        allow: Option<bool>,
+        allow: Option<GateAllow>,
     }
     ToolGateConflictResolved = "tool_gate_conflict_resolved" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugins: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         chosen_plugin: Option<String>,
-        allow: bool,
+        allow: GateAllow,
         reason: String,
     }
     OutputTokensEscalation = "output_tokens_escalation" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         attempt: u64,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         prev_cap: u64,
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         new_cap: u64,
     }
-    /// An observer's assessment after tool call `call_index`, evidence included.
+    /// An observer's assessment after tool call `call_index`, evidence
+    /// included; `turn_index` when a generated run injected it into a turn.
     AssessmentProduced = "assessment_produced" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         call_index: u64,
         assessment: Assessment,
+        /// The generated turn whose agent call was shown this assessment.
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+        turn_index: Option<u64>,
     }
     /// A harness's own event: a name and any JSON data.
     Custom = "custom" {

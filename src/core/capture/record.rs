@@ -18,6 +18,7 @@ pub struct TrajectoryRecord {
     #[serde(default)]
     pub schema_version: u32,
     /// Per run, from 0, no gaps: a consumer that sees seq N has seen every seq < N.
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
@@ -26,6 +27,7 @@ pub struct TrajectoryRecord {
     /// 0 for a top-level run, parent's depth + 1 for a child run.
     #[serde(default)]
     pub depth: u32,
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub recorded_at_unix_ms: u64,
     pub payload: Payload,
 }
@@ -49,6 +51,87 @@ pub enum OutcomeStatus {
     Completed,
     Error,
     Aborted,
+}
+
+/// `run_ended.outcome` as written: this package's structured outcome, or
+/// the bare label (`"ended"`) that the Rust agent runtime the record format
+/// comes from writes. A label is kept as written through a round trip.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EndedOutcome {
+    Structured(RunOutcome),
+    Label(String),
+}
+
+impl From<RunOutcome> for EndedOutcome {
+    fn from(o: RunOutcome) -> Self {
+        EndedOutcome::Structured(o)
+    }
+}
+
+impl Serialize for EndedOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            EndedOutcome::Structured(o) => o.serialize(s),
+            EndedOutcome::Label(l) => s.serialize_str(l),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EndedOutcome {
+    // Through `Value`, not `#[serde(untagged)]`: untagged enums instantiate
+    // serde's buffering machinery, which costs far more module size.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::String(l) => Ok(EndedOutcome::Label(l)),
+            // Through text, so RunOutcome's derived impl exists once (for str) in the module.
+            v @ Value::Object(_) => serde_json::from_str(&v.to_string()).map(EndedOutcome::Structured).map_err(serde::de::Error::custom),
+            other => Err(serde::de::Error::custom(format_args!(
+                "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
+                crate::core::message::kind_of(&other)
+            ))),
+        }
+    }
+}
+
+/// A tool gate's `allow`: this package's yes/no, or the list of tool names
+/// the gate let through, as the Rust agent runtime writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GateAllow {
+    Decision(bool),
+    Tools(Vec<String>),
+}
+
+impl Serialize for GateAllow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            GateAllow::Decision(b) => s.serialize_bool(*b),
+            GateAllow::Tools(t) => t.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GateAllow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(b) => Ok(GateAllow::Decision(b)),
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s),
+                    other => Err(serde::de::Error::custom(format_args!(
+                        "allow[{i}] must be a tool name (a string), got {}",
+                        crate::core::message::kind_of(&other)
+                    ))),
+                })
+                .collect::<std::result::Result<_, _>>()
+                .map(GateAllow::Tools),
+            other => Err(serde::de::Error::custom(format_args!(
+                "allow must be a boolean or a list of tool names, got {}",
+                crate::core::message::kind_of(&other)
+            ))),
+        }
+    }
 }
 
 /// How a run ended: a status, an optional machine reason (`goal-reached`,

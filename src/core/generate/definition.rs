@@ -17,6 +17,9 @@ use crate::core::message::kind_of;
 /// The only turn cap when a definition gives none.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
 
+/// The longest step timeout: JS timers take at most 2^31 − 1 ms.
+pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
 /// What a custom precondition or `isSatisfied` callback sees.
 pub struct PredicateContext<'a> {
     pub traces: &'a [StepTrace],
@@ -82,11 +85,23 @@ pub struct StepGraph {
     pub start: usize,
     pub terminals: Vec<usize>,
     index: HashMap<String, usize>,
+    /// Per step: the steps it waits for (`stepSatisfied`), as indices.
+    deps: Vec<Vec<usize>>,
+    /// Per step: the steps that wait for it.
+    dependents: Vec<Vec<usize>>,
 }
 
 impl StepGraph {
     pub fn position(&self, id: &str) -> Option<usize> {
         self.index.get(id).copied()
+    }
+    /// The steps step `i` waits for.
+    pub fn deps(&self, i: usize) -> &[usize] {
+        &self.deps[i]
+    }
+    /// The steps that wait for step `i`.
+    pub fn dependents(&self, i: usize) -> &[usize] {
+        &self.dependents[i]
     }
 }
 
@@ -142,6 +157,11 @@ impl<'a> Fields<'a> {
     fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
         v.as_object().map(|obj| Fields { obj, place }).ok_or_else(|| invalid(format!("{place} must be an object, got {}", kind_of(v))))
     }
+    /// Refuses keys the library does not read (a misspelt `maxturns` would
+    /// otherwise silently run with the default), naming the nearest valid one.
+    fn only(&self, allowed: &[&str]) -> Result<()> {
+        crate::core::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
+    }
     fn get(&self, key: &str) -> Option<&'a Value> {
         self.obj.get(key).filter(|v| !v.is_null())
     }
@@ -196,9 +216,14 @@ impl Trajectory {
     /// [`Trajectory::validate`] once they are.
     pub fn from_value(v: &Value) -> Result<Trajectory> {
         let f = Fields::of(v, "trajectory")?;
+        // `agent` and `userModel` are live objects the host takes out first; listed so they are not refused.
+        f.only(&[
+            "goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel",
+        ])?;
         let goal = f.required("goal")?;
         let persona_v = f.get("persona").ok_or_else(|| invalid("trajectory.persona is missing; give at least { description }"))?;
         let p = Fields::of(persona_v, "persona")?;
+        p.only(&["name", "description", "guardrails"])?;
         let persona = Persona { name: p.string("name")?, description: p.required("description")?, guardrails: p.strings("guardrails")? };
         let max_turns = match f.get("maxTurns") {
             None => DEFAULT_MAX_TURNS,
@@ -215,6 +240,7 @@ impl Trajectory {
             None => LoopDetection::default(),
             Some(v) => {
                 let l = Fields::of(v, "loopDetection")?;
+                l.only(&["maxConsecutiveSameStep", "maxCycleLength", "maxCycleRepetitions"])?;
                 let d = LoopDetection::default();
                 LoopDetection {
                     max_consecutive_same_step: l.integer("maxConsecutiveSameStep", 1, d.max_consecutive_same_step)?,
@@ -227,6 +253,7 @@ impl Trajectory {
             None => RankerConfig::default(),
             Some(v) => {
                 let r = Fields::of(v, "ranker")?;
+                r.only(&["threshold", "contextSteps", "topK"])?;
                 let d = RankerConfig::default();
                 RankerConfig {
                     threshold: r.number("threshold", |n| (0.0..=1.0).contains(&n), "a number from 0 to 1")?.unwrap_or(d.threshold),
@@ -292,6 +319,7 @@ impl Trajectory {
 
 fn read_graph(v: &Value) -> Result<StepGraph> {
     let f = Fields::of(v, "steps")?;
+    f.only(&["steps", "start", "terminals"])?;
     let items = match f.get("steps") {
         Some(Value::Array(items)) if !items.is_empty() => items,
         _ => return Err(invalid("steps.steps must be a non-empty array of step definitions")),
@@ -302,6 +330,7 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
         let place = format!("steps.steps[{i}]");
         let s = Fields::of(item, &place)?;
         let id = s.required("id")?;
+        s.only(&["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"]).map_err(|e| e.at_step(&id))?;
         if let Some(first) = index.insert(id.clone(), i) {
             return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
         }
@@ -310,16 +339,18 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
         if let Some(list) = s.get("preconditions") {
             let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id:?}: preconditions must be an array"))))?;
             for (j, p) in list.iter().enumerate() {
-                let pf = Fields::of(p, "precondition").map_err(at)?;
+                let place = format!("step {id:?}: preconditions[{j}]");
+                let pf = Fields::of(p, &place).map_err(at)?;
+                pf.only(&["type", "stepId", "name", "evaluate"]).map_err(at)?;
                 let pre = match pf.string("type").map_err(at)?.as_deref() {
                     Some("stepSatisfied") => Precondition::StepSatisfied(
                         pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,
                     ),
                     Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
                     other => {
-                        return Err(at(invalid(format!(
-                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {other:?}"
-                        ))))
+                        let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
+                        let hint = other.and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"])).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
+                        return Err(at(invalid(format!("step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"))));
                     }
                 };
                 preconditions.push(pre);
@@ -333,7 +364,8 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
                 None => None,
                 Some(_) => Some(s.integer("maxAttempts", 1, 1).map_err(at)?),
             },
-            timeout_ms: s.number("timeoutMs", |n| n.is_finite() && n > 0.0, "a positive number of milliseconds").map_err(at)?,
+            // setTimeout fires at once past 2^31 - 1 ms, so longer is refused, not shortened.
+            timeout_ms: s.number("timeoutMs", |n| n > 0.0 && n <= MAX_TIMEOUT_MS, "a positive number of milliseconds, at most 2147483647 (24.8 days)").map_err(at)?,
             is_satisfied: None,
             id,
         });
@@ -341,65 +373,87 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
     let known = |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id:?}")).at_step(id));
     let start = known(&f.required("start")?, "steps.start")?;
     let terminals = f.strings("terminals")?.iter().map(|t| known(t, "steps.terminals")).collect::<Result<Vec<_>>>()?;
-    for s in &steps {
+    let mut deps = Vec::with_capacity(steps.len());
+    let mut dependents = vec![Vec::new(); steps.len()];
+    for (i, s) in steps.iter().enumerate() {
+        let mut mine = Vec::new();
         for dep in s.requires() {
-            if !index.contains_key(dep) {
-                return Err(invalid(format!("step {:?}: precondition stepSatisfied names unknown step {dep:?}", s.id)).at_step(&s.id));
-            }
+            let j = *index
+                .get(dep)
+                .ok_or_else(|| invalid(format!("step {:?}: precondition stepSatisfied names unknown step {dep:?}", s.id)).at_step(&s.id))?;
+            mine.push(j);
+            dependents[j].push(i);
         }
+        deps.push(mine);
     }
-    Ok(StepGraph { steps, start, terminals, index })
+    Ok(StepGraph { steps, start, terminals, index, deps, dependents })
 }
 
-/// A cycle of `stepSatisfied` edges, as step indices from one step back to it.
+/// A cycle of `stepSatisfied` edges, as step indices from one step back to
+/// it. Depth-first with an explicit stack: a chain of 50,000 steps must not
+/// exhaust the call stack.
 fn find_cycle(g: &StepGraph) -> Option<Vec<usize>> {
     // 0 = unvisited, 1 = on the current path, 2 = done.
-    fn visit(g: &StepGraph, i: usize, mark: &mut [u8], path: &mut Vec<usize>) -> Option<Vec<usize>> {
-        mark[i] = 1;
-        path.push(i);
-        for dep in g.steps[i].requires() {
-            let j = g.position(dep).expect("ids checked before cycles");
-            if mark[j] == 1 {
-                let from = path.iter().position(|&k| k == j).expect("on path");
-                let mut cycle = path[from..].to_vec();
-                cycle.push(j);
-                return Some(cycle);
-            }
-            if mark[j] == 0 {
-                if let Some(c) = visit(g, j, mark, path) {
-                    return Some(c);
+    let mut mark = vec![0u8; g.steps.len()];
+    // The current path: each step with the position of its next dependency to visit.
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    for root in 0..g.steps.len() {
+        if mark[root] != 0 {
+            continue;
+        }
+        mark[root] = 1;
+        path.push((root, 0));
+        while let Some(&mut (i, ref mut next)) = path.last_mut() {
+            let Some(&j) = g.deps(i).get(*next) else {
+                mark[i] = 2;
+                path.pop();
+                continue;
+            };
+            *next += 1;
+            match mark[j] {
+                0 => {
+                    mark[j] = 1;
+                    path.push((j, 0));
                 }
+                1 => {
+                    let from = path.iter().position(|&(k, _)| k == j).expect("on path");
+                    let mut cycle: Vec<usize> = path[from..].iter().map(|&(k, _)| k).collect();
+                    cycle.push(j);
+                    return Some(cycle);
+                }
+                _ => {}
             }
         }
-        path.pop();
-        mark[i] = 2;
-        None
     }
-    let mut mark = vec![0u8; g.steps.len()];
-    (0..g.steps.len()).find_map(|i| if mark[i] == 0 { visit(g, i, &mut mark, &mut Vec::new()) } else { None })
+    None
 }
 
-/// Which steps a run can ever select (see [`Trajectory::validate`]).
+/// Which steps a run can ever select (see [`Trajectory::validate`]), in
+/// one pass over the edges: a step becomes reachable when the last step it
+/// waits for does, and only non-terminal steps pass reachability on.
 fn reachable(g: &StepGraph) -> Vec<bool> {
-    let mut r = vec![false; g.steps.len()];
-    r[g.start] = true;
-    loop {
-        let mut changed = false;
-        for (i, s) in g.steps.iter().enumerate() {
-            if r[i] {
-                continue;
-            }
-            let ok = s.requires().all(|d| {
-                let j = g.position(d).expect("ids checked");
-                r[j] && !g.terminals.contains(&j)
-            });
-            if ok {
-                r[i] = true;
-                changed = true;
-            }
+    let n = g.steps.len();
+    let mut terminal = vec![false; n];
+    for &t in &g.terminals {
+        terminal[t] = true;
+    }
+    let mut waiting: Vec<usize> = (0..n).map(|i| g.deps(i).len()).collect();
+    let mut r = vec![false; n];
+    let mut queue: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0 || i == g.start).collect();
+    for &i in &queue {
+        r[i] = true;
+    }
+    while let Some(i) = queue.pop() {
+        if terminal[i] {
+            continue;
         }
-        if !changed {
-            return r;
+        for &d in g.dependents(i) {
+            waiting[d] -= 1;
+            if waiting[d] == 0 && !r[d] {
+                r[d] = true;
+                queue.push(d);
+            }
         }
     }
+    r
 }

@@ -6,21 +6,34 @@ use super::state::Policy;
 use super::trace::{End, StepTrace};
 use crate::core::capture::Payload;
 use crate::core::error::Result;
-use crate::core::host::{Clock, LocalBoxFuture, Model};
+use crate::core::host::{Clock, LocalBoxFuture, Model, Usage};
 use crate::core::message::ModelMessage;
-use crate::core::observe::ToolCallInput;
+use crate::core::observe::{Assessment, ToolCallInput};
+
+/// What the agent answered: its assistant and tool messages, and the tokens
+/// the answer cost (zero when the agent does not say).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentAnswer {
+    pub messages: Vec<ModelMessage>,
+    pub usage: Usage,
+}
 
 /// The agent under test. `history` is the whole conversation so far, ending
 /// with the new user message; it only ever grows by appending, so a host
-/// can mirror it incrementally. `context` is the observers' assessment for
-/// this turn only (not part of the history).
+/// can mirror it incrementally. `shown_last`, when set, is what the agent
+/// is shown in place of that last message, for this call only: the user
+/// message with the observers' assessment added (not part of the history).
 pub trait Agent {
-    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>>>;
+    fn respond<'a>(&'a self, history: &'a [ModelMessage], shown_last: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer>>;
 }
 
 /// A host timer (`setTimeout` in JS).
 pub trait Timer {
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()>;
+    /// Resolves once the host's event loop has had a turn (its timers and
+    /// I/O ran). The run awaits it once per turn, so callbacks that all
+    /// answer at once cannot starve an abort timer.
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()>;
 }
 
 /// A host abort signal.
@@ -33,17 +46,31 @@ pub trait Abort {
 /// Where the run reports to: stamped records, new traces and the end marker.
 pub trait RunEvents {
     fn record(&self, payload: Payload) -> Result<()>;
+    /// Resolves once every record so far reached the sink, or with the
+    /// sink's failure (under `onSinkError: 'fail'`).
+    fn flush(&self) -> LocalBoxFuture<'_, Result<()>>;
     /// A new trace (carrying `end` only when the run stopped inside its turn).
     fn trace(&self, trace: &StepTrace);
     /// The end marker set on the last trace, when the run stopped between turns.
     fn ended(&self, end: &End);
 }
 
+/// The assessment an agent is shown: its render and what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownAssessment {
+    pub text: String,
+    /// The tool call after which it was produced.
+    pub call_index: u64,
+    pub assessments: Vec<Assessment>,
+}
+
 /// The observer pipeline, as the loop uses it.
 pub trait ToolObservers {
     fn tool_call(&self, call: ToolCallInput) -> Result<()>;
-    /// The current assessment's render; `None` when there is none.
-    fn context(&self) -> Result<Option<String>>;
+    /// The current assessment; `None` when there is none or it is stale.
+    fn current(&self) -> Result<Option<ShownAssessment>>;
+    /// Tokens a model call used, for the budget.
+    fn record_tokens(&self, n: u64) -> Result<()>;
 }
 
 pub struct Env<'a> {

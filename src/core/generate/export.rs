@@ -28,6 +28,9 @@ fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
     metadata.insert("turnIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
     metadata.insert("stepId".into(), t.get("stepId").cloned().unwrap_or(Value::Null));
     metadata.insert("selection".into(), t.get("selection").cloned().unwrap_or(Value::Null));
+    if let Some(a) = t.get("assessment").filter(|a| !a.is_null()) {
+        metadata.insert("assessment".into(), a.clone());
+    }
     if let Some(end) = t.get("end").filter(|e| !e.is_null()) {
         metadata.insert("end".into(), end.clone());
     }

@@ -13,7 +13,7 @@ pub mod state;
 pub mod trace;
 
 pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
-pub use env::{Abort, Agent, Env, RunEvents, Timer, ToolObservers};
+pub use env::{Abort, Agent, AgentAnswer, Env, RunEvents, ShownAssessment, Timer, ToolObservers};
 pub use run::run;
 pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};
 pub use trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};

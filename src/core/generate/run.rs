@@ -1,19 +1,22 @@
-//! The generation loop. Each turn: preconditions → selection → loop
-//! detection → policy → the simulated user's message → the agent's answer →
-//! step state → trace. Every fault becomes a stop with reason `error`, and
-//! everything produced before it is kept.
+//! The generation loop. Each turn: the `maxTurns` cap and the policy
+//! (before anything of the turn is asked of a model) → preconditions and
+//! selection → loop detection → the simulated user's message → the agent's
+//! answer (shown the observers' assessment) → step state → trace. Every
+//! fault becomes a stop with reason `error`, and everything produced before
+//! it is kept. The end is recorded and flushed before it is final: a sink
+//! that fails there turns the end into an error, never a silent loss.
 
 use super::concurrency::{join_all, race, Either};
 use super::definition::{Precondition, PredicateContext, StepDefinition, Trajectory};
-use super::env::Env;
+use super::env::{Env, ShownAssessment};
 use super::prompt::{parse_ranking, rank_request, user_message_request};
 use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
-use super::trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult, iso8601};
+use super::trace::{iso8601, Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::core::capture::{OutcomeStatus, Payload, RunIdentity, RunOutcome};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::{check_clock, LocalBoxFuture};
+use crate::core::host::{check_clock, LocalBoxFuture, Usage};
 use crate::core::message::{ModelMessage, Part, Role};
-use crate::core::observe::ToolCallInput;
+use crate::core::observe::{with_text_part, ToolCallInput};
 
 enum Interrupt {
     /// A host callback failed; the turn in progress gets a trace.
@@ -30,6 +33,8 @@ struct Partial {
     step: Option<usize>,
     selection: Option<Selection>,
     user: Option<ModelMessage>,
+    /// The assessment the agent was shown with the user message.
+    shown: Option<String>,
     agent: Vec<ModelMessage>,
     /// Set once the turn's trace is out; a later fault then ends on it.
     traced: bool,
@@ -45,6 +50,8 @@ struct Runner<'a, 'e> {
     selected: Vec<Option<usize>>,
     current: Option<usize>,
     partial: Partial,
+    /// The latest good clock reading, for a trace a failing clock leaves.
+    last_ms: f64,
 }
 
 /// Runs a validated trajectory to its end. Never fails: faults end the run
@@ -65,6 +72,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
         selected: Vec::new(),
         current: None,
         partial: Partial::default(),
+        last_ms: start_ms,
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
@@ -72,9 +80,10 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
     while outcome.is_ok() {
         r.partial = Partial::default();
         outcome = r.turn(turn).await;
-        turn += 1;
+        // The cap (at most u32::MAX) stops the loop before this could wrap.
+        turn = turn.saturating_add(1);
     }
-    let end = r.finish(outcome.err().expect("the loop ends on an interrupt"));
+    let end = r.finish(outcome.err().expect("the loop ends on an interrupt")).await;
     TrajectoryResult { conversation_id, steps: r.traces, end: Some(end), step_states: r.snapshot.states }
 }
 
@@ -83,8 +92,18 @@ fn fault(side: Side) -> impl Fn(Error) -> Interrupt {
 }
 
 impl Runner<'_, '_> {
-    fn now(&self) -> std::result::Result<f64, Interrupt> {
-        check_clock(self.env.clock.now_ms()).map_err(fault(Side::Clock))
+    fn now(&mut self) -> std::result::Result<f64, Interrupt> {
+        let ms = check_clock(self.env.clock.now_ms()).map_err(fault(Side::Clock))?;
+        self.last_ms = ms;
+        Ok(ms)
+    }
+
+    /// Tokens a model call used go into the observers' budget.
+    fn spend(&self, usage: &Usage) -> std::result::Result<(), Interrupt> {
+        match self.env.observers {
+            Some(o) if usage.total() > 0 => o.record_tokens(usage.total()).map_err(fault(Side::Observer)),
+            _ => Ok(()),
+        }
     }
 
     fn record(&self, payload: Payload) -> std::result::Result<(), Interrupt> {
@@ -97,7 +116,7 @@ impl Runner<'_, '_> {
             (Some(ms), Some(timer)) => Box::pin(async move {
                 match race(fut, timer.sleep(ms)).await {
                     Either::Left(r) => r,
-                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({ms} ms)"))),
+                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({} ms)", crate::core::number::show(ms)))),
                 }
             }),
             _ => fut,
@@ -117,15 +136,17 @@ impl Runner<'_, '_> {
     }
 
     async fn turn(&mut self, turn: u32) -> std::result::Result<(), Interrupt> {
+        // Once per turn the host's event loop runs (its timers too), so a
+        // run whose callbacks all answer at once can still be aborted.
+        if let Some(timer) = self.env.timer {
+            timer.yield_now().await;
+        }
         if self.aborted() {
             return Err(Interrupt::Aborted);
         }
-        let (step, selection, exhausted) = self.select(turn).await?;
-        self.partial.step = step;
-        self.partial.selection = Some(selection.clone());
-        self.selected.push(step);
-        if let Some(found) = detect_loop(&self.selected, &self.t.loop_detection) {
-            return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found))));
+        // `maxTurns` caps every run, whatever the policy says.
+        if turn >= self.t.max_turns {
+            return Err(Interrupt::Stop(StopReason::MaxTurns, false, Some(format!("reached maxTurns ({})", self.t.max_turns))));
         }
         let graph = self.t.steps.as_ref();
         let ctx = PolicyContext {
@@ -134,12 +155,19 @@ impl Runner<'_, '_> {
             graph,
             snapshot: &self.snapshot,
             traces: &self.traces,
-            selected: step,
-            exhausted,
+            last_step: self.selected.last().copied().flatten(),
+            exhausted: graph.is_some_and(|g| (0..g.steps.len()).all(|i| !self.snapshot.open(i))),
         };
         let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, None).await?;
         if let Some((reason, completed, summary)) = decision.stop {
             return Err(Interrupt::Stop(reason, completed, summary));
+        }
+        let (step, selection) = self.select(turn).await?;
+        self.partial.step = step;
+        self.partial.selection = Some(selection.clone());
+        self.selected.push(step);
+        if let Some(found) = detect_loop(&self.selected, &self.t.loop_detection) {
+            return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found))));
         }
         let step_def = step.and_then(|i| graph.map(|g| &g.steps[i]));
         let step_id = step_def.map(|s| s.id.clone());
@@ -153,7 +181,7 @@ impl Runner<'_, '_> {
         })?;
         if let Some(i) = step {
             let now = iso8601(self.now()?);
-            self.snapshot.states[i].attempts += 1;
+            self.snapshot.states[i].attempts = self.snapshot.states[i].attempts.saturating_add(1);
             self.snapshot.set(i, StepStatus::InProgress, &now);
         }
 
@@ -162,14 +190,14 @@ impl Runner<'_, '_> {
         self.record(Payload::MessageAppended { message: user.clone() })?;
         self.history.push(user.clone());
 
-        let context = match self.env.observers {
-            Some(o) => o.context().map_err(fault(Side::Observer))?.map(|text| ModelMessage::text(Role::System, text)),
-            None => None,
-        };
+        let shown = self.shown_assessment(turn)?;
+        let shown_user = shown.as_ref().map(|s| with_text_part(&user, &s.text));
+        self.partial.shown = shown.map(|s| s.text);
         let timeout = step_def.and_then(|s| s.timeout_ms);
-        let answer = self.guard(self.env.agent.respond(&self.history, context.as_ref()), Side::Agent, timeout).await;
-        let agent_messages = answer.and_then(|m| check_agent_messages(m).map_err(fault(Side::Agent)))?;
+        let answer = self.guard(self.env.agent.respond(&self.history, shown_user.as_ref()), Side::Agent, timeout).await?;
+        let agent_messages = check_agent_messages(answer.messages).map_err(fault(Side::Agent))?;
         self.partial.agent = agent_messages.clone();
+        self.spend(&answer.usage)?;
         self.report_messages(&agent_messages)?;
         self.history.extend(agent_messages.iter().cloned());
 
@@ -180,6 +208,7 @@ impl Runner<'_, '_> {
             timestamp: iso8601(self.now()?),
             step_id: step_id.clone(),
             selection,
+            assessment: self.partial.shown.clone(),
             end: None,
         };
         self.traces.push(trace);
@@ -199,16 +228,30 @@ impl Runner<'_, '_> {
         })
     }
 
+    /// The observers' current assessment, recorded (`assessment_produced`
+    /// with this turn) as it is shown to the agent, so a run can be audited
+    /// for what the agent saw.
+    fn shown_assessment(&self, turn: u32) -> std::result::Result<Option<ShownAssessment>, Interrupt> {
+        let Some(o) = self.env.observers else { return Ok(None) };
+        let shown = o.current().map_err(fault(Side::Observer))?;
+        if let Some(s) = &shown {
+            for a in &s.assessments {
+                self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index: Some(turn.into()) })?;
+            }
+        }
+        Ok(shown)
+    }
+
     /// Turn 0 takes `start`; later turns take the next eligible step with
     /// preconditions after the current one in graph order, else the ranker's
     /// best candidate above the threshold, else no step.
-    async fn select(&mut self, turn: u32) -> std::result::Result<(Option<usize>, Selection, bool), Interrupt> {
+    async fn select(&mut self, turn: u32) -> std::result::Result<(Option<usize>, Selection), Interrupt> {
         let Some(g) = self.t.steps.as_ref() else {
-            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }, false));
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
         };
         if turn == 0 {
             let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
-            return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }, false));
+            return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }));
         }
         let eligible = self.eligible().await?;
         let now = iso8601(self.now()?);
@@ -223,23 +266,23 @@ impl Runner<'_, '_> {
         let after = self.current.unwrap_or(g.start);
         if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
             let c = Candidate { step_id: g.steps[i].id.clone(), score: 1.0, reasons: Some(vec!["next eligible step with preconditions in graph order".into()]) };
-            return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }, false));
+            return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }));
         }
         let pool: Vec<&StepDefinition> = g.steps.iter().enumerate().filter(|(i, _)| eligible[*i]).map(|(_, s)| s).collect();
         if pool.is_empty() {
-            let exhausted = (0..g.steps.len()).all(|i| !self.snapshot.open(i));
-            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }, exhausted));
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
         }
         let request = rank_request(self.t, &pool, &self.traces);
         let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
+        self.spend(&answer.usage)?;
         let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
         let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
         Ok(match ranking.kept.first() {
             Some(best) => {
                 let i = g.position(&best.step_id).expect("ranking keeps eligible ids");
-                (Some(i), Selection { method: SelectionMethod::LlmRanked, candidates, ranker_error: ranking.error }, false)
+                (Some(i), Selection { method: SelectionMethod::LlmRanked, candidates, ranker_error: ranking.error })
             }
-            None => (None, Selection { method: SelectionMethod::None, candidates, ranker_error: ranking.error }, false),
+            None => (None, Selection { method: SelectionMethod::None, candidates, ranker_error: ranking.error }),
         })
     }
 
@@ -287,6 +330,7 @@ impl Runner<'_, '_> {
         for reminder in [false, true] {
             let request = user_message_request(self.t, step, &self.traces, reminder);
             let answer = self.guard(self.env.user_model.complete(request), Side::UserSimulator, None).await?;
+            self.spend(&answer.usage)?;
             let text = answer.text.trim();
             if !text.is_empty() {
                 return Ok(ModelMessage::text(Role::User, text));
@@ -378,36 +422,61 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Puts the end marker on the right trace and records `run_ended`.
-    fn finish(&mut self, why: Interrupt) -> End {
+    /// Records `run_ended`, waits until the sink has every record, and
+    /// puts the end marker on the right trace. A sink that fails at this
+    /// point ends the run in error: the caller learns of it from the result.
+    async fn finish(&mut self, why: Interrupt) -> End {
+        let p = std::mem::take(&mut self.partial);
+        let g = self.t.steps.as_ref();
+        let partial_step = p.step.and_then(|i| g.map(|g| g.steps[i].id.clone()));
+        // Only a fault or an abort inside a begun turn (its step selected)
+        // leaves a trace of that turn; a stop decided before it does not.
+        let inside_turn = !matches!(why, Interrupt::Stop(..)) && !p.traced && p.selection.is_some();
         let (reason, completed, summary, error) = match why {
             Interrupt::Stop(reason, completed, summary) => (reason, completed, summary, None),
             Interrupt::Aborted => (StopReason::Aborted, false, Some("aborted by the signal".to_owned()), None),
             Interrupt::Fault(side, e) => {
                 let summary = format!("{} failed: {}", side_name(side), e.message);
-                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id: e.step_id };
+                let step_id = e.step_id.or_else(|| partial_step.clone());
+                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id };
                 (StopReason::Error, false, Some(summary), Some(error))
             }
         };
-        let end = End { is_final: true, reason, completed, summary, error };
-        // A fault or abort inside a turn leaves that turn's trace; a stop
-        // decided between turns ends on the last trace.
-        let p = std::mem::take(&mut self.partial);
-        let new_trace = match reason {
-            StopReason::Error => !p.traced,
-            StopReason::Aborted => !p.traced && p.selection.is_some(),
-            _ => false,
+        let mut end = End { is_final: true, reason, completed, summary, error };
+        let recorded = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
+        let delivered = match recorded {
+            Ok(()) => self.flush().await,
+            Err(e) => Err(e),
         };
-        if new_trace {
-            let g = self.t.steps.as_ref();
-            let now = self.env.clock.now_ms();
+        if let Err(e) = delivered {
+            let recorder_failed_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder);
+            match &mut end.error {
+                Some(_) if recorder_failed_already => {}
+                // The first failure stays the run's error; the sink's is added, not dropped.
+                Some(_) => {
+                    let summary = end.summary.get_or_insert_with(String::new);
+                    summary.push_str(&format!("; then the recorder failed too: {}", e.message));
+                }
+                None => {
+                    end = End {
+                        is_final: true,
+                        reason: StopReason::Error,
+                        completed: false,
+                        summary: Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
+                        error: Some(EndError { code: e.code.as_str().to_owned(), message: e.message, side: Side::Recorder, step_id: None }),
+                    };
+                }
+            }
+        }
+        if inside_turn {
             let trace = StepTrace {
                 turn_index: self.traces.len() as u32,
                 user_message: p.user.unwrap_or_else(|| ModelMessage::text(Role::User, "")),
                 agent_messages: p.agent,
-                timestamp: iso8601(if now.is_finite() { now } else { 0.0 }),
-                step_id: p.step.and_then(|i| g.map(|g| g.steps[i].id.clone())),
+                timestamp: iso8601(self.last_ms),
+                step_id: partial_step,
                 selection: p.selection.unwrap_or(Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }),
+                assessment: p.shown,
                 end: Some(end.clone()),
             };
             self.traces.push(trace);
@@ -416,19 +485,33 @@ impl Runner<'_, '_> {
             last.end = Some(end.clone());
             self.env.events.ended(&end);
         }
-        let outcome = RunOutcome {
-            status: match reason {
-                StopReason::Error => OutcomeStatus::Error,
-                StopReason::Aborted => OutcomeStatus::Aborted,
-                _ => OutcomeStatus::Completed,
-            },
-            reason: Some(reason.as_str().to_owned()),
-            message: end.summary.clone(),
-            error_code: end.error.as_ref().map(|e| e.code.clone()),
-        };
-        // A recorder that already failed cannot take this one either.
-        let _ = self.env.events.record(Payload::RunEnded { outcome, new_messages: Vec::new() });
         end
+    }
+
+    /// Waits for the sink, but not past the abort signal: an aborted run
+    /// ends even when its sink never answers.
+    async fn flush(&self) -> Result<()> {
+        match self.env.abort {
+            Some(a) => match race(self.env.events.flush(), a.wait()).await {
+                Either::Left(r) => r,
+                Either::Right(()) => Ok(()),
+            },
+            None => self.env.events.flush().await,
+        }
+    }
+}
+
+/// The `run_ended` outcome of an end marker.
+fn outcome_of(end: &End) -> RunOutcome {
+    RunOutcome {
+        status: match end.reason {
+            StopReason::Error => OutcomeStatus::Error,
+            StopReason::Aborted => OutcomeStatus::Aborted,
+            _ => OutcomeStatus::Completed,
+        },
+        reason: Some(end.reason.as_str().to_owned()),
+        message: end.summary.clone(),
+        error_code: end.error.as_ref().map(|e| e.code.clone()),
     }
 }
 

@@ -3,10 +3,14 @@
 
 use serde::Serialize;
 
+use serde_json::Value;
+
 use super::definition::{LoopDetection, StepGraph};
 use super::trace::{StepTrace, StopReason};
-use crate::core::error::Result;
+use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::LocalBoxFuture;
+use crate::core::message::kind_of;
+use crate::core::options::check_keys;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -66,25 +70,17 @@ impl Snapshot {
     }
 
     /// Marks `skipped` every open step that waits (directly or through
-    /// others) for a failed or skipped step: it can never run.
+    /// others) for a failed or skipped step: it can never run. One pass
+    /// over the edges from the dead steps.
     pub fn propagate_skips(&mut self, g: &StepGraph, now_iso: &str) {
-        loop {
-            let mut changed = false;
-            for (i, s) in g.steps.iter().enumerate() {
-                if !self.open(i) {
-                    continue;
+        let mut dead: Vec<usize> =
+            (0..g.steps.len()).filter(|&i| matches!(self.states[i].status, StepStatus::Failed | StepStatus::Skipped)).collect();
+        while let Some(i) = dead.pop() {
+            for &d in g.dependents(i) {
+                if self.open(d) {
+                    self.set(d, StepStatus::Skipped, now_iso);
+                    dead.push(d);
                 }
-                let dead = s.requires().any(|d| {
-                    let j = g.position(d).expect("validated ids");
-                    matches!(self.states[j].status, StepStatus::Failed | StepStatus::Skipped)
-                });
-                if dead {
-                    self.set(i, StepStatus::Skipped, now_iso);
-                    changed = true;
-                }
-            }
-            if !changed {
-                return;
             }
         }
     }
@@ -104,36 +100,41 @@ pub enum LoopFound {
 pub fn detect_loop(selected: &[Option<usize>], cfg: &LoopDetection) -> Option<LoopFound> {
     let last = (*selected.last()?)?;
     let run = selected.iter().rev().take_while(|s| **s == Some(last)).count();
-    if run > cfg.max_consecutive_same_step as usize {
+    if run as u64 > u64::from(cfg.max_consecutive_same_step) {
         return Some(LoopFound::SameStep { step: last, times: run });
     }
-    let reps = cfg.max_cycle_repetitions as usize + 1;
-    for len in 2..=cfg.max_cycle_length as usize {
+    // In u64: the limits are any u32 a caller gives, and on wasm32 a usize
+    // product of two of them overflows. A cycle longer than the history
+    // cannot have repeated, so the search stops there (O(turns), not O(limit)).
+    let reps = u64::from(cfg.max_cycle_repetitions) + 1;
+    for len in 2..=u64::from(cfg.max_cycle_length) {
         let need = len * reps;
-        if selected.len() < need {
+        if (selected.len() as u64) < need {
             break;
         }
+        let (len, need) = (len as usize, need as usize);
         let tail = &selected[selected.len() - need..];
         let block = &tail[..len];
         let distinct = block.iter().enumerate().all(|(i, s)| s.is_some() && !block[..i].contains(s));
         if distinct && tail.chunks(len).all(|c| c == block) {
-            return Some(LoopFound::Cycle { steps: block.iter().map(|s| s.expect("checked")).collect(), repetitions: reps });
+            return Some(LoopFound::Cycle { steps: block.iter().map(|s| s.expect("checked")).collect(), repetitions: reps as usize });
         }
     }
     None
 }
 
-/// What a policy sees before each turn.
+/// What a policy sees before each turn, before anything of the turn is
+/// asked of a model (so a stop costs no ranking or user-message call).
 pub struct PolicyContext<'a> {
     pub turn_index: u32,
     pub max_turns: u32,
     pub graph: Option<&'a StepGraph>,
     pub snapshot: &'a Snapshot,
     pub traces: &'a [StepTrace],
-    /// The step chosen for this turn, if any.
-    pub selected: Option<usize>,
-    /// True when a graph exists, no step is eligible now, and no open step
-    /// can ever become eligible (all remaining ones failed or wait on failures).
+    /// The step the previous turn worked on, if any.
+    pub last_step: Option<usize>,
+    /// True when a graph exists and no open step is left (every step is
+    /// satisfied, failed, or skipped because it waits on a failure).
     pub exhausted: bool,
 }
 
@@ -147,17 +148,62 @@ impl PolicyDecision {
     pub fn stop(reason: StopReason, completed: bool, summary: impl Into<String>) -> PolicyDecision {
         PolicyDecision { stop: Some((reason, completed, Some(summary.into()))) }
     }
+
+    /// Reads a policy's answer: nothing (`undefined`/`null`) or
+    /// `{ stop: false }` goes on; `{ stop: true, reason, completed?, summary? }`
+    /// stops (`shouldStop` is read as `stop`, as Tally's policies write it).
+    /// `completed` defaults to whether the reason is `goal-reached`.
+    pub fn from_value(v: &Value) -> Result<PolicyDecision> {
+        const KEYS: &[&str] = &["stop", "shouldStop", "reason", "completed", "summary"];
+        let garbage = |why: String| {
+            Error::new(
+                ErrorCode::CallbackFailed,
+                format!("policy.evaluate returned {why}; expected {{ stop: false }} or {{ stop: true, reason, completed?, summary? }}"),
+            )
+        };
+        let obj = match v {
+            Value::Null => return Ok(PolicyDecision::CONTINUE),
+            Value::Object(obj) => obj,
+            other => return Err(garbage(kind_of(other).to_owned())),
+        };
+        check_keys(obj.keys().map(String::as_str), KEYS, "policy.evaluate's answer").map_err(|e| Error::new(ErrorCode::CallbackFailed, e.message))?;
+        let stop = obj.get("stop").or_else(|| obj.get("shouldStop"));
+        match stop {
+            Some(Value::Bool(false)) => Ok(PolicyDecision::CONTINUE),
+            Some(Value::Bool(true)) => {
+                let reason = match obj.get("reason") {
+                    Some(Value::String(r)) => StopReason::parse(r).ok_or_else(|| {
+                        garbage(format!("a stop with reason {r:?}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match, error, aborted"))
+                    })?,
+                    _ => return Err(garbage("a stop without a reason".into())),
+                };
+                let completed = match obj.get("completed") {
+                    None | Some(Value::Null) => reason == StopReason::GoalReached,
+                    Some(Value::Bool(b)) => *b,
+                    Some(other) => return Err(garbage(format!("`completed` as {}", kind_of(other)))),
+                };
+                let summary = match obj.get("summary") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(other) => return Err(garbage(format!("`summary` as {}", kind_of(other)))),
+                };
+                Ok(PolicyDecision { stop: Some((reason, completed, summary)) })
+            }
+            _ => Err(garbage("an object without a boolean `stop`".into())),
+        }
+    }
 }
 
 /// Decides before each turn whether the run goes on. The default is
-/// [`DefaultPolicy`]; the host may replace it.
+/// [`DefaultPolicy`]; the host may replace it. `maxTurns` caps the run
+/// whatever the policy says.
 pub trait Policy {
     fn evaluate<'a>(&'a self, ctx: &'a PolicyContext<'a>) -> LocalBoxFuture<'a, Result<PolicyDecision>>;
 }
 
 /// A terminal step satisfied (or, without terminals, every step
 /// satisfied) → `goal-reached`; `maxTurns` turns done → `max-turns`;
-/// nothing left that can run → `no-step-match`.
+/// no open step left → `no-step-match`.
 pub struct DefaultPolicy;
 
 impl DefaultPolicy {
@@ -217,5 +263,40 @@ mod tests {
         assert_eq!(detect_loop(&ids("abaabaaba"), &cfg), None);
         let wide = LoopDetection { max_cycle_length: 4, max_cycle_repetitions: 1, ..cfg };
         assert_eq!(detect_loop(&ids("abcdabcd"), &wide), Some(LoopFound::Cycle { steps: vec![0, 1, 2, 3], repetitions: 2 }));
+    }
+
+    #[test]
+    fn huge_limits_neither_overflow_nor_scan_up_to_the_limit() {
+        let max = LoopDetection { max_consecutive_same_step: u32::MAX, max_cycle_length: u32::MAX, max_cycle_repetitions: u32::MAX };
+        assert_eq!(detect_loop(&ids("abababababaaaa"), &max), None);
+        let reps = LoopDetection { max_cycle_repetitions: 2_147_483_647, ..LoopDetection::default() };
+        assert_eq!(detect_loop(&ids("abababab"), &reps), None);
+    }
+
+    #[test]
+    fn policy_answers_are_read_in_the_core() {
+        use serde_json::json;
+        assert_eq!(PolicyDecision::from_value(&Value::Null).unwrap(), PolicyDecision::CONTINUE);
+        assert_eq!(PolicyDecision::from_value(&json!({ "stop": false })).unwrap(), PolicyDecision::CONTINUE);
+        assert_eq!(
+            PolicyDecision::from_value(&json!({ "shouldStop": true, "reason": "goal-reached" })).unwrap(),
+            PolicyDecision { stop: Some((StopReason::GoalReached, true, None)) }
+        );
+        assert_eq!(
+            PolicyDecision::from_value(&json!({ "stop": true, "reason": "policy-violation", "summary": "rude" })).unwrap(),
+            PolicyDecision { stop: Some((StopReason::PolicyViolation, false, Some("rude".into()))) }
+        );
+        for (bad, needle) in [
+            (json!(5), "returned a number"),
+            (json!({ "stop": "yes" }), "without a boolean `stop`"),
+            (json!({ "stop": true }), "without a reason"),
+            (json!({ "stop": true, "reason": "done" }), "reason \"done\""),
+            (json!({ "stop": true, "reason": "error", "completed": "no" }), "`completed` as a string"),
+            (json!({ "stopp": true }), "did you mean \"stop\""),
+        ] {
+            let e = PolicyDecision::from_value(&bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::CallbackFailed);
+            assert!(e.message.contains(needle), "{bad}: {}", e.message);
+        }
     }
 }

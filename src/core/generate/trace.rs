@@ -134,6 +134,10 @@ pub struct StepTrace {
     pub timestamp: String,
     pub step_id: Option<String>,
     pub selection: Selection,
+    /// The observers' assessment the agent was shown with this turn's user
+    /// message (rendered), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assessment: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
 }

@@ -13,19 +13,19 @@ pub struct Budget {
     /// Seconds already spent; when absent, time since the pipeline started (injected clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
     pub max_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
     pub tokens_used: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
     pub max_tool_calls: Option<u64>,
 }
 
 impl Budget {
     pub fn validate(&self) -> Result<()> {
         for (name, v) in [("deadline", self.deadline), ("elapsedSeconds", self.elapsed_seconds)] {
-            if v.is_some_and(|v| !v.is_finite() || v < 0.0) {
-                return Err(Error::invalid_argument(format!("budget.{name} must be a finite non-negative number")));
+            if v.is_some_and(|v| !v.is_finite() || v < 0.0 || v > crate::core::number::MAX_TIME_MS) {
+                return Err(Error::invalid_argument(format!("budget.{name} must be a non-negative number of at most 8.64e15")));
             }
         }
         for (name, v) in [("maxTokens", self.max_tokens), ("maxToolCalls", self.max_tool_calls)] {

@@ -13,6 +13,10 @@ use crate::core::error::{Error, Result};
 
 pub const BUILTIN_NAMES: [&str; 4] = ["resources", "stall", "error-cascade", "drift"];
 
+/// The largest detector window: a window is scanned per check, so its size
+/// is the per-call cost; past this it would be a history scan in disguise.
+pub const MAX_WINDOW: usize = 1000;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Builtin {
     Resources(ResourcesConfig),
@@ -45,6 +49,9 @@ impl Builtin {
                 if c.window < 6 || c.target_window == 0 || c.repeat_threshold < 2 || c.failing_repeat_threshold < 2 || c.same_target_threshold < 2 {
                     return Err(Error::invalid_argument(format!("{who}: window must be at least 6 and every threshold at least 2")));
                 }
+                if c.window > MAX_WINDOW || c.target_window > MAX_WINDOW {
+                    return Err(Error::invalid_argument(format!("{who}: window and targetWindow must be at most {MAX_WINDOW}")));
+                }
                 Builtin::Stall(c, StallState::default())
             }
             "error-cascade" => {
@@ -57,6 +64,9 @@ impl Builtin {
             "drift" => {
                 let c: DriftConfig = options(opts, who)?;
                 c.validate().map_err(|e| e.within(who))?;
+                if c.window > MAX_WINDOW {
+                    return Err(Error::invalid_argument(format!("{who}: window must be at most {MAX_WINDOW}")));
+                }
                 Builtin::Drift(c, DriftState::default())
             }
             other => {
@@ -103,6 +113,18 @@ impl Builtin {
             Builtin::ErrorCascade(c, s) => s.check(c),
             Builtin::Drift(c, s) => s.check(c),
         }
+    }
+
+    /// The options in force, as JSON text: a snapshot keeps them, so a
+    /// restore with other options (whose state would not fit) is refused.
+    pub fn options(&self) -> String {
+        let text = match self {
+            Builtin::Resources(c) => serde_json::to_string(c),
+            Builtin::Stall(c, _) => serde_json::to_string(c),
+            Builtin::ErrorCascade(c, _) => serde_json::to_string(c),
+            Builtin::Drift(c, _) => serde_json::to_string(c),
+        };
+        text.unwrap_or_else(|_| "null".to_owned())
     }
 
     /// The detector's state as JSON text (`null` for stateless observers).

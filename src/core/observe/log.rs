@@ -187,6 +187,14 @@ impl ToolLog {
         out
     }
 
+    /// Drops the calls after the first `len` (undoing a call whose
+    /// assessment could not be recorded); `consecutive_failures` is the
+    /// counter as it was then.
+    pub fn truncate(&mut self, len: usize, consecutive_failures: u64) {
+        self.records.truncate(len);
+        self.consecutive_failures = consecutive_failures;
+    }
+
     pub fn len(&self) -> u64 {
         self.records.len() as u64
     }

@@ -22,7 +22,10 @@ pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
 pub use builtin::{Builtin, BUILTIN_NAMES};
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
-pub use pipeline::{Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
+pub use pipeline::{
+    place_context, with_text_part, Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, SNAPSHOT_SCHEMA,
+    SNAPSHOT_VERSION,
+};
 pub use resources::{format_duration, thousands};
 pub use trigger::{ObserverState, Trigger};
 
@@ -35,4 +38,20 @@ pub enum Outcome {
     Quiet,
     /// What it reported before is gone: its assessment leaves the current set.
     Resolved,
+}
+
+impl Outcome {
+    /// What a host observer that threw, or returned something that is not
+    /// an assessment, counts as. The failure is isolated (the other
+    /// observers still run) and never silent: when the host reported it
+    /// elsewhere (`onError`) the observer stays quiet, otherwise it reports
+    /// an assessment of its own carrying the error as an observation.
+    pub fn failed(name: &str, message: String, reported: bool) -> Outcome {
+        if reported {
+            return Outcome::Quiet;
+        }
+        let mut a = Assessment::new(name.to_owned(), format!("Observer {name} failed; its assessment is unavailable."), Severity::Info);
+        a.observations.push(Observation { category: "error".into(), description: message, evidence: None });
+        Outcome::Report(a)
+    }
 }

@@ -16,7 +16,7 @@ use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::check_clock;
-use crate::core::message::{ModelMessage, Role};
+use crate::core::message::{Content, ModelMessage, Part, Role};
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -54,6 +54,8 @@ impl Slot {
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     slots: Vec<Slot>,
+    /// Per slot: calls since that observer last ran (its `everyNCalls` counts these).
+    since_run: Vec<u64>,
     log: ToolLog,
     state: ObserverState,
     budget: Budget,
@@ -69,6 +71,14 @@ pub struct ObserverSnapshot {
     pub name: String,
     /// The detector's own state, kept as JSON text inside the snapshot.
     pub state: RawJson,
+    /// The options the state was built under; a restore must use the same.
+    /// Absent in snapshots of earlier builds (then not compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<RawJson>,
+    /// Calls since this observer last ran. Absent in snapshots of earlier
+    /// builds, which counted calls since any assessment instead.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+    pub calls_since_run: Option<u64>,
 }
 
 /// JSON kept as text: a detector's state passes through a snapshot without
@@ -107,6 +117,7 @@ pub struct PipelineSnapshot {
     pub schema: String,
     pub version: u32,
     pub started_at: f64,
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub max_age_calls: u64,
     pub log: Vec<ToolCallRecord>,
     pub state: ObserverState,
@@ -137,7 +148,10 @@ impl PipelineSnapshot {
         if version != Some(u64::from(SNAPSHOT_VERSION)) {
             return Err(Error::new(
                 ErrorCode::UnsupportedSchemaVersion,
-                format!("observer pipeline snapshot version {version:?} is not {SNAPSHOT_VERSION}, the version this build reads"),
+                format!(
+                    "observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads",
+                    header.version.as_ref().map_or("(missing)".to_owned(), Value::to_string)
+                ),
             ));
         }
         serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))
@@ -152,28 +166,105 @@ pub enum Placement {
     /// A system message right after the leading system messages (for
     /// providers that accept system messages only at the start).
     AfterSystem,
+    /// A text part at the end of the last user message: what every provider
+    /// accepts, `ai` 7 with its defaults included (it refuses system
+    /// messages inside `messages`). This is how generated runs show it.
+    LastUser,
+}
+
+impl Placement {
+    pub fn parse(s: &str) -> Option<Placement> {
+        Some(match s {
+            "end" => Placement::End,
+            "after-system" => Placement::AfterSystem,
+            "last-user" => Placement::LastUser,
+            _ => return None,
+        })
+    }
+}
+
+/// `message` with `text` added as a last text part (a string content
+/// becomes a text part first). The assessment shown to an agent for one
+/// call travels this way, inside the user's turn.
+pub fn with_text_part(message: &ModelMessage, text: &str) -> ModelMessage {
+    let mut parts = match &message.content {
+        Content::Text(t) => vec![Part::Text { text: t.clone() }],
+        Content::Parts(p) => p.clone(),
+    };
+    parts.push(Part::Text { text: text.to_owned() });
+    ModelMessage { role: message.role, content: Content::Parts(parts), provider_options: message.provider_options.clone() }
+}
+
+/// Places `context` in `messages` as `placement` says.
+pub fn place_context(mut messages: Vec<ModelMessage>, context: &str, placement: Placement) -> Vec<ModelMessage> {
+    let at = match placement {
+        Placement::End => messages.len(),
+        Placement::AfterSystem => messages.iter().take_while(|m| m.role == Role::System).count(),
+        Placement::LastUser => match messages.iter().rposition(|m| m.role == Role::User) {
+            Some(i) => {
+                messages[i] = with_text_part(&messages[i], context);
+                return messages;
+            }
+            None => {
+                messages.push(ModelMessage::text(Role::User, context));
+                return messages;
+            }
+        },
+    };
+    messages.insert(at, ModelMessage::text(Role::System, context));
+    messages
+}
+
+/// What a pipeline was before a call, to undo the call when its
+/// assessment cannot be recorded (a retry must not count it twice).
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    slots: Vec<Slot>,
+    since_run: Vec<u64>,
+    log_len: usize,
+    consecutive_failures: u64,
+    state: ObserverState,
+    current: Option<CurrentAssessment>,
 }
 
 impl Pipeline {
-    /// The messages with the current context added as a system message;
+    /// The messages with the current context placed as `placement` says;
     /// unchanged when there is no context.
-    pub fn inject_into(&self, mut messages: Vec<ModelMessage>, placement: Placement) -> Vec<ModelMessage> {
+    pub fn inject_into(&self, messages: Vec<ModelMessage>, placement: Placement) -> Vec<ModelMessage> {
         let context = self.context();
         if context.is_empty() {
             return messages;
         }
-        let at = match placement {
-            Placement::End => messages.len(),
-            Placement::AfterSystem => messages.iter().take_while(|m| m.role == Role::System).count(),
-        };
-        messages.insert(at, ModelMessage::text(Role::System, context));
-        messages
+        place_context(messages, &context, placement)
     }
 
     pub fn new(slots: Vec<Slot>, budget: Budget, max_age_calls: u64, started_at: f64) -> Result<Pipeline> {
         budget.validate()?;
         check_clock(started_at)?;
-        Ok(Pipeline { slots, log: ToolLog::default(), state: ObserverState::default(), budget, current: None, max_age_calls, started_at })
+        check_max_age(max_age_calls)?;
+        let since_run = vec![0; slots.len()];
+        Ok(Pipeline { slots, since_run, log: ToolLog::default(), state: ObserverState::default(), budget, current: None, max_age_calls, started_at })
+    }
+
+    /// The state a call can change; cheap (detector windows are bounded).
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            slots: self.slots.clone(),
+            since_run: self.since_run.clone(),
+            log_len: self.log.records().len(),
+            consecutive_failures: self.log.consecutive_failures(),
+            state: self.state.clone(),
+            current: self.current.clone(),
+        }
+    }
+
+    /// Back to `c`, as if the calls since had never been recorded.
+    pub fn rollback(&mut self, c: Checkpoint) {
+        self.slots = c.slots;
+        self.since_run = c.since_run;
+        self.log.truncate(c.log_len, c.consecutive_failures);
+        self.state = c.state;
+        self.current = c.current;
     }
 
     pub fn slots(&self) -> &[Slot] {
@@ -205,7 +296,15 @@ impl Pipeline {
         }
         let since = (now_ms - self.state.last_assessment_time.unwrap_or(self.started_at)) / 1000.0;
         let failures = self.log.consecutive_failures();
-        Ok((0..self.slots.len()).filter(|&i| self.slots[i].trigger.fires(&self.state, failures, since)).collect())
+        let mut fired = Vec::new();
+        for (i, slot) in self.slots.iter().enumerate() {
+            self.since_run[i] += 1;
+            if slot.trigger.fires(self.since_run[i], failures, since) {
+                self.since_run[i] = 0;
+                fired.push(i);
+            }
+        }
+        Ok(fired)
     }
 
     /// Phase 2 for a built-in slot (an external slot is the host's to run).
@@ -282,9 +381,11 @@ impl Pipeline {
         }
     }
 
-    pub fn record_tokens(&mut self, n: u64) {
-        let used = self.budget.tokens_used.unwrap_or(0).saturating_add(n);
+    /// Adds `n` tokens to the budget; refused (budget unchanged) past 2^53 − 1.
+    pub fn record_tokens(&mut self, n: u64) -> Result<()> {
+        let used = crate::core::number::checked_add(self.budget.tokens_used.unwrap_or(0), n, "recordTokens: tokensUsed")?;
         self.budget.tokens_used = Some(used);
+        Ok(())
     }
 
     pub fn set_budget(&mut self, budget: Budget) -> Result<()> {
@@ -306,13 +407,19 @@ impl Pipeline {
             observers: self
                 .slots
                 .iter()
-                .map(|s| ObserverSnapshot {
+                .zip(&self.since_run)
+                .map(|(s, &since)| ObserverSnapshot {
                     observer: s.kind().to_owned(),
                     name: s.name().to_owned(),
                     state: RawJson::new(match &s.observer {
                         Observer::Builtin(b) => b.state(),
                         Observer::External { .. } => "null".into(),
                     }),
+                    options: match &s.observer {
+                        Observer::Builtin(b) => Some(RawJson::new(b.options())),
+                        Observer::External { .. } => None,
+                    },
+                    calls_since_run: Some(since),
                 })
                 .collect(),
         }
@@ -337,6 +444,8 @@ impl Pipeline {
                 slots.len()
             )));
         }
+        check_max_age(snapshot.max_age_calls)?;
+        let mut since_run = Vec::with_capacity(slots.len());
         for (i, (saved, slot)) in snapshot.observers.into_iter().zip(&mut slots).enumerate() {
             let who = format!("observers[{i}] ({})", slot.name());
             if saved.observer != slot.kind() || saved.name != slot.name() {
@@ -346,11 +455,23 @@ impl Pipeline {
                 )));
             }
             if let Observer::Builtin(b) = &mut slot.observer {
+                if let Some(saved) = &saved.options {
+                    let now = b.options();
+                    if saved.0.get() != now {
+                        return Err(Error::invalid_argument(format!(
+                            "restore: {who} was snapshotted with options {} but is configured with {now}; \
+                             its state only fits the options it was built under, so restore with the same options",
+                            saved.0.get()
+                        )));
+                    }
+                }
                 b.restore_state(saved.state.0.get(), &who)?;
             }
+            since_run.push(saved.calls_since_run.unwrap_or(snapshot.state.tool_calls_since_assessment));
         }
         snapshot.budget.validate()?;
         Ok(Pipeline {
+            since_run,
             slots,
             log: ToolLog::from_records(snapshot.log)?,
             state: snapshot.state,
@@ -360,4 +481,12 @@ impl Pipeline {
             started_at: snapshot.started_at,
         })
     }
+}
+
+/// `maxAgeCalls` is compared with call counts: it must be an exact JS integer.
+fn check_max_age(n: u64) -> Result<()> {
+    if n > crate::core::number::MAX_SAFE_INTEGER {
+        return Err(Error::invalid_argument(format!("maxAgeCalls must be at most {}, got {n}", crate::core::number::MAX_SAFE_INTEGER)));
+    }
+    Ok(())
 }

@@ -64,11 +64,12 @@ impl ResourcesConfig {
             } else {
                 let remaining = max - used;
                 statements.push(format!(
-                    "You have used {} of {} tokens ({}% of budget). {} tokens remaining.",
+                    "You have used {} of {} tokens ({}% of budget). {} {} remaining.",
                     thousands(used),
                     thousands(max),
                     percent(used, max),
-                    thousands(remaining)
+                    thousands(remaining),
+                    if remaining == 1 { "token" } else { "tokens" }
                 ));
                 severity = severity.max(self.grade(remaining as f64 / max as f64));
             }
@@ -81,7 +82,8 @@ impl ResourcesConfig {
                 severity = Severity::Warning;
             } else {
                 let remaining = max - used;
-                statements.push(format!("You have made {used} of {max} allowed tool calls. {remaining} calls remaining."));
+                let calls = if remaining == 1 { "call" } else { "calls" };
+                statements.push(format!("You have made {used} of {max} allowed tool calls. {remaining} {calls} remaining."));
                 severity = severity.max(self.grade(remaining as f64 / max as f64));
             }
         }

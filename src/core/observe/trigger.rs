@@ -19,13 +19,17 @@ pub struct Trigger {
     pub on_every_call: bool,
 }
 
-/// Counters shared by every observer; any assessment resets the call counter.
+/// Counters shared by every observer, as the observer spec has them; any
+/// assessment resets `tool_calls_since_assessment`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObserverState {
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub tool_calls_since_assessment: u64,
     pub last_assessment_time: Option<f64>,
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub last_assessment_call_index: u64,
+    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub total_assessments: u64,
 }
 
@@ -62,11 +66,13 @@ impl Trigger {
         Ok(t)
     }
 
-    /// Any condition met? `seconds_since` counts from the last assessment,
-    /// or from the pipeline's start before the first.
-    pub fn fires(&self, state: &ObserverState, consecutive_failures: u64, seconds_since: f64) -> bool {
+    /// Any condition met? `calls_since_run` counts the calls since this
+    /// observer last ran (so `everyNCalls: 5` means every 5th call, whatever
+    /// the other observers do); `seconds_since` counts from the last
+    /// assessment of any observer, or from the pipeline's start before the first.
+    pub fn fires(&self, calls_since_run: u64, consecutive_failures: u64, seconds_since: f64) -> bool {
         self.on_every_call
-            || self.every_n_calls.is_some_and(|n| state.tool_calls_since_assessment >= n)
+            || self.every_n_calls.is_some_and(|n| calls_since_run >= n)
             || self.after_consecutive_errors.is_some_and(|n| consecutive_failures >= n)
             || self.every_n_seconds.is_some_and(|s| seconds_since >= s)
     }
@@ -87,13 +93,12 @@ mod tests {
     #[test]
     fn triggers_are_ored() {
         let t = Trigger::from_value(&json!({ "everyNCalls": 5, "afterConsecutiveErrors": 3, "everyNSeconds": 60 }), "x").unwrap();
-        let state = |n| ObserverState { tool_calls_since_assessment: n, ..Default::default() };
-        assert!(!t.fires(&state(4), 2, 59.9));
-        assert!(t.fires(&state(5), 0, 0.0), "calls");
-        assert!(t.fires(&state(1), 3, 0.0), "errors");
-        assert!(t.fires(&state(1), 0, 60.0), "seconds");
+        assert!(!t.fires(4, 2, 59.9));
+        assert!(t.fires(5, 0, 0.0), "calls");
+        assert!(t.fires(1, 3, 0.0), "errors");
+        assert!(t.fires(1, 0, 60.0), "seconds");
         let every = Trigger::from_value(&json!({ "onEveryCall": true }), "x").unwrap();
-        assert!(every.fires(&state(0), 0, 0.0));
+        assert!(every.fires(0, 0, 0.0));
     }
 
     #[test]

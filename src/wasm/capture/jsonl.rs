@@ -1,6 +1,5 @@
 //! JSONL reading and writing for JS callers.
 
-use js_sys::Reflect;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -8,7 +7,8 @@ use serde_json::value::RawValue;
 
 use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::error::{describe, to_js, IntoJs, JsResult};
+use crate::wasm::{check_options, option, string_arg};
 
 #[derive(Serialize)]
 struct Lenient<'a> {
@@ -18,16 +18,27 @@ struct Lenient<'a> {
 
 /// Parses JSONL back into records. Tolerates CRLF, blank lines and a
 /// trailing newline. Strict by default: throws `JSONL_PARSE`,
-/// `INVALID_RECORD` or `UNSUPPORTED_SCHEMA_VERSION` with `line` set. With
-/// `{ lenient: true }` returns `{ records, errors }` instead.
+/// `INVALID_RECORD`, `UNSUPPORTED_SCHEMA_VERSION` or `SEQ_GAP` with `line`
+/// set. With `{ lenient: true }` returns `{ records, errors }` instead.
+/// `text` may also be UTF-8 bytes (a `Uint8Array`).
 #[wasm_bindgen(js_name = parseTrajectoryJsonl, skip_typescript)]
-pub fn parse_trajectory_jsonl(text: &str, opts: JsValue) -> JsResult<JsValue> {
-    let lenient = opts.is_object() && Reflect::get(&opts, &"lenient".into()).map(|v| v.is_truthy()).unwrap_or(false);
+pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    check_options(&opts, &["lenient"], "parseTrajectoryJsonl options").js()?;
+    let lenient = option(&opts, "lenient", "parseTrajectoryJsonl options").js()?;
+    let lenient = match lenient.as_bool() {
+        Some(b) => b,
+        None if lenient.is_undefined() => false,
+        None => return Err(to_js(Error::invalid_argument(format!("parseTrajectoryJsonl options.lenient must be a boolean, got {}", describe(&lenient))))),
+    };
+    let text = match text.dyn_ref::<js_sys::Uint8Array>() {
+        Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|e| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}"))))?,
+        None => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
+    };
     if lenient {
-        let (records, errors) = jsonl::parse_lenient(text);
+        let (records, errors) = jsonl::parse_lenient(&text);
         crate::wasm::to_js(&Lenient { records: &records, errors: &errors })
     } else {
-        crate::wasm::to_js(&jsonl::parse(text).js()?)
+        crate::wasm::to_js(&jsonl::parse(&text).js()?)
     }
 }
 

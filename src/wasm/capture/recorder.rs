@@ -14,13 +14,25 @@ use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, Trajectory
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::property;
+use crate::wasm::error::describe;
+use crate::wasm::{check_options, option, property, string_arg};
+
+/// A run id: a non-empty string.
+fn non_empty_run_id(v: &JsValue) -> Result<String, Error> {
+    let s = string_arg(v, "runId")?;
+    if s.is_empty() {
+        return Err(Error::invalid_argument("runId must not be empty"));
+    }
+    Ok(s)
+}
 use crate::wasm::types::RecorderOptions;
 
-/// Where records go: a built-in sink, or a JS object with `record(r)`.
+/// Where records go: a built-in sink, a JS object with `record(r)`, or
+/// nowhere (a run that only wants stamped records for `onRecord`).
 enum Target {
     Native(NativeSink),
     Js { object: JsValue, record: Function },
+    Nowhere,
 }
 
 /// One sink and its delivery queue, shared by a recorder and its children.
@@ -46,6 +58,7 @@ impl Channel {
                     Err(e) => Delivery::Done(Err(from_callback("sink.record", &e))),
                 }
             }
+            Target::Nowhere => Delivery::Done(Ok(())),
         }
     }
 
@@ -127,6 +140,12 @@ pub struct TrajectoryRecorder {
 }
 
 impl TrajectoryRecorder {
+    /// A recorder that stamps records and delivers them nowhere.
+    pub(crate) fn without_sink(clock: JsClock) -> TrajectoryRecorder {
+        let chan = Channel { target: Target::Nowhere, dispatcher: RefCell::new(Dispatcher::new(SinkPolicy::Fail)), on_error: None, waiters: RefCell::default() };
+        TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(None))), chan: Rc::new(chan), clock }
+    }
+
     /// Stamps and submits a payload from Rust: its seq, and with `keep` a
     /// copy of the stamped record.
     pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<TrajectoryRecord>), Error> {
@@ -161,6 +180,8 @@ impl TrajectoryRecorder {
         opts: Option<RecorderOptions>,
     ) -> JsResult<TrajectoryRecorder> {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
+        check_options(&opts, &["clock", "onSinkError", "onError", "runId"], "TrajectoryRecorder options").js()?;
+        let opt = |key: &str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
             None => {
@@ -170,23 +191,22 @@ impl TrajectoryRecorder {
                 Target::Js { object: sink, record }
             }
         };
-        let policy = match property(&opts, "onSinkError").as_string() {
+        let on_sink_error = opt("onSinkError")?;
+        let policy = match on_sink_error.as_string() {
             Some(s) => SinkPolicy::parse(&s).js()?,
-            None if property(&opts, "onSinkError").is_undefined() => SinkPolicy::Drop,
-            None => return Err(to_js(Error::invalid_argument("onSinkError must be 'drop' or 'fail'"))),
+            None if on_sink_error.is_undefined() => SinkPolicy::Drop,
+            None => return Err(to_js(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {}", describe(&on_sink_error))))),
         };
         // Unlike pipeline options, an explicit `null` onError is refused: only absence means "none".
-        let on_error = match property(&opts, "onError") {
+        let on_error = match opt("onError")? {
             v if v.is_undefined() => None,
-            v => Some(v.dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("onError must be a function")))?),
+            v => Some(v.dyn_into::<Function>().map_err(|v| to_js(Error::invalid_argument(format!("onError must be a function, got {}", describe(&v)))))?),
         };
-        let run_id = match property(&opts, "runId") {
+        let run_id = match opt("runId")? {
             v if v.is_undefined() => None,
-            v => Some(v.as_string().ok_or_else(|| to_js(Error::invalid_argument("runId must be a string"))).and_then(|s| {
-                if s.is_empty() { Err(to_js(Error::invalid_argument("runId must not be empty"))) } else { Ok(s) }
-            })?),
+            v => Some(non_empty_run_id(&v).js()?),
         };
-        let clock = JsClock::from_option(property(&opts, "clock")).js()?;
+        let clock = JsClock::from_option(opt("clock")?).js()?;
         let chan = Channel { target, dispatcher: RefCell::new(Dispatcher::new(policy)), on_error, waiters: RefCell::default() };
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(run_id))), chan: Rc::new(chan), clock })
     }
@@ -204,7 +224,8 @@ impl TrajectoryRecorder {
 
     /// A recorder for a child run: same sink and clock, its own seq space
     /// from 0, `parentRunId` set to this run and `depth` one deeper.
-    pub fn child(&self, #[wasm_bindgen(js_name = runId)] run_id: Option<String>) -> JsResult<TrajectoryRecorder> {
+    pub fn child(&self, #[wasm_bindgen(js_name = runId, unchecked_param_type = "string | undefined")] run_id: JsValue) -> JsResult<TrajectoryRecorder> {
+        let run_id = if run_id.is_undefined() || run_id.is_null() { None } else { Some(non_empty_run_id(&run_id).js()?) };
         let child = self.state.borrow().child(run_id).js()?;
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(child)), chan: self.chan.clone(), clock: self.clock.clone() })
     }

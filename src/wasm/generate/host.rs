@@ -13,18 +13,17 @@ use js_sys::{Array, Function, Map, Object, Promise, Reflect, Set};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::core::capture::{Payload, Recorder};
+use crate::core::capture::Payload;
 use crate::core::generate::{
-    Abort, Agent, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, Snapshot, StepTrace, StopReason, Timer,
-    ToolObservers,
+    Abort, Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, ShownAssessment, Snapshot,
+    StepTrace, Timer, ToolObservers,
 };
-use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse};
+use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Usage};
 use crate::core::message::{normalize_messages, ModelMessage};
-use crate::core::observe::ToolCallInput;
+use crate::core::observe::{CurrentAssessment, ToolCallInput};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
-use crate::wasm::error::from_callback;
-use crate::wasm::host::JsClock;
+use crate::wasm::error::{describe, from_callback};
 use crate::wasm::{from_js, json_of, property, to_js};
 
 /// Calls `f` and awaits its answer when it is a promise (or any thenable).
@@ -44,7 +43,7 @@ async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: &str) -> Re
 }
 
 fn conv(e: JsValue) -> Error {
-    Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {e:?}"))
+    Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {}", describe(&e)))
 }
 
 /// Sets `obj[key] = value`. Setting a plain property of a fresh object
@@ -146,7 +145,7 @@ impl Predicate for JsPredicate {
             }
             set(&obj, "state", &to_js(&ctx.snapshot.states[ctx.step]).map_err(conv)?);
             let v = call(&self.f, &JsValue::UNDEFINED, &[&obj.into()], &self.what).await?;
-            v.as_bool().ok_or_else(|| Error::new(ErrorCode::CallbackFailed, format!("{} returned {v:?}; expected a boolean", self.what)))
+            v.as_bool().ok_or_else(|| Error::new(ErrorCode::CallbackFailed, format!("{} returned {}; expected a boolean", self.what, describe(&v))))
         })
     }
 }
@@ -192,7 +191,7 @@ impl JsAgent {
 }
 
 impl Agent for JsAgent {
-    fn respond<'a>(&'a self, history: &'a [ModelMessage], context: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<Vec<ModelMessage>, Error>> {
+    fn respond<'a>(&'a self, history: &'a [ModelMessage], shown_last: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer, Error>> {
         Box::pin(async move {
             let returned = std::mem::take(&mut *self.returned.borrow_mut());
             let mut synced = self.synced.get();
@@ -204,34 +203,40 @@ impl Agent for JsAgent {
                 self.history.push(&to_js(m).map_err(conv)?);
             }
             self.synced.set(history.len());
-            // The assessment goes just before the new user message, for this call only.
-            let injected = match context {
-                Some(c) => {
-                    let at = self.history.length() - 1;
-                    self.history.splice(at, 0, &to_js(c).map_err(conv)?);
-                    Some(at)
+            // The core chose what the agent sees last for this call (the user
+            // message with the assessment); the history keeps the original.
+            let original = match shown_last {
+                Some(m) => {
+                    let original = self.history.pop();
+                    self.history.push(&to_js(m).map_err(conv)?);
+                    Some(original)
                 }
                 None => None,
             };
             let signal = CallSignal::new();
             let answer = call(&self.respond, &self.object, &[&self.history.clone().into(), &signal.options()], "agent.respond").await;
             signal.disarm();
-            if injected.is_some() {
-                // The injected message sits just before the user message: take it out.
-                let user = self.history.pop();
+            if let Some(original) = original {
                 self.history.pop();
-                self.history.push(&user);
+                self.history.push(&original);
             }
             let answer = answer?;
-            let list = if Array::is_array(&answer) { answer } else { property(&answer, "messages") };
+            let list = if Array::is_array(&answer) { answer.clone() } else { property(&answer, "messages") };
             if !Array::is_array(&list) {
-                return Err(Error::new(ErrorCode::CallbackFailed, "agent.respond returned no messages; expected { messages: ModelMessage[] } or an array"));
+                return Err(Error::new(
+                    ErrorCode::CallbackFailed,
+                    format!("agent.respond returned {}; expected {{ messages: ModelMessage[], usage? }} or an array of messages", describe(&answer)),
+                ));
             }
             let text = json_of(&list, "agent.respond messages")?;
             let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
             let messages = normalize_messages(&value).map_err(|e| e.within("agent.respond returned"))?;
+            let usage = match property(&answer, "usage") {
+                u if u.is_undefined() || u.is_null() || Array::is_array(&answer) => Usage::default(),
+                u => Usage::from_value(&from_js(&u, "agent.respond usage", ErrorCode::CallbackFailed)?, "agent.respond")?,
+            };
             *self.returned.borrow_mut() = Array::from(&list).iter().collect();
-            Ok(messages)
+            Ok(AgentAnswer { messages, usage })
         })
     }
 }
@@ -256,13 +261,14 @@ impl Policy for JsPolicy {
             set("snapshot", &self.mirror.snapshot(ctx.snapshot)?);
             let g = ctx.graph;
             let id = |i: usize| g.map(|g| JsValue::from(g.steps[i].id.as_str())).unwrap_or(JsValue::NULL);
-            set("selectedStepId", &ctx.selected.map(id).unwrap_or(JsValue::NULL));
+            set("lastStepId", &ctx.last_step.map(id).unwrap_or(JsValue::NULL));
             let terminals: Array = g.map(|g| g.terminals.iter().map(|&t| id(t)).collect()).unwrap_or_default();
             set("terminals", &terminals);
             set("exhausted", &ctx.exhausted.into());
             set("defaultDecision", &decision_to_js(&default));
             let v = call(&self.f, &self.object, &[&obj.into()], "policy.evaluate").await?;
-            decision_from_js(&v)
+            let answer = if v.is_undefined() { serde_json::Value::Null } else { from_js(&v, "policy.evaluate's answer", ErrorCode::CallbackFailed)? };
+            PolicyDecision::from_value(&answer)
         })
     }
 }
@@ -280,32 +286,14 @@ pub fn decision_to_js(d: &PolicyDecision) -> JsValue {
     obj.into()
 }
 
-fn decision_from_js(v: &JsValue) -> Result<PolicyDecision, Error> {
-    let garbage = |why: &str| Error::new(ErrorCode::CallbackFailed, format!("policy.evaluate returned {why}; expected {{ stop: false }} or {{ stop: true, reason, completed?, summary? }}"));
-    if v.is_undefined() || v.is_null() {
-        return Ok(PolicyDecision::CONTINUE);
-    }
-    if !v.is_object() {
-        return Err(garbage(&format!("{v:?}")));
-    }
-    let stop = property(v, "stop");
-    let stop = if stop.is_undefined() { property(v, "shouldStop") } else { stop };
-    match stop.as_bool() {
-        Some(false) => Ok(PolicyDecision::CONTINUE),
-        Some(true) => {
-            let reason = property(v, "reason").as_string().and_then(|r| StopReason::parse(&r)).ok_or_else(|| garbage("a stop without a known reason"))?;
-            let completed = property(v, "completed").as_bool().unwrap_or(reason == StopReason::GoalReached);
-            Ok(PolicyDecision { stop: Some((reason, completed, property(v, "summary").as_string())) })
-        }
-        None => Err(garbage("an object without a boolean `stop`")),
-    }
-}
-
-/// An `ObserverPipeline` (or any `{ recordToolCall(call), context() }`).
+/// An `ObserverPipeline` (or any object with its `recordToolCall(call)`,
+/// `context()`, `current()` and `recordTokens(n)`).
 pub struct JsObservers {
     pub object: JsValue,
     pub record: Function,
     pub context: Function,
+    pub current: Function,
+    pub tokens: Function,
 }
 
 impl ToolObservers for JsObservers {
@@ -322,9 +310,16 @@ impl ToolObservers for JsObservers {
         self.record.call1(&self.object, &obj).map(drop).map_err(|e| from_callback("observers.recordToolCall", &e))
     }
 
-    fn context(&self) -> Result<Option<String>, Error> {
-        let v = self.context.call0(&self.object).map_err(|e| from_callback("observers.context", &e))?;
-        Ok(v.as_string().filter(|s| !s.is_empty()))
+    fn current(&self) -> Result<Option<ShownAssessment>, Error> {
+        let text = self.context.call0(&self.object).map_err(|e| from_callback("observers.context", &e))?;
+        let Some(text) = text.as_string().filter(|s| !s.is_empty()) else { return Ok(None) };
+        let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
+        let current: CurrentAssessment = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
+        Ok(Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments }))
+    }
+
+    fn record_tokens(&self, n: u64) -> Result<(), Error> {
+        self.tokens.call1(&self.object, &(n as f64).into()).map(drop).map_err(|e| from_callback("observers.recordTokens", &e))
     }
 }
 
@@ -333,7 +328,53 @@ pub struct JsTimer;
 
 impl Timer for JsTimer {
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, u32::MAX as f64) as u32))
+        // The core caps step timeouts at 2^31 - 1 ms, what setTimeout takes.
+        Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, 2_147_483_647.0) as u32))
+    }
+
+    /// One macrotask: `setImmediate` where there is one (Node), else a
+    /// `MessageChannel` message (browsers, Workers), else `setTimeout(0)`.
+    /// Either lets the host's due timers run, unlike a microtask.
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        let promise = Promise::new(&mut |resolve, _| {
+            let global = js_sys::global();
+            let immediate = property(&global, "setImmediate");
+            if let Some(f) = immediate.dyn_ref::<Function>() {
+                if f.call1(&JsValue::UNDEFINED, &resolve).is_ok() {
+                    return;
+                }
+            }
+            if let Some(channel) = property(&global, "MessageChannel").dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &Array::new()).ok()) {
+                let (port1, port2) = (property(&channel, "port1"), property(&channel, "port2"));
+                let (r, p1, p2) = (resolve.clone(), port1.clone(), port2.clone());
+                let on = Closure::once_into_js(move || {
+                    // Closed ports neither keep a runtime alive nor wait for GC.
+                    for port in [&p1, &p2] {
+                        if let Ok(close) = property(port, "close").dyn_into::<Function>() {
+                            let _ = close.call0(port);
+                        }
+                    }
+                    let _ = r.call0(&JsValue::UNDEFINED);
+                });
+                let posted = Reflect::set(&port1, &"onmessage".into(), &on)
+                    .ok()
+                    .and_then(|_| property(&port2, "postMessage").dyn_into::<Function>().ok())
+                    .is_some_and(|post| post.call1(&port2, &JsValue::UNDEFINED).is_ok());
+                if posted {
+                    return;
+                }
+            }
+            let timeout = property(&global, "setTimeout");
+            if let Some(f) = timeout.dyn_ref::<Function>() {
+                if f.call2(&JsValue::UNDEFINED, &resolve, &0.into()).is_ok() {
+                    return;
+                }
+            }
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        });
+        Box::pin(async move {
+            let _ = JsFuture::from(promise).await;
+        })
     }
 }
 
@@ -420,26 +461,30 @@ impl Abort for JsAbort {
 /// Records go to the sink (through a recorder) and to `onRecord`; traces
 /// go to the shared mirror array.
 pub struct JsEvents {
+    /// Stamps every record (present whenever a sink or `onRecord` wants them).
     pub recorder: Option<TrajectoryRecorder>,
-    pub stamper: RefCell<Recorder>,
-    pub clock: JsClock,
     pub on_record: Option<Function>,
     pub mirror: Rc<Mirror>,
 }
 
 impl RunEvents for JsEvents {
     fn record(&self, payload: Payload) -> Result<(), Error> {
-        let keep = self.on_record.is_some();
-        let record = match &self.recorder {
-            Some(r) => r.record_payload(payload, keep)?.1,
-            None if keep => Some(self.stamper.borrow_mut().stamp(payload, self.clock.try_now()?)?),
-            None => None,
-        };
+        let Some(r) = &self.recorder else { return Ok(()) };
+        let (_, record) = r.record_payload(payload, self.on_record.is_some())?;
         if let (Some(f), Some(record)) = (&self.on_record, record) {
             let v = to_js(&record).map_err(conv)?;
             f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;
         }
         Ok(())
+    }
+
+    fn flush(&self) -> LocalBoxFuture<'_, Result<(), Error>> {
+        Box::pin(async move {
+            match &self.recorder {
+                Some(r) => JsFuture::from(r.flush()).await.map(drop).map_err(|e| from_callback("the sink", &e)),
+                None => Ok(()),
+            }
+        })
     }
 
     fn trace(&self, trace: &StepTrace) {

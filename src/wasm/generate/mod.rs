@@ -3,7 +3,6 @@
 
 mod host;
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Reflect};
@@ -11,14 +10,13 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use self::host::{set, JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
-use crate::core::capture::Recorder;
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::{from_js, json_of, optional_function, property, to_js as value_to_js};
+use crate::wasm::{check_options, from_js, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
 
 /// The definition's data, without the agent and other live objects that
 /// have no JSON form.
@@ -83,21 +81,27 @@ pub fn create_trajectory(
     Ok(bound.into())
 }
 
+/// What `runTrajectory` reads; any other key is refused, naming the nearest.
+const RUN_OPTIONS: &[&str] = &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId"];
+
 /// The run itself; the entries' `runTrajectory` normalises its options first.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
 pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
-    let agent_js = property(&t, "agent");
+    check_options(&opts, RUN_OPTIONS, "runTrajectory options").js()?;
+    let opt = |key: &str| option(&opts, key, "runTrajectory options").js();
+    let agent_js = option(&t, "agent", "trajectory").js()?;
     let respond = agent_of(&agent_js).js()?;
-    let user_model = property(&opts, "userModel")
+    let user_model = opt("userModel")?
         .dyn_into::<Function>()
         .map_err(|_| to_js(Error::invalid_argument("runTrajectory needs opts.userModel: (request) => Promise<string | { text }>")))?;
     let steps_js = property(&property(&t, "steps"), "steps");
     let steps = if Array::is_array(&steps_js) { Array::from(&steps_js).iter().collect() } else { Vec::new() };
     let mirror = Rc::new(Mirror::new(Array::new(), steps));
     let def = read_definition(&t, &mirror).js()?;
-    let clock = JsClock::from_option(property(&opts, "clock")).js()?;
+    let clock_js = opt("clock")?;
+    let clock = JsClock::from_option(clock_js.clone()).js()?;
 
-    let policy_js = property(&opts, "policy");
+    let policy_js = opt("policy")?;
     let policy: Option<JsPolicy> = if policy_js.is_undefined() || policy_js.is_null() {
         None
     } else if let Some(f) = policy_js.dyn_ref::<Function>() {
@@ -106,34 +110,35 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         let f = property(&policy_js, "evaluate").dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
         Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
     };
-    let observers_js = property(&opts, "observers");
+    let observers_js = opt("observers")?;
     let observers = if observers_js.is_undefined() || observers_js.is_null() {
         None
     } else {
-        let record = property(&observers_js, "recordToolCall").dyn_into::<Function>();
-        let context = property(&observers_js, "context").dyn_into::<Function>();
-        match (record, context) {
-            (Ok(record), Ok(context)) => Some(JsObservers { object: observers_js.clone(), record, context }),
+        let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
+        match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => Some(JsObservers { object: observers_js.clone(), record, context, current, tokens }),
             _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
         }
     };
-    let signal = property(&opts, "signal");
+    let signal = opt("signal")?;
     let abort = if signal.is_undefined() || signal.is_null() { None } else { Some(JsAbort::new(signal).js()?) };
-    let sink = property(&opts, "sink");
+    let sink = opt("sink")?;
+    let on_record = optional_function(opt("onRecord")?, "onRecord").js()?;
+    // One stamper per run: the recorder's. Without a sink, `onRecord` still
+    // gets stamped records from a recorder that delivers nowhere else.
     let recorder = if sink.is_undefined() || sink.is_null() {
-        None
+        on_record.as_ref().map(|_| TrajectoryRecorder::without_sink(clock.clone()))
     } else {
         let ropts = Object::new();
-        set(&ropts, "clock", &property(&opts, "clock"));
-        let on_sink_error = property(&opts, "onSinkError");
+        set(&ropts, "clock", &clock_js);
+        let on_sink_error = opt("onSinkError")?;
         if !on_sink_error.is_undefined() {
             set(&ropts, "onSinkError", &on_sink_error);
         }
         Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
     };
-    let on_record = optional_function(property(&opts, "onRecord"), "onRecord").js()?;
-    let run_id = property(&opts, "runId").as_string();
-    let events = JsEvents { recorder, stamper: RefCell::new(Recorder::new(None)), clock: clock.clone(), on_record, mirror: mirror.clone() };
+    let run_id = optional_string_arg(&opt("runId")?, "runTrajectory options.runId").js()?;
+    let events = JsEvents { recorder, on_record, mirror: mirror.clone() };
     let agent = JsAgent::new(agent_js, respond);
     let model = JsModel(user_model);
     let env = Env {
@@ -148,11 +153,6 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         run_id,
     };
     let result = run(&def, &env).await;
-    if let Some(r) = &events.recorder {
-        // Every record reaches the sink before the run resolves; a sink
-        // failure was already reported through the run's end.
-        let _ = wasm_bindgen_futures::JsFuture::from(r.flush()).await;
-    }
     let out = Object::new();
     set(&out, "conversationId", &result.conversation_id.as_str().into());
     set(&out, "steps", &mirror.traces);
@@ -175,8 +175,9 @@ pub fn to_jsonl_js(#[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] re
 #[wasm_bindgen(js_name = toConversation, unchecked_return_type = "Conversation")]
 pub fn to_conversation_js(
     #[wasm_bindgen(unchecked_param_type = "TrajectoryResult")] result: JsValue,
-    #[wasm_bindgen(js_name = conversationId)] conversation_id: Option<String>,
+    #[wasm_bindgen(js_name = conversationId, unchecked_param_type = "string | null")] conversation_id: JsValue,
 ) -> JsResult<JsValue> {
+    let conversation_id = optional_string_arg(&conversation_id, "toConversation(result, conversationId): conversationId").js()?;
     value_to_js(&to_conversation(&result_of(&result).js()?, conversation_id.as_deref()).js()?)
 }
 

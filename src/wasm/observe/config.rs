@@ -93,10 +93,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     };
     let max_age_calls = match property(opts, "maxAgeCalls") {
         v if v.is_undefined() => 20,
-        v => match v.as_f64() {
-            Some(n) if n >= 0.0 && n.fract() == 0.0 => n as u64,
-            _ => return Err(Error::invalid_argument("maxAgeCalls must be a non-negative integer")),
-        },
+        v => crate::core::number::safe_count(crate::wasm::number_arg(&v, "maxAgeCalls")?, "maxAgeCalls")?,
     };
     let recorder = match property(opts, "recorder") {
         v if v.is_undefined() || v.is_null() => None,

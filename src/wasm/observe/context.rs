@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::observe::Pipeline;
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{to_js, JsResult};
+use crate::wasm::error::{to_js, IntoJs, JsResult};
 use crate::wasm::to_js as value_to_js;
 
 /// Handed to custom observers' `shouldRun(ctx)` and `observe(ctx)`.
@@ -29,33 +29,34 @@ impl ObserverContext {
     }
 }
 
-fn count(n: f64, what: &str) -> JsResult<usize> {
-    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
-        Ok(n as usize)
-    } else {
-        Err(to_js(Error::invalid_argument(format!("{what} must be a non-negative integer, got {n}"))))
-    }
+fn count(n: &JsValue, what: &str) -> JsResult<usize> {
+    let n = crate::core::number::safe_count(crate::wasm::number_arg(n, what).js()?, what).js()?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 #[wasm_bindgen]
 impl ObserverContext {
     /// The `n` most recent tool calls, oldest first.
     #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
-    pub fn recent_tool_calls(&self, n: f64) -> JsResult<JsValue> {
-        let n = count(n, "recentToolCalls(n)")?;
+    pub fn recent_tool_calls(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<JsValue> {
+        let n = count(&n, "recentToolCalls(n): n")?;
         self.read(|p| value_to_js(p.log().recent(n)))?
     }
 
     /// Tool calls at or after `sinceMs` (milliseconds since the epoch).
     #[wasm_bindgen(js_name = toolCallsSince, unchecked_return_type = "ToolCallRecord[]")]
-    pub fn tool_calls_since(&self, #[wasm_bindgen(js_name = sinceMs)] since_ms: f64) -> JsResult<JsValue> {
-        self.read(|p| value_to_js(p.log().since(since_ms)))?
+    pub fn tool_calls_since(&self, #[wasm_bindgen(js_name = sinceMs, unchecked_param_type = "number")] since_ms: JsValue) -> JsResult<JsValue> {
+        let since = crate::wasm::number_arg(&since_ms, "toolCallsSince(sinceMs): sinceMs").js()?;
+        if since.is_nan() {
+            return Err(to_js(Error::invalid_argument("toolCallsSince(sinceMs): sinceMs must be milliseconds since the epoch, got NaN")));
+        }
+        self.read(|p| value_to_js(p.log().since(since)))?
     }
 
     /// Failed share (0..1) of the last `window` calls.
     #[wasm_bindgen(js_name = errorRate)]
-    pub fn error_rate(&self, window: f64) -> JsResult<f64> {
-        let w = count(window, "errorRate(window)")?;
+    pub fn error_rate(&self, #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue) -> JsResult<f64> {
+        let w = count(&window, "errorRate(window): window")?;
         self.read(|p| p.log().error_rate(w))
     }
 

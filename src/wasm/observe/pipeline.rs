@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Function, Reflect};
+use js_sys::Function;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -13,12 +13,12 @@ use super::config::{read, JsObserver};
 use super::context::ObserverContext;
 use crate::core::capture::Payload;
 use crate::core::message::normalize_messages;
-use crate::core::observe::{Assessment, Observation, Outcome, Pipeline, PipelineSnapshot, Placement, Severity, ToolCallInput};
+use crate::core::observe::{Assessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::types::{InjectOptions, ObserverPipelineOptions, ToolCallInputJs};
-use crate::wasm::{from_js, json_of, to_js as value_to_js};
+use crate::wasm::{check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
 
 /// Runs observers after each tool call and keeps the latest assessment for
 /// the next prompt. See the README's "Observe" section.
@@ -102,17 +102,13 @@ impl ObserverPipeline {
         match attempt() {
             Ok(Some(a)) => Outcome::Report(a),
             Ok(None) => Outcome::Quiet,
-            Err(e) => match &self.on_error {
-                Some(f) => {
-                    let _ = f.call2(&JsValue::UNDEFINED, &to_js(e), &obs.name.clone().into());
-                    Outcome::Quiet
-                }
-                None => {
-                    let mut a = Assessment::new(obs.name.clone(), format!("Observer {} failed; its assessment is unavailable.", obs.name), Severity::Info);
-                    a.observations.push(Observation { category: "error".into(), description: e.message, evidence: None });
-                    Outcome::Report(a)
-                }
-            },
+            Err(e) => {
+                let message = e.message.clone();
+                // onError throwing in turn is the host's own failure: it
+                // does not get to hide the observer's.
+                let reported = self.on_error.as_ref().is_some_and(|f| f.call2(&JsValue::UNDEFINED, &to_js(e), &obs.name.clone().into()).is_ok());
+                Outcome::failed(&obs.name, message, reported)
+            }
         }
     }
 
@@ -129,6 +125,10 @@ impl ObserverPipeline {
 
     fn run_phases(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
         let now = self.clock.try_now().js()?;
+        // A recorder can refuse the assessment after the call changed the
+        // pipeline: then the call is undone, so the error is true and a retry
+        // does not count it twice.
+        let checkpoint = self.recorder.as_ref().map(|_| self.inner.borrow().checkpoint());
         let fired = self.inner.try_borrow_mut().map_err(|_| busy())?.push_call(input, now).js()?;
         let mut outcomes = Vec::with_capacity(fired.len());
         for slot in fired {
@@ -141,10 +141,16 @@ impl ObserverPipeline {
         let Some(current) = self.inner.try_borrow_mut().map_err(|_| busy())?.conclude(outcomes, now) else {
             return Ok(JsValue::UNDEFINED);
         };
-        if let Some((recorder, record)) = &self.recorder {
+        if let (Some((recorder, record)), Some(checkpoint)) = (&self.recorder, checkpoint) {
             for a in &current.assessments {
-                let payload = Payload::AssessmentProduced { call_index: current.call_index, assessment: a.clone() };
-                record.call1(recorder, &value_to_js(&payload)?)?;
+                let payload = Payload::AssessmentProduced { call_index: current.call_index, assessment: a.clone(), turn_index: None };
+                let recorded = value_to_js(&payload).and_then(|p| record.call1(recorder, &p));
+                if let Err(e) = recorded {
+                    self.inner.try_borrow_mut().map_err(|_| busy())?.rollback(checkpoint);
+                    let mut err = from_callback("recordToolCall: the recorder", &e);
+                    err.message.push_str("; the call was undone (not counted), so it can be retried");
+                    return Err(to_js(err));
+                }
             }
         }
         value_to_js(&current)
@@ -196,12 +202,9 @@ impl ObserverPipeline {
 
     /// Adds tokens used by an LLM call to the budget.
     #[wasm_bindgen(js_name = recordTokens)]
-    pub fn record_tokens(&self, n: f64) -> JsResult<()> {
-        if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0) {
-            return Err(to_js(Error::invalid_argument(format!("recordTokens(n): n must be a non-negative integer, got {n}"))));
-        }
-        self.inner.try_borrow_mut().map_err(|_| busy())?.record_tokens(n as u64);
-        Ok(())
+    pub fn record_tokens(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<()> {
+        let n = crate::core::number::safe_count(number_arg(&n, "recordTokens(n): n").js()?, "recordTokens(n): n").js()?;
+        self.inner.try_borrow_mut().map_err(|_| busy())?.record_tokens(n).js()
     }
 
     /// Replaces the budget.
@@ -228,13 +231,20 @@ impl ObserverPipeline {
     ) -> JsResult<JsValue> {
         let value: Value = from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
         let messages = normalize_messages(&value).js()?;
-        let position = opts.map(|o| Reflect::get(o.as_ref(), &"position".into()).unwrap_or(JsValue::UNDEFINED)).unwrap_or(JsValue::UNDEFINED);
-        let placement = match position.as_string().as_deref() {
-            None if position.is_undefined() => Placement::End,
-            Some("end") => Placement::End,
-            Some("after-system") => Placement::AfterSystem,
-            _ => return Err(to_js(Error::invalid_argument("injectInto: position must be 'end' or 'after-system'"))),
+        let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
+        check_options(&opts, &["position"], "injectInto options").js()?;
+        let position = option(&opts, "position", "injectInto options").js()?;
+        let placement = match position.as_string() {
+            None if position.is_undefined() => Some(Placement::End),
+            Some(p) => Placement::parse(&p),
+            None => None,
         };
+        let placement = placement.ok_or_else(|| {
+            to_js(Error::invalid_argument(format!(
+                "injectInto: position must be 'end', 'after-system' or 'last-user', got {}",
+                crate::wasm::error::describe(&position)
+            )))
+        })?;
         let out = self.inner.try_borrow().map_err(|_| busy())?.inject_into(messages, placement);
         value_to_js(&out)
     }
@@ -256,7 +266,7 @@ impl ObserverPipeline {
 
     /// The `n` most recent tool calls, oldest first.
     #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
-    pub fn recent_tool_calls(&self, n: f64) -> JsResult<JsValue> {
+    pub fn recent_tool_calls(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<JsValue> {
         ObserverContext::new(self.inner.clone()).recent_tool_calls(n)
     }
 

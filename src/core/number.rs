@@ -1,0 +1,96 @@
+//! Numbers that come from JS. A JS number is an f64: integers are exact
+//! only up to 2^53 − 1, and a value past that cannot make the round trip
+//! record → JSON → JS → record. So every integer the library reads is
+//! refused above [`MAX_SAFE_INTEGER`] where it enters, never wrapped or
+//! rounded later, and arithmetic on such values is checked.
+
+use serde::{Deserialize, Deserializer};
+
+use super::error::{Error, Result};
+
+/// `Number.MAX_SAFE_INTEGER`.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The largest time a JS `Date` can hold, in ms either side of the epoch.
+pub const MAX_TIME_MS: f64 = 8.64e15;
+
+/// A non-negative integer from a JS number, at most [`MAX_SAFE_INTEGER`];
+/// `what` names the option in the error (`"maxAgeCalls"`).
+pub fn safe_count(n: f64, what: &str) -> Result<u64> {
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER as f64 {
+        Ok(n as u64)
+    } else {
+        Err(Error::invalid_argument(format!("{what} must be a whole number from 0 to {MAX_SAFE_INTEGER}, got {}", show(n))))
+    }
+}
+
+/// `a + b`, refused past [`MAX_SAFE_INTEGER`] instead of wrapping.
+pub fn checked_add(a: u64, b: u64, what: &str) -> Result<u64> {
+    a.checked_add(b)
+        .filter(|&s| s <= MAX_SAFE_INTEGER)
+        .ok_or_else(|| Error::invalid_argument(format!("{what} would pass {MAX_SAFE_INTEGER} ({a} + {b})")))
+}
+
+/// A number as JS prints it (`1e+300`, `NaN`, `Infinity`, `-0` as `0`).
+/// Through serde_json's shortest round-trip formatting, which the module
+/// carries anyway: `core::fmt` for floats would add ~15 KB to it.
+pub fn show(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if n.fract() == 0.0 && n.abs() < 9.0e18 {
+        return (n as i64).to_string();
+    }
+    // Prints exponents as JS does (`1e+300`, `1.5e-7`).
+    serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// serde: a `u64` field that refuses values past [`MAX_SAFE_INTEGER`].
+pub fn safe_u64<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    let n = u64::deserialize(d)?;
+    if n > MAX_SAFE_INTEGER {
+        return Err(serde::de::Error::custom(format_args!("{n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")));
+    }
+    Ok(n)
+}
+
+/// serde: an optional `u64` field that refuses values past [`MAX_SAFE_INTEGER`].
+pub fn safe_u64_opt<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Safe(#[serde(deserialize_with = "safe_u64")] u64);
+    Ok(Option::<Safe>::deserialize(d)?.map(|Safe(n)| n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_stay_exact() {
+        assert_eq!(safe_count(3.0, "n").unwrap(), 3);
+        assert_eq!(safe_count(MAX_SAFE_INTEGER as f64, "n").unwrap(), MAX_SAFE_INTEGER);
+        for bad in [1e300, -1.0, 0.5, f64::NAN, f64::INFINITY, 9_007_199_254_740_992.0] {
+            let e = safe_count(bad, "maxAgeCalls").unwrap_err();
+            assert!(e.message.starts_with("maxAgeCalls must be a whole number"), "{}", e.message);
+        }
+        assert!(safe_count(1e300, "x").unwrap_err().message.ends_with("got 1e+300"));
+        assert_eq!((show(-0.0), show(2.5), show(1e-7), show(123.0)), ("0".into(), "2.5".into(), "1e-7".into(), "123".into()));
+        assert!(checked_add(MAX_SAFE_INTEGER, 1, "tokensUsed").is_err());
+        assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(deserialize_with = "safe_u64")]
+            seq: u64,
+            #[serde(default, deserialize_with = "safe_u64_opt")]
+            turn: Option<u64>,
+        }
+        assert!(serde_json::from_str::<R>(r#"{"seq":18446744073709551615}"#).is_err());
+        assert!(serde_json::from_str::<R>(r#"{"seq":9007199254740992}"#).is_err());
+        let r = serde_json::from_str::<R>(r#"{"seq":9007199254740991,"turn":null}"#).unwrap();
+        assert_eq!((r.seq, r.turn), (MAX_SAFE_INTEGER, None));
+        assert!(serde_json::from_str::<R>(r#"{"seq":1,"turn":9007199254740992}"#).is_err());
+    }
+}
