@@ -16,7 +16,6 @@ const budget = Number(budgetArg);
 const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href);
 // Names starting with `__` are internals that the JS layer below wraps.
 const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync' && !n.startsWith('__')).sort();
-const list = names.join(', ');
 
 // Generation's JS layer (adapters, replay, option normalisation), inlined.
 const generateSource = readFileSync(join(root, 'src', 'js', 'generate.js'), 'utf8');
