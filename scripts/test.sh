@@ -81,8 +81,11 @@ run_check() {
     record "$name" 1 0
   else
     # Each distinct message (or file, for rustfmt) once, with its count.
-    printf '%s\n' "$out" | grep -E "^(error|warning)(\[[A-Za-z0-9_]+\])?:|^Diff in " \
-      | sed -E 's/^(Diff in .*\.rs):[0-9]+:$/\1/' | sort | uniq -c | sort -rn | head -20
+    local seen
+    seen=$(printf '%s\n' "$out" | grep -E "^(error|warning)(\[[A-Za-z0-9_]+\])?:|^Diff in " \
+      | sed -E 's/^(Diff in .*\.rs):[0-9]+:$/\1/' | sort | uniq -c | sort -rn)
+    printf '%s\n' "$seen" | head -12
+    [ "$(printf '%s\n' "$seen" | wc -l)" -le 12 ] || echo "  ... $(printf '%s\n' "$seen" | wc -l) distinct lines in all"
     printf '%s\n' "$out" | tail -3
     record "$name" 0 1
   fi
@@ -127,6 +130,7 @@ run_node "tarball: wrangler Worker bundle in workerd" tests/consumers/wrangler/*
 run_node "tarball: TypeScript consumer (ESM, strict)" tests/consumers/typescript/*.test.mjs
 run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cjs/*.test.mjs
 run_node "tarball: TypeScript types per condition" tests/consumers/typescript-conditions/*.test.mjs
+run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs

@@ -27,7 +27,12 @@ fn load() -> Vec<Run> {
             let v: Value = serde_json::from_str(line).expect("valid JSONL");
             let id = v["runId"].as_str().unwrap().to_owned();
             let i = *index.entry(id.clone()).or_insert_with(|| {
-                runs.push(Run { source: v["source"].as_str().unwrap().into(), id: id.clone(), calls: vec![], solved: v["reward"].as_f64() == Some(1.0) });
+                runs.push(Run {
+                    source: v["source"].as_str().unwrap().into(),
+                    id: id.clone(),
+                    calls: vec![],
+                    solved: v["reward"].as_f64() == Some(1.0),
+                });
                 runs.len() - 1
             });
             runs[i].calls.push(v);
@@ -99,7 +104,10 @@ fn report(runs: &[Run], polling: &[&str]) -> (usize, usize) {
     }
 
     println!("\npolling tools: {polling:?}");
-    println!("{:<10} {:>5} {:>7} {:>17} {:>9} {:>18} {:>8}", "source", "runs", "solved", "solved>=caution", "unsolved", "unsolved>=caution", "warning");
+    println!(
+        "{:<10} {:>5} {:>7} {:>17} {:>9} {:>18} {:>8}",
+        "source", "runs", "solved", "solved>=caution", "unsolved", "unsolved>=caution", "warning"
+    );
     for (source, r) in &table {
         println!("{source:<10} {:>5} {:>7} {:>17} {:>9} {:>18} {:>8}", r[0], r[1], r[2], r[3], r[4], r[5]);
     }

@@ -3,8 +3,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use agent_trajectories::core::capture::{
-    jsonl, Dispatcher, EndedOutcome, JsonlSink, MemorySink, Payload, Recorder, RunIdentity, RunOutcome, OutcomeStatus, Sink,
-    SinkPolicy, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
+    jsonl, Dispatcher, EndedOutcome, JsonlSink, MemorySink, OutcomeStatus, Payload, Recorder, RunIdentity, RunOutcome, Sink, SinkPolicy,
+    TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
 };
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::{Error, ErrorCode};
@@ -182,8 +182,7 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
-            prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
-                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4).prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -192,7 +191,10 @@ fn arb_payload() -> impl Strategy<Value = Payload> {
     prop_oneof![
         (".{0,10}", ".{0,10}", arb_json()).prop_map(|(id, name, args)| Payload::ToolStarted { tool_call_id: id, tool_name: name, args }),
         (".{0,10}", arb_json(), any::<bool>()).prop_map(|(id, result, is_error)| Payload::ToolEnded {
-            tool_call_id: id, tool_name: "t".into(), result, is_error
+            tool_call_id: id,
+            tool_name: "t".into(),
+            result,
+            is_error
         }),
         ".{0,40}".prop_map(|t| Payload::MessageAppended { message: ModelMessage::text(Role::User, t) }),
         (any::<u32>(), any::<u32>()).prop_map(|(a, b)| Payload::OutputTokensEscalation { attempt: 1, prev_cap: a.into(), new_cap: b.into() }),
@@ -292,17 +294,25 @@ fn integers_past_the_exact_js_range_are_refused_where_they_enter() {
 /// beside this package's own shapes: all read, and all written back as read.
 #[test]
 fn reads_what_the_original_runtime_writes_and_keeps_it() {
-    let head = |seq: u32, kind: &str| format!(r#"{{"schema_version":1,"seq":{seq},"run_id":"orig","depth":0,"recorded_at_unix_ms":1700000000000,"payload":{{"kind":"{kind}""#);
+    let head = |seq: u32, kind: &str| {
+        format!(r#"{{"schema_version":1,"seq":{seq},"run_id":"orig","depth":0,"recorded_at_unix_ms":1700000000000,"payload":{{"kind":"{kind}""#)
+    };
     let payloads = [
         ("run_started", r#","identity":{"run_id":"orig","agent":"coder","model_id":"m-1"}}}"#),
         ("turn_started", r#","turn_index":0}}"#),
         ("message_appended", r#","message":{"role":"user","content":"fix the build"}}}"#),
-        ("provider_request_prepared", r#","iteration":0,"model_id":"m-1","system_prompt_chars":1200,"message_count":3,"tool_count":2,"tools":["read","write"]}}"#),
+        (
+            "provider_request_prepared",
+            r#","iteration":0,"model_id":"m-1","system_prompt_chars":1200,"message_count":3,"tool_count":2,"tools":["read","write"]}}"#,
+        ),
         ("context_transform_applied", r#","iteration":0,"plugin":"compact","before_count":40,"after_count":12}}"#),
         ("tool_gate_applied", r#","iteration":0,"plugin":"readonly","allow":["read","grep"]}}"#),
         ("tool_gate_applied", r#","iteration":1,"plugin":"noop"}}"#),
         ("tool_gate_applied", r#","iteration":2,"plugin":"ours","allow":false}}"#),
-        ("tool_gate_conflict_resolved", r#","iteration":0,"plugins":["readonly","budget"],"chosen_plugin":"readonly","allow":["read"],"reason":"most restrictive"}}"#),
+        (
+            "tool_gate_conflict_resolved",
+            r#","iteration":0,"plugins":["readonly","budget"],"chosen_plugin":"readonly","allow":["read"],"reason":"most restrictive"}}"#,
+        ),
         ("tool_gate_conflict_resolved", r#","iteration":1,"plugins":["a","b"],"allow":true,"reason":"ours"}}"#),
         ("tool_started", r#","tool_call_id":"c1","tool_name":"read","args":{"path":"a.rs"}}}"#),
         ("tool_ended", r#","tool_call_id":"c1","tool_name":"read","result":"fn main() {}","is_error":false}}"#),

@@ -20,7 +20,6 @@ use serde_json::{json, Value};
 mod support;
 use support::*;
 
-
 #[test]
 fn definition_errors_name_the_culprit() {
     let steps = |s: Value, start: &str, terminals: Value| base(json!({ "steps": s, "start": start, "terminals": terminals }));
@@ -30,7 +29,8 @@ fn definition_errors_name_the_culprit() {
     assert!(e.message.contains("steps.start names unknown step \"nope\""), "{}", e.message);
     let e = invalid(steps(json!([{ "id": "a", "instruction": "x" }]), "a", json!(["zz"])));
     assert!(e.message.contains("steps.terminals names unknown step \"zz\""), "{}", e.message);
-    let e = invalid(steps(json!([{ "id": "a", "instruction": "x", "preconditions": [{ "type": "stepSatisfied", "stepId": "ghost" }] }]), "a", json!([])));
+    let e =
+        invalid(steps(json!([{ "id": "a", "instruction": "x", "preconditions": [{ "type": "stepSatisfied", "stepId": "ghost" }] }]), "a", json!([])));
     assert!(e.message.contains("unknown step \"ghost\"") && e.step_id.as_deref() == Some("a"), "{}", e.message);
     let e = invalid(steps(
         json!([
@@ -74,7 +74,11 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
     let path: Vec<_> = r.steps.iter().map(|s| (s.step_id.clone().unwrap(), s.selection.method)).collect();
     assert_eq!(
         path,
-        [("greet".into(), SelectionMethod::Start), ("ask".into(), SelectionMethod::PreconditionsOrdered), ("confirm".into(), SelectionMethod::PreconditionsOrdered)]
+        [
+            ("greet".into(), SelectionMethod::Start),
+            ("ask".into(), SelectionMethod::PreconditionsOrdered),
+            ("confirm".into(), SelectionMethod::PreconditionsOrdered)
+        ]
     );
     let end = r.steps[2].end.as_ref().unwrap();
     assert_eq!((end.reason, end.completed, end.is_final), (StopReason::GoalReached, true, true));
@@ -165,7 +169,9 @@ fn loops_stop_with_agent_loop() {
     assert!(r.steps[3].end.as_ref().unwrap().summary.as_deref().unwrap().contains("\"a\" selected 4 times"));
 
     // A cycle a -> b repeated three times.
-    let t = def(base(json!({ "steps": [{ "id": "s", "instruction": "x" }, { "id": "a", "instruction": "y" }, { "id": "b", "instruction": "z" }], "start": "s" })));
+    let t = def(base(
+        json!({ "steps": [{ "id": "s", "instruction": "x" }, { "id": "a", "instruction": "y" }, { "id": "b", "instruction": "z" }], "start": "s" }),
+    ));
     let flip = Cell::new(false);
     let user = User::new().ranking(move |_| {
         flip.set(!flip.get());
@@ -212,7 +218,11 @@ fn max_turns_is_the_only_cap_and_no_step_match_ends_a_dead_graph() {
 struct Violation;
 impl Policy for Violation {
     fn evaluate<'a>(&'a self, ctx: &'a PolicyContext<'a>) -> LocalBoxFuture<'a, Result<PolicyDecision>> {
-        let d = if ctx.turn_index == 2 { PolicyDecision::stop(StopReason::PolicyViolation, false, "agent leaked a card number") } else { DefaultPolicy::decide(ctx) };
+        let d = if ctx.turn_index == 2 {
+            PolicyDecision::stop(StopReason::PolicyViolation, false, "agent leaked a card number")
+        } else {
+            DefaultPolicy::decide(ctx)
+        };
         Box::pin(async move { Ok(d) })
     }
 }
@@ -262,12 +272,17 @@ fn faults_end_with_error_and_keep_everything_before() {
     assert_eq!(r.steps[1].user_message.text_content(), "user message 2", "the failing turn keeps its user message");
     assert_eq!(r.steps[0].agent_messages, says("ok"));
     let recs = events.records.borrow();
-    assert!(matches!(recs.last().unwrap(), Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. } if o.error_code.as_deref() == Some("CALLBACK_FAILED")));
+    assert!(
+        matches!(recs.last().unwrap(), Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. } if o.error_code.as_deref() == Some("CALLBACK_FAILED"))
+    );
 
     // A precondition that fails names its step.
     let mut t = def(chain());
     let g = t.steps.as_mut().unwrap();
-    g.steps[2].preconditions.push(Precondition::Custom { name: Some("booked".into()), evaluate: Some(pred(|_| Err(Error::new(ErrorCode::CallbackFailed, "evaluate threw: db down")))) });
+    g.steps[2].preconditions.push(Precondition::Custom {
+        name: Some("booked".into()),
+        evaluate: Some(pred(|_| Err(Error::new(ErrorCode::CallbackFailed, "evaluate threw: db down")))),
+    });
     let (user, agent) = (User::new(), bot(|_, _| Ok(says("ok"))));
     let (r, _) = go(&t, simple(&user, &agent));
     let err = r.steps.last().unwrap().end.as_ref().unwrap().error.clone().unwrap();
@@ -374,7 +389,10 @@ impl ToolObservers for Observed {
 #[test]
 fn tool_pairs_are_recorded_and_feed_the_observers() {
     use agent_trajectories::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
-    let slot = Slot { observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()), trigger: Trigger { on_every_call: true, ..Default::default() } };
+    let slot = Slot {
+        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
+        trigger: Trigger { on_every_call: true, ..Default::default() },
+    };
     let pipeline = Pipeline::new(vec![slot], Budget::default(), 20, 0.0).unwrap();
     let observed = Observed(RefCell::new(pipeline));
     let failing = |n: usize| -> Vec<ModelMessage> {

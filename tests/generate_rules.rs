@@ -66,7 +66,9 @@ fn no_model_call_after_the_goal_or_past_max_turns() {
     assert_eq!(user.requests.borrow().len(), 1, "only the one user message");
 
     // maxTurns 2: no ranking for a third turn, and the run ends max-turns even when the ranker would fail.
-    let user = User::new().ranking(|r| if r.purpose == Purpose::RankSteps { Err(Error::new(ErrorCode::CallbackFailed, "ranker down")) } else { unreachable!() });
+    let user =
+        User::new()
+            .ranking(|r| if r.purpose == Purpose::RankSteps { Err(Error::new(ErrorCode::CallbackFailed, "ranker down")) } else { unreachable!() });
     let mut v = base(json!({
         "steps": [{ "id": "a", "instruction": "x" }, { "id": "b", "instruction": "y" }, { "id": "c", "instruction": "z" }],
         "start": "a", "terminals": ["c"]
@@ -154,7 +156,8 @@ fn run_with(t: &Trajectory, user: &User, agent: &Bot, events: &Events) -> Trajec
 
 #[test]
 fn end_errors_name_the_step_that_failed() {
-    let (user, agent) = (User::new(), bot(|n, _| if n == 2 { Err(Error::new(ErrorCode::CallbackFailed, "agent.respond threw: boom")) } else { Ok(says("ok")) }));
+    let (user, agent) =
+        (User::new(), bot(|n, _| if n == 2 { Err(Error::new(ErrorCode::CallbackFailed, "agent.respond threw: boom")) } else { Ok(says("ok")) }));
     let (r, _) = go(&def(chain()), simple(&user, &agent));
     assert_eq!(r.end.unwrap().error.unwrap().step_id.as_deref(), Some("ask"));
 }
@@ -176,7 +179,10 @@ impl ToolObservers for Observed {
 
 #[test]
 fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
-    let slot = Slot { observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()), trigger: Trigger { on_every_call: true, ..Default::default() } };
+    let slot = Slot {
+        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
+        trigger: Trigger { on_every_call: true, ..Default::default() },
+    };
     let observed = Observed(RefCell::new(Pipeline::new(vec![slot], Budget { max_tokens: Some(10_000), ..Default::default() }, 20, 0.0).unwrap()));
     let failing = |n: usize| -> Vec<ModelMessage> {
         let call = json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": format!("t{n}"), "toolName": "search", "input": { "q": "x" } }] });
@@ -191,7 +197,10 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
     // The agent was shown the assessment inside the user message, never as a system message.
     let shown = agent.contexts.borrow()[3].clone().unwrap();
     assert!(shown.starts_with("user message 4") && shown.contains("## Trajectory Assessment"), "{shown}");
-    assert!(r.steps.iter().all(|s| s.user_message.role == Role::User && !s.user_message.text_content().contains("Assessment")), "the history keeps the plain user message");
+    assert!(
+        r.steps.iter().all(|s| s.user_message.role == Role::User && !s.user_message.text_content().contains("Assessment")),
+        "the history keeps the plain user message"
+    );
     // It is on the trace (and in the step JSONL) and in the record stream, with the turn.
     assert!(r.steps[3].assessment.as_deref().is_some_and(|a| a.contains("Error Cascade")));
     assert!(to_jsonl(&result_value(&r)).unwrap()[3].contains("\"assessment\":\"## Trajectory Assessment"));

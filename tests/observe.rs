@@ -43,11 +43,7 @@ fn fail(tool: &str, params: Value, err: &str) -> ToolCallInput {
 /// Records the calls one per second; returns what each produced.
 fn run(p: &mut Pipeline, calls: Vec<ToolCallInput>) -> Vec<Option<CurrentAssessment>> {
     let start = p.log().len() as f64;
-    calls
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| p.record_tool_call(c, (start + i as f64) * 1000.0, |_, _| Outcome::Quiet).unwrap())
-        .collect()
+    calls.into_iter().enumerate().map(|(i, c)| p.record_tool_call(c, (start + i as f64) * 1000.0, |_, _| Outcome::Quiet).unwrap()).collect()
 }
 
 fn only(p: &mut Pipeline, calls: Vec<ToolCallInput>) -> Vec<Assessment> {
@@ -71,7 +67,8 @@ fn every_n_calls_resets_after_an_assessment_and_state_updates() {
 #[test]
 fn triggers_are_ored_per_observer() {
     let mut p = pipeline(vec![builtin("resources", json!({ "everyNCalls": 10, "afterConsecutiveErrors": 2 }), Value::Null)]);
-    let produced: Vec<bool> = run(&mut p, vec![ok("a", json!({})), fail("b", json!({}), "x"), fail("b", json!({}), "x")]).iter().map(Option::is_some).collect();
+    let produced: Vec<bool> =
+        run(&mut p, vec![ok("a", json!({})), fail("b", json!({}), "x"), fail("b", json!({}), "x")]).iter().map(Option::is_some).collect();
     assert_eq!(produced, [false, false, true], "two consecutive errors fire before ten calls");
 }
 
@@ -89,7 +86,9 @@ fn every_n_seconds_counts_from_start_then_from_the_last_assessment() {
 fn context_is_empty_when_stale_measured_from_the_latest_call() {
     let mut p = pipeline(vec![builtin("resources", json!({ "afterConsecutiveErrors": 1 }), Value::Null)]);
     run(&mut p, vec![fail("x", json!({}), "boom")]);
-    assert!(p.context().starts_with("## Trajectory Assessment\n\n_Generated after tool call #1_\n\n### Resources [info]\n\nNo resource constraints configured.\n"));
+    assert!(p
+        .context()
+        .starts_with("## Trajectory Assessment\n\n_Generated after tool call #1_\n\n### Resources [info]\n\nNo resource constraints configured.\n"));
     run(&mut p, (0..20).map(|_| ok("y", json!({}))).collect());
     assert_ne!(p.context(), "", "exactly 20 calls later it still shows");
     run(&mut p, vec![ok("y", json!({}))]);
@@ -151,7 +150,11 @@ fn stall_alternation_and_same_target() {
     let mut p = stall();
     let edits = (0..5).map(|i| ok("edit_file", json!({ "path": "src/lib.rs", "new": format!("v{i}") }))).collect();
     let a = only(&mut p, edits);
-    assert!(a[0].observations[0].description.starts_with("`edit_file` worked on `src/lib.rs` 5 times in the last 5 calls"), "{:?}", a[0].observations);
+    assert!(
+        a[0].observations[0].description.starts_with("`edit_file` worked on `src/lib.rs` 5 times in the last 5 calls"),
+        "{:?}",
+        a[0].observations
+    );
 }
 
 #[test]
@@ -231,7 +234,8 @@ fn drift_flags_work_outside_the_scope_only() {
     assert!(a[0].summary.starts_with("7 of the last 10 file operations were outside the task's scope (src/parser, tests/)."));
 
     let mut quiet = pipeline(vec![builtin("drift", json!({ "onEveryCall": true }), scope)]);
-    let calls = (0..20).map(|i| ok("edit", json!({ "path": if i % 3 == 0 { "README.md".to_string() } else { format!("./tests/t{i}.rs") } }))).collect();
+    let calls =
+        (0..20).map(|i| ok("edit", json!({ "path": if i % 3 == 0 { "README.md".to_string() } else { format!("./tests/t{i}.rs") } }))).collect();
     assert!(only(&mut quiet, calls).is_empty(), "a third outside is not drift");
 }
 
@@ -302,10 +306,7 @@ fn snapshot_restore_continues_exactly_as_the_original() {
     let mut b = Pipeline::restore(serde_json::from_str(&text).unwrap(), mixed()).unwrap();
     assert_eq!(b.snapshot(), a.snapshot());
     for i in 37..120 {
-        let (x, y) = (
-            a.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap(),
-            b.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap(),
-        );
+        let (x, y) = (a.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap(), b.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap());
         assert_eq!(x, y, "call {i}");
         assert_eq!(a.context(), b.context());
     }
@@ -345,7 +346,11 @@ fn every_n_calls_counts_from_when_that_observer_last_ran() {
     assert_eq!(ran, [5, 10, 15, 20]);
     assert_eq!(p.state().total_assessments, 6, "resources every 3rd call, as before");
     // The per-observer counters survive a snapshot.
-    let mut q = Pipeline::restore(p.snapshot(), vec![custom("quiet", json!({ "everyNCalls": 5 })), builtin("resources", json!({ "everyNCalls": 3 }), Value::Null)]).unwrap();
+    let mut q = Pipeline::restore(
+        p.snapshot(),
+        vec![custom("quiet", json!({ "everyNCalls": 5 })), builtin("resources", json!({ "everyNCalls": 3 }), Value::Null)],
+    )
+    .unwrap();
     let mut later = Vec::new();
     for i in 20..30 {
         q.record_tool_call(ok("ls", json!({ "i": i })), i as f64, |_, p: &Pipeline| {
@@ -372,13 +377,21 @@ fn a_rolled_back_call_leaves_no_trace() {
     // And the pipeline goes on exactly as one that never saw the call.
     let mut twin = Pipeline::restore(before, mixed()).unwrap();
     for i in 9..30 {
-        assert_eq!(p.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap(), twin.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap());
+        assert_eq!(
+            p.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap(),
+            twin.record_tool_call(script(i), i as f64, |_, _| Outcome::Quiet).unwrap()
+        );
     }
 }
 
 #[test]
 fn restore_refuses_other_detector_options() {
-    let slots = |window: u64| vec![builtin("stall", json!({ "everyNCalls": 1 }), json!({ "window": window })), builtin("drift", json!({ "everyNCalls": 1 }), json!({ "scope": ["src"], "window": window }))];
+    let slots = |window: u64| {
+        vec![
+            builtin("stall", json!({ "everyNCalls": 1 }), json!({ "window": window })),
+            builtin("drift", json!({ "everyNCalls": 1 }), json!({ "scope": ["src"], "window": window })),
+        ]
+    };
     let mut p = pipeline(slots(20));
     run(&mut p, (0..25).map(script).collect());
     let e = Pipeline::restore(p.snapshot(), slots(8)).unwrap_err();

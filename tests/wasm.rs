@@ -125,12 +125,16 @@ fn child_recorder_shares_sink_with_its_own_seq() {
 
 #[wasm_bindgen_test]
 fn jsonl_parse_errors_carry_the_line() {
-    let err = parse_trajectory_jsonl("{\"seq\":0,\"recorded_at_unix_ms\":1,\"payload\":{\"kind\":\"turn_started\"}}\n\nnot json\n", JsValue::UNDEFINED).unwrap_err();
+    let err = parse_trajectory_jsonl(
+        "{\"seq\":0,\"recorded_at_unix_ms\":1,\"payload\":{\"kind\":\"turn_started\"}}\n\nnot json\n".into(),
+        JsValue::UNDEFINED,
+    )
+    .unwrap_err();
     assert_eq!(code_of(&err), "JSONL_PARSE");
     assert_eq!(get(&err, "line").as_f64(), Some(3.0));
-    let newer = parse_trajectory_jsonl("{\"schema_version\":9,\"seq\":0}", JsValue::UNDEFINED).unwrap_err();
+    let newer = parse_trajectory_jsonl("{\"schema_version\":9,\"seq\":0}".into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(code_of(&newer), "UNSUPPORTED_SCHEMA_VERSION");
-    let lenient = parse_trajectory_jsonl("x\n", js("{\"lenient\":true}")).unwrap();
+    let lenient = parse_trajectory_jsonl("x\n".into(), js("{\"lenient\":true}")).unwrap();
     assert_eq!(Array::from(&get(&lenient, "errors")).length(), 1);
 }
 

@@ -112,7 +112,10 @@ impl Usage {
     /// naming `what`.
     pub fn from_value(v: &Value, what: &str) -> Result<Usage> {
         let Value::Object(obj) = v else {
-            return Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage must be an object {{ inputTokens?, outputTokens? }}, got {}", kind_of(v))));
+            return Err(Error::new(
+                ErrorCode::CallbackFailed,
+                format!("{what}.usage must be an object {{ inputTokens?, outputTokens? }}, got {}", kind_of(v)),
+            ));
         };
         let count = |key: &str| -> Result<Option<u64>> {
             let n = match obj.get(key) {
@@ -124,7 +127,9 @@ impl Usage {
                 Some(n) => n,
             };
             match n.as_f64() {
-                Some(f) => super::number::safe_count(f, &format!("{what}.usage.{key}")).map(Some).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.message)),
+                Some(f) => super::number::safe_count(f, &format!("{what}.usage.{key}"))
+                    .map(Some)
+                    .map_err(|e| Error::new(ErrorCode::CallbackFailed, e.message)),
                 None => Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage.{key} must be a number of tokens, got {}", kind_of(n)))),
             }
         };
@@ -150,13 +155,18 @@ impl ModelResponse {
     /// Accepts what a host callback may resolve to; anything else is a coded
     /// `CALLBACK_FAILED` naming what came back.
     pub fn from_value(v: &Value) -> Result<ModelResponse> {
-        let garbage = |what: String| Error::new(ErrorCode::CallbackFailed, format!("model returned {what}; expected a string or {{ text?, toolCalls?, usage? }}"));
+        let garbage = |what: String| {
+            Error::new(ErrorCode::CallbackFailed, format!("model returned {what}; expected a string or {{ text?, toolCalls?, usage? }}"))
+        };
         match v {
             Value::String(s) => Ok(ModelResponse { text: s.clone(), ..Default::default() }),
             Value::Object(obj) => {
                 if !obj.contains_key("text") && !obj.contains_key("toolCalls") {
                     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
-                    return Err(garbage(format!("an object without `text` or `toolCalls` (its keys: {})", if keys.is_empty() { "none".to_owned() } else { keys.join(", ") })));
+                    return Err(garbage(format!(
+                        "an object without `text` or `toolCalls` (its keys: {})",
+                        if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
+                    )));
                 }
                 let text = match obj.get("text") {
                     None | Some(Value::Null) => String::new(),
@@ -234,16 +244,8 @@ mod tests {
 
     #[test]
     fn request_serialises_in_js_shape() {
-        let req = ModelRequest {
-            purpose: Purpose::RankSteps,
-            system: None,
-            messages: vec![],
-            tools: None,
-            response_format: Some(ResponseFormat::Json),
-        };
-        assert_eq!(
-            serde_json::to_value(&req).unwrap(),
-            json!({ "purpose": "rank-steps", "messages": [], "responseFormat": "json" })
-        );
+        let req =
+            ModelRequest { purpose: Purpose::RankSteps, system: None, messages: vec![], tools: None, response_format: Some(ResponseFormat::Json) };
+        assert_eq!(serde_json::to_value(&req).unwrap(), json!({ "purpose": "rank-steps", "messages": [], "responseFormat": "json" }));
     }
 }

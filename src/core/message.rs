@@ -79,10 +79,7 @@ impl Part {
     /// Whether a tool-result part reports a failure (`error-text` / `error-json`).
     pub fn is_error_result(&self) -> bool {
         match self {
-            Part::ToolResult { output, .. } => output
-                .get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.starts_with("error")),
+            Part::ToolResult { output, .. } => output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
             _ => false,
         }
     }
@@ -118,13 +115,8 @@ impl ModelMessage {
     /// Normalises one message from any accepted shape; errors name the field.
     pub fn from_value(v: &Value) -> Result<ModelMessage> {
         let obj = v.as_object().ok_or_else(|| invalid(format!("expected an object, got {}", kind_of(v))))?;
-        let role_str = obj
-            .get("role")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
-        let role = Role::parse(role_str).ok_or_else(|| {
-            invalid(format!("unknown role {role_str:?}; expected system, user, assistant or tool"))
-        })?;
+        let role_str = obj.get("role").and_then(Value::as_str).ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
+        let role = Role::parse(role_str).ok_or_else(|| invalid(format!("unknown role {role_str:?}; expected system, user, assistant or tool")))?;
         let content = match obj.get("content") {
             Some(Value::String(s)) => Content::Text(s.clone()),
             Some(Value::Array(items)) => {
@@ -162,14 +154,8 @@ impl<'de> Deserialize<'de> for ModelMessage {
 
 /// Normalises a list of messages; an error names the index (`messages[3].content[0]: ...`).
 pub fn normalize_messages(v: &Value) -> Result<Vec<ModelMessage>> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| invalid(format!("messages must be an array, got {}", kind_of(v))))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| ModelMessage::from_value(m).map_err(|e| e.within(&format!("messages[{i}]"))))
-        .collect()
+    let items = v.as_array().ok_or_else(|| invalid(format!("messages must be an array, got {}", kind_of(v))))?;
+    items.iter().enumerate().map(|(i, m)| ModelMessage::from_value(m).map_err(|e| e.within(&format!("messages[{i}]")))).collect()
 }
 
 fn normalise_part(v: &Value) -> Result<Part> {
@@ -181,19 +167,15 @@ fn normalise_part(v: &Value) -> Result<Part> {
             Ok(if ty == "text" { Part::Text { text } } else { Part::Reasoning { text } })
         }
         "tool-call" => {
-            let tool_call_id = str_field(obj, &["toolCallId", "id"])
-                .ok_or_else(|| invalid("a tool-call part needs `toolCallId` (or `id`)"))?;
-            let tool_name = str_field(obj, &["toolName", "name"])
-                .ok_or_else(|| invalid("a tool-call part needs `toolName` (or `name`)"))?;
+            let tool_call_id = str_field(obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-call part needs `toolCallId` (or `id`)"))?;
+            let tool_name = str_field(obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-call part needs `toolName` (or `name`)"))?;
             // `input` (AI SDK 5+) wins over `args` (AI SDK 4, shorthand).
             let input = obj.get("input").or_else(|| obj.get("args")).cloned().unwrap_or(Value::Object(Map::new()));
             Ok(Part::ToolCall { tool_call_id, tool_name, input })
         }
         "tool-result" => {
-            let tool_call_id = str_field(obj, &["toolCallId", "id"])
-                .ok_or_else(|| invalid("a tool-result part needs `toolCallId` (or `id`)"))?;
-            let tool_name = str_field(obj, &["toolName", "name"])
-                .ok_or_else(|| invalid("a tool-result part needs `toolName` (or `name`)"))?;
+            let tool_call_id = str_field(obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-result part needs `toolCallId` (or `id`)"))?;
+            let tool_name = str_field(obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-result part needs `toolName` (or `name`)"))?;
             let output = match obj.get("output") {
                 Some(out) => {
                     if out.get("type").and_then(Value::as_str).is_none() {
@@ -263,10 +245,7 @@ mod tests {
         ]))
         .unwrap();
         let out = serde_json::to_value(&msgs).unwrap();
-        assert_eq!(
-            out[1]["content"][1],
-            json!({ "type": "tool-call", "toolCallId": "c1", "toolName": "read_file", "input": { "path": "a.txt" } })
-        );
+        assert_eq!(out[1]["content"][1], json!({ "type": "tool-call", "toolCallId": "c1", "toolName": "read_file", "input": { "path": "a.txt" } }));
         assert_eq!(out[2]["content"][0]["output"], json!({ "type": "text", "value": "hello" }));
         assert_eq!(out[2]["content"][1]["output"], json!({ "type": "error-json", "value": { "code": 2 } }));
         assert!(msgs[2].parts()[1].is_error_result());

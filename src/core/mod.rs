@@ -2,12 +2,12 @@
 //! the host injects a [`host::Clock`] and [`host::Model`]s.
 
 pub mod capture;
-pub mod observe;
 pub mod error;
 pub mod generate;
 pub mod host;
 pub mod message;
 pub mod number;
+pub mod observe;
 pub mod options;
 
 pub use error::{Error, ErrorCode};

@@ -8,9 +8,11 @@ export interface ModelRequest {
   tools?: { name: string; description: string; inputSchema: JsonValue }[];
   responseFormat?: 'text' | 'json';
 }
+/** Tokens a call used; both fields feed the observers' token budget (`budget.tokensUsed`). */
+export interface TokenUsage { inputTokens?: number; outputTokens?: number }
 export type ModelResponse =
   | string
-  | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: { inputTokens?: number; outputTokens?: number } };
+  | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: TokenUsage };
 /** An AbortSignal, typed structurally so Node-only projects need no DOM lib. */
 export interface AbortSignalLike { readonly aborted: boolean; readonly reason?: unknown; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void }
 /** Passed with every agent and model call: `abortSignal` fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
@@ -58,7 +60,13 @@ export interface Trajectory {
 }
 /** The agent under test. `history` is read-only: the same array grows turn by turn. */
 export interface AgentHandle {
-  respond(history: readonly ModelMessage[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[] } | readonly ModelMessageInput[]>;
+  /**
+   * The turn's new messages (assistant, tool), as `{ messages }` or a bare
+   * array. `usage` is what the turn cost; with `observers` set it counts
+   * towards their token budget. The adapters fill it in from the client's
+   * result (AI SDK `totalUsage`, Mastra `usage`).
+   */
+  respond(history: readonly ModelMessage[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[]; usage?: TokenUsage } | readonly ModelMessageInput[]>;
 }
 
 export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'error' | 'aborted';
@@ -125,7 +133,7 @@ export class DefaultPolicy implements Policy {
 
 export interface RunTrajectoryOptions {
   /** The simulated user and step ranker: a Model function or an AI SDK language model. */
-  userModel: Model | object;
+  userModel: Model | AISdkLanguageModel;
   clock?: Clock;
   /** Records of the run go here (MemorySink, JsonlSink or any { record(r) }). */
   sink?: Sink;
@@ -141,6 +149,7 @@ export interface RunTrajectoryOptions {
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
   runId?: string;
 }
+/** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
 export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
@@ -148,14 +157,48 @@ export interface ConversationStep { stepIndex: number; input: ModelMessage; outp
 export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }
 export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
 
-/** An AI SDK Agent (with `generate`) or a `generateText` config without `messages`/`prompt`. */
-/** A config needs `generateText`: pass it, or import this from `agent-trajectories/ai` (Node also loads `ai` by name). */
-export function withAISdkAgent(agentOrConfig: { generate(input: { messages: ModelMessage[] }): Promise<unknown> } | { model: unknown; generateText?: (options: never) => Promise<unknown>; [option: string]: unknown }): AgentHandle;
-/** A Mastra Agent. */
-export function withMastraAgent(agent: { generate(messages: ModelMessage[]): Promise<unknown> }): AgentHandle;
-/** An AI SDK language model as a Model. Needs `generateText`: pass it, or import this from `agent-trajectories/ai` (Node also loads `ai` by name). */
-export function fromAISdkModel(model: object, opts?: { generateText?: (options: never) => Promise<unknown> }): Model;
-/** Options of `fromOpenAIChat`; other fields (temperature, max_tokens, ...) go into the request body as given. */
+/**
+ * What withAISdkAgent calls on an AI SDK Agent (`ToolLoopAgent`, or any
+ * `Agent`): `agent.generate({ messages, abortSignal })`. The messages are AI
+ * SDK `ModelMessage`s; their type is left open (`never[]`) so that an Agent
+ * of any AI SDK version fits without this package depending on `ai`'s types.
+ * An Agent whose calls need `options` (a `callOptionsSchema`) does not fit:
+ * withAISdkAgent passes none.
+ */
+export interface AISdkAgentLike { generate(call: { messages: never[] }): PromiseLike<unknown> }
+/** A `generateText` config: what withAISdkAgent passes to `generateText` each turn, with the history as `messages`. */
+export interface GenerateTextConfig {
+  /** An AI SDK language model (or a model id your `ai` setup resolves). */
+  model: string | object;
+  /** Left out: the history is passed as `messages`. */
+  messages?: never;
+  /** Left out: the history is passed as `messages`. */
+  prompt?: never;
+  /** `generateText` from `ai`; needed in browsers and Workers unless withAISdkAgent comes from `agent-trajectories/ai` (Node also loads `ai` by name). */
+  generateText?: (options: never) => PromiseLike<unknown>;
+  /** Any other generateText option (`tools`, `system`, `stopWhen`, ...), passed as given. */
+  [option: string]: unknown;
+}
+/** An AI SDK Agent, or a `generateText` config (needs `generateText`: pass it, or import this from `agent-trajectories/ai`). Each turn resolves with the turn's messages and its total token usage. */
+export function withAISdkAgent(agentOrConfig: AISdkAgentLike | GenerateTextConfig): AgentHandle;
+/**
+ * What withMastraAgent calls on a Mastra Agent: `agent.generate(messages,
+ * { abortSignal })`, messages being AI SDK `ModelMessage`s (typed open, as
+ * for AISdkAgentLike).
+ */
+export interface MastraAgentLike { generate(messages: never[], options: { abortSignal?: never }): PromiseLike<unknown> }
+/** A Mastra Agent. Each turn resolves with the turn's messages and its token usage. */
+export function withMastraAgent(agent: MastraAgentLike): AgentHandle;
+/** An AI SDK language model (`LanguageModelV2`..`V4`, `MockLanguageModelV4` from `ai/test`). */
+export interface AISdkLanguageModel { readonly specificationVersion: string; doGenerate(options: never): PromiseLike<unknown> }
+/** An AI SDK language model as a Model (calls `generateText`: pass it, or import this from `agent-trajectories/ai`); answers carry the call's token usage. */
+export function fromAISdkModel(model: AISdkLanguageModel, opts?: { generateText?: (options: never) => PromiseLike<unknown> }): Model;
+/**
+ * Options of `fromOpenAIChat`. Every key not listed here (temperature,
+ * max_tokens, seed, ...) is sent as a field of the request body, as given:
+ * that is how endpoint-specific settings reach the endpoint, so a misspelt
+ * key is sent too rather than refused.
+ */
 export interface OpenAIChatOptions {
   /** The API root that `/chat/completions` is appended to, e.g. `https://api.openai.com/v1`. */
   baseURL: string;
@@ -167,7 +210,13 @@ export interface OpenAIChatOptions {
   fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignalLike }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
   [field: string]: unknown;
 }
-/** A Model over an OpenAI-compatible chat completions endpoint, by `fetch` alone (Workers need nothing else). A non-2xx answer rejects with CALLBACK_FAILED. */
+/**
+ * A Model over an OpenAI-compatible chat completions endpoint, by `fetch`
+ * alone (Workers need nothing else). Bad options throw INVALID_ARGUMENT; a
+ * fetch that rejects (cause kept) or does not resolve to a Response, a
+ * non-2xx answer, and an answer without `choices[0].message` reject with
+ * CALLBACK_FAILED.
+ */
 export function fromOpenAIChat(options: OpenAIChatOptions): Model;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
@@ -175,10 +224,16 @@ export interface ModelRecording {
   entries: { key: string; request: ModelRequest; response: ModelResponse }[];
 }
 /** A Model that keeps every request → response; read them from `.recording`. */
-export function recordingModel(model: Model | object): Model & { readonly recording: ModelRecording };
-/** A Model answering from a recording; an unknown request rejects with REPLAY_MISS and a diff. */
+export function recordingModel(model: Model | AISdkLanguageModel): Model & { readonly recording: ModelRecording };
+/**
+ * A Model answering from a recording (the object or its JSON text). Each
+ * recorded answer is given once, in order: a request asked more often than it
+ * was recorded, or never recorded, rejects with REPLAY_MISS (with a diff
+ * against the closest recorded request). A recording that is not one throws
+ * INVALID_ARGUMENT.
+ */
 export function replayModel(recording: ModelRecording | string): Model;
-/** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. */
+/** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. A result or definition that is not one throws INVALID_ARGUMENT. */
 export function toArtifacts(result: TrajectoryResult, def: Trajectory): TrajectoryArtifacts;
-/** A stable key for a model request (a hash of its canonical JSON): what recordings are keyed by. */
+/** A stable key for a model request (a hash of its canonical JSON): what recordings are keyed by. A request that is not plain JSON (a cycle, a BigInt, a getter that throws) throws INVALID_ARGUMENT. */
 export function modelRequestKey(request: ModelRequest): string;

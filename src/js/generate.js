@@ -6,13 +6,44 @@
 // name, agent-trajectories/ai by its import); elsewhere it is undefined and
 // the caller passes `generateText`, since no entry may name `ai` for bundlers.
 function makeGenerate(wasm, importAi) {
-  const fail = (code, message) => {
-    const err = new Error(message);
-    err.name = 'AgentTrajectoriesError';
+  const NAME = 'AgentTrajectoriesError';
+  const fail = (code, message, cause) => {
+    const err = new Error(message, cause === undefined ? undefined : { cause });
+    err.name = NAME;
     err.code = code;
     return err;
   };
+  const why = (e) => (e instanceof Error ? e.message : String(e));
+  // Runs `f`; anything it throws that is not already one of ours becomes a
+  // coded error saying `where`, with the thrown value as its cause.
+  const guard = (where, f, code = 'INVALID_ARGUMENT') => {
+    try {
+      return f();
+    } catch (e) {
+      throw e?.name === NAME ? e : fail(code, `${where}: ${why(e)}`, e);
+    }
+  };
+  const guarded = async (where, f) => {
+    try {
+      return await f();
+    } catch (e) {
+      throw e?.name === NAME ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+    }
+  };
+  const isObject = (v) => v !== null && typeof v === 'object';
   const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+
+  // Token counts as numbers: AI SDK 5+ reports numbers, provider-level usage
+  // (and some clients) `{ total }` objects.
+  const count = (v) => {
+    const n = typeof v === 'number' ? v : v?.total;
+    return typeof n === 'number' && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? n : undefined;
+  };
+  const usageOf = (u) => {
+    if (!isObject(u)) return {};
+    const inputTokens = count(u.inputTokens), outputTokens = count(u.outputTokens);
+    return inputTokens === undefined && outputTokens === undefined ? {} : { usage: { inputTokens, outputTokens } };
+  };
 
   // Loaded on first use: `ai` is an optional peer dependency.
   let ai;
@@ -21,7 +52,7 @@ function makeGenerate(wasm, importAi) {
     try {
       ai ??= await importAi();
     } catch (e) {
-      throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai, or import from 'agent-trajectories/ai'): ${e && e.message}`);
+      throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai, or import from 'agent-trajectories/ai'): ${why(e)}`, e);
     }
     return ai;
   };
@@ -56,49 +87,53 @@ function makeGenerate(wasm, importAi) {
     throw fail('CALLBACK_FAILED', `${who} returned no messages (no response.messages, steps or text)`);
   }
 
+  // A turn's answer: its messages and what the whole call cost (AI SDK:
+  // `totalUsage` over every step; `usage` is the last step's in AI SDK 5+).
+  const turn = (result, who, preferSteps) => ({ messages: messagesOf(result, who, preferSteps), ...usageOf(result?.totalUsage ?? result?.usage) });
+
   function withAISdkAgent(target) {
-    if (target === null || typeof target !== 'object') {
-      throw fail('INVALID_ARGUMENT', 'withAISdkAgent needs an AI SDK Agent (with generate) or a generateText config (with model)');
-    }
-    if (typeof target.generate === 'function') {
+    const usage = 'withAISdkAgent needs an AI SDK Agent (with generate) or a generateText config (with model)';
+    if (!isObject(target)) throw fail('INVALID_ARGUMENT', usage);
+    return guard('withAISdkAgent(agentOrConfig)', () => {
+      if (typeof target.generate === 'function') {
+        return {
+          respond: (messages, { abortSignal } = {}) => guarded('withAISdkAgent: agent.generate', async () => turn(await target.generate({ messages, abortSignal }), 'agent.generate', true)),
+        };
+      }
+      if (!target.model) throw fail('INVALID_ARGUMENT', `${usage}; this has neither`);
+      if ('messages' in target || 'prompt' in target) {
+        throw fail('INVALID_ARGUMENT', 'withAISdkAgent: leave `messages` and `prompt` out of the config; the history is passed as `messages`');
+      }
+      const { generateText: given, ...config } = target;
+      needAi(given, 'withAISdkAgent(config)', 'withAISdkAgent({ model, generateText })');
       return {
         async respond(messages, { abortSignal } = {}) {
-          return { messages: messagesOf(await target.generate({ messages, abortSignal }), 'agent.generate', true) };
+          const { generateText } = await loadAi(given);
+          return guarded('withAISdkAgent: generateText', async () => turn(await generateText({ ...config, messages, abortSignal }), 'generateText', true));
         },
       };
-    }
-    if (!target.model) throw fail('INVALID_ARGUMENT', 'withAISdkAgent: a generateText config needs `model`');
-    if ('messages' in target || 'prompt' in target) {
-      throw fail('INVALID_ARGUMENT', 'withAISdkAgent: leave `messages` and `prompt` out of the config; the history is passed as `messages`');
-    }
-    const { generateText: given, ...config } = target;
-    needAi(given, 'withAISdkAgent(config)', 'withAISdkAgent({ model, generateText })');
-    return {
-      async respond(messages, { abortSignal } = {}) {
-        const { generateText } = await loadAi(given);
-        return { messages: messagesOf(await generateText({ ...config, messages, abortSignal }), 'generateText', true) };
-      },
-    };
+    });
   }
 
   function withMastraAgent(agent) {
-    if (agent === null || typeof agent !== 'object' || typeof agent.generate !== 'function') {
+    if (!isObject(agent) || typeof guard('withMastraAgent(agent)', () => agent.generate) !== 'function') {
       throw fail('INVALID_ARGUMENT', 'withMastraAgent needs a Mastra Agent (with generate)');
     }
     return {
-      async respond(messages, { abortSignal } = {}) {
-        return { messages: messagesOf(await agent.generate(messages, { abortSignal }), 'mastra agent.generate') };
-      },
+      respond: (messages, { abortSignal } = {}) => guarded('withMastraAgent: agent.generate', async () => turn(await agent.generate(messages, { abortSignal }), 'mastra agent.generate')),
     };
   }
 
-  function fromAISdkModel(model, { generateText: given } = {}) {
-    if (model === null || typeof model !== 'object') throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model');
+  function fromAISdkModel(model, opts) {
+    if (!isAiSdkModel(model)) throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model (with doGenerate)');
+    const given = guard('fromAISdkModel(model, opts)', () => opts?.generateText);
     needAi(given, 'fromAISdkModel(model)', 'fromAISdkModel(model, { generateText })');
     return async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
-      const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
-      return { text: r.text, usage: { inputTokens: r.usage?.inputTokens, outputTokens: r.usage?.outputTokens } };
+      return guarded('fromAISdkModel: generateText', async () => {
+        const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
+        return { text: r.text, ...usageOf(r.totalUsage ?? r.usage) };
+      });
     };
   }
 
@@ -127,54 +162,77 @@ function makeGenerate(wasm, importAi) {
     }
     return out;
   }
-  function fromOpenAIChat({ baseURL, model, apiKey, headers, fetch: given, ...extra } = {}) {
-    if (typeof baseURL !== 'string' || typeof model !== 'string') {
-      throw fail('INVALID_ARGUMENT', 'fromOpenAIChat needs `baseURL` (e.g. https://api.openai.com/v1) and `model`');
-    }
+  function fromOpenAIChat(options) {
+    const usage = 'fromOpenAIChat needs { baseURL, model } (baseURL e.g. https://api.openai.com/v1)';
+    if (!isObject(options)) throw fail('INVALID_ARGUMENT', usage);
+    // Keys other than these are request body fields (temperature, max_tokens, ...).
+    const { baseURL, model, apiKey, headers, fetch: given, ...extra } = guard('fromOpenAIChat(options)', () => ({ ...options }));
+    if (typeof baseURL !== 'string' || typeof model !== 'string') throw fail('INVALID_ARGUMENT', usage);
+    if (given !== undefined && typeof given !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: `fetch` must be a function (default: the global fetch)');
     const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+    const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${String(text).slice(0, 300)}`, cause);
     return async (req, { abortSignal } = {}) => {
+      if (!Array.isArray(req?.messages)) throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: a request needs `messages` (an array)');
       const doFetch = given ?? globalThis.fetch;
-      const body = {
+      if (typeof doFetch !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: this runtime has no global fetch; pass `fetch`');
+      const body = guard('fromOpenAIChat: the request', () => JSON.stringify({
         ...extra,
         model,
         messages: [...(req.system ? [{ role: 'system', content: req.system }] : []), ...toChatMessages(req.messages)],
         ...(req.tools?.length ? { tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } })) } : {}),
         ...(req.responseFormat === 'json' ? { response_format: { type: 'json_object' } } : {}),
-      };
-      const res = await doFetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers },
-        body: JSON.stringify(body),
-        ...(abortSignal ? { signal: abortSignal } : {}),
-      });
-      const text = await res.text();
-      if (!res.ok) throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-      let msg, usage;
+      }));
+      let res, text;
       try {
-        const json = JSON.parse(text);
-        msg = json.choices[0].message;
-        usage = json.usage;
-      } catch {
-        throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered no choices[0].message: ${text.slice(0, 300)}`);
+        res = await doFetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers },
+          body,
+          ...(abortSignal ? { signal: abortSignal } : {}),
+        });
+      } catch (e) {
+        throw fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} failed: ${why(e)}`, e);
       }
-      const toolCalls = (msg.tool_calls ?? []).map((c) => {
+      if (!isObject(res) || typeof res.text !== 'function' || typeof res.ok !== 'boolean') {
+        throw fail('CALLBACK_FAILED', `fromOpenAIChat: fetch resolved to something that is not a Response (no ok or text()) for POST ${url}`);
+      }
+      try {
+        text = await res.text();
+      } catch (e) {
+        throw bad('a body that could not be read', why(e), e);
+      }
+      if (!res.ok) throw bad(res.status, text);
+      let json;
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        throw bad('no JSON', text, e);
+      }
+      const msg = json?.choices?.[0]?.message;
+      if (!isObject(msg)) throw bad('no choices[0].message', text);
+      const calls = msg.tool_calls ?? [];
+      if (!Array.isArray(calls)) throw bad('tool_calls that are not an array', text);
+      const toolCalls = calls.map((c, i) => {
+        const f = c?.function;
+        if (!isObject(f) || typeof f.name !== 'string') throw bad(`tool_calls[${i}] without function.name`, text);
         let input;
         try {
-          input = JSON.parse(c.function.arguments || '{}');
-        } catch {
-          throw fail('CALLBACK_FAILED', `fromOpenAIChat: tool call ${c.id} (${c.function.name}) has arguments that are not JSON: ${c.function.arguments}`);
+          input = JSON.parse(f.arguments || '{}');
+        } catch (e) {
+          throw bad(`tool call ${c.id} (${f.name}) with arguments that are not JSON`, f.arguments, e);
         }
-        return { toolCallId: c.id, toolName: c.function.name, input };
+        return { toolCallId: c.id, toolName: f.name, input };
       });
+      const u = json.usage;
       return {
         text: msg.content ?? '',
         ...(toolCalls.length ? { toolCalls } : {}),
-        ...(usage ? { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } } : {}),
+        ...usageOf(isObject(u) ? { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens } : undefined),
       };
     };
   }
 
-  const isAiSdkModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function';
+  const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
   const asModel = (m, what) => {
     if (typeof m === 'function') return m;
     if (isAiSdkModel(m)) {
@@ -185,17 +243,33 @@ function makeGenerate(wasm, importAi) {
   };
 
   // Record/replay. A request's key hashes its canonical JSON (object keys
-  // sorted), so key order does not matter.
-  const canonical = (v) => {
-    if (Array.isArray(v)) return v.map(canonical);
-    if (v === null || typeof v !== 'object') return v;
-    const out = {};
-    for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = canonical(v[k]);
+  // sorted), so key order does not matter. Only plain JSON is a request:
+  // cycles, BigInts and throwing getters are refused, naming the place.
+  const canonical = (v, path, seen = new Set()) => {
+    if (typeof v === 'bigint') throw fail('INVALID_ARGUMENT', `${path} is a BigInt; a model request must be plain JSON`);
+    if (!isObject(v)) return v;
+    if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
+    seen.add(v);
+    let out;
+    if (Array.isArray(v)) out = v.map((x, i) => canonical(x, `${path}[${i}]`, seen));
+    else {
+      out = {};
+      for (const k of Object.keys(v).sort()) {
+        const x = guard(`${path}.${k}: reading it threw`, () => v[k]);
+        if (x !== undefined) out[k] = canonical(x, `${path}.${k}`, seen);
+      }
+    }
+    seen.delete(v);
     return out;
   };
-  function modelRequestKey(request) {
+  // The canonical JSON text of a request (what replay matches on) and its key.
+  const keyed = (request, path) => guard(path, () => {
+    if (!isObject(request) || Array.isArray(request)) throw fail('INVALID_ARGUMENT', `${path} must be a model request object`);
+    const text = JSON.stringify(canonical(request, path));
+    return { text, key: hash(text) };
+  });
+  function hash(text) {
     // Two independent 32-bit FNV-1a style lanes over the UTF-16 text: 16 hex digits.
-    const text = JSON.stringify(canonical(request));
     let a = 0x811c9dc5, b = 0x01000193 ^ text.length;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -205,6 +279,7 @@ function makeGenerate(wasm, importAi) {
     }
     return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
   }
+  const modelRequestKey = (request) => keyed(request, 'modelRequestKey: request').key;
   const show = (v) => {
     const s = JSON.stringify(v) ?? 'undefined';
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -239,8 +314,9 @@ function makeGenerate(wasm, importAi) {
     const call = asModel(model, 'recordingModel(model)');
     const entries = [];
     const recording = async (req, options) => {
+      const { key } = keyed(req, 'recordingModel: request');
       const response = await call(req, options);
-      entries.push({ key: modelRequestKey(req), request: plain(req), response: plain(response) });
+      entries.push({ key, request: plain(req), response: guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED') });
       return response;
     };
     Object.defineProperty(recording, 'recording', {
@@ -250,41 +326,90 @@ function makeGenerate(wasm, importAi) {
   }
 
   function replayModel(recording) {
-    const rec = typeof recording === 'string' ? JSON.parse(recording) : recording;
-    if (rec?.format !== FORMAT || !Array.isArray(rec.entries)) {
-      throw fail('INVALID_ARGUMENT', `replayModel: not a model recording (expected format ${JSON.stringify(FORMAT)} with entries)`);
-    }
-    if (!(rec.version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${rec.version}; this build reads up to 1`);
-    // Keys are recomputed, so a hand-edited request still matches.
-    const byKey = new Map();
-    rec.entries.forEach((e, i) => {
-      if (!e || !('request' in e) || !('response' in e)) throw fail('INVALID_ARGUMENT', `replayModel: entries[${i}] needs request and response`);
-      const key = modelRequestKey(e.request);
-      if (!byKey.has(key)) byKey.set(key, { list: [], next: 0 });
-      byKey.get(key).list.push(e.response);
+    const notOne = `replayModel: not a model recording (expected format ${JSON.stringify(FORMAT)} with entries)`;
+    const rec = guard('replayModel(recording)', () => (typeof recording === 'string' ? JSON.parse(recording) : recording));
+    const { format, version, entries } = guard('replayModel(recording)', () => ({ format: rec?.format, version: rec?.version, entries: rec?.entries }));
+    if (format !== FORMAT || !Array.isArray(entries)) throw fail('INVALID_ARGUMENT', notOne);
+    if (!(version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${version}; this build reads up to 1`);
+    // Matched by the request's canonical JSON itself, not only its key, so
+    // two requests whose keys collide never share an answer. Keys are
+    // recomputed, so a hand-edited request still matches.
+    const byText = new Map();
+    const recorded = entries.map((e, i) => {
+      const at = `replayModel: entries[${i}]`;
+      const { request, response, has } = guard(at, () => ({ request: e?.request, response: e?.response, has: isObject(e) && 'request' in e && 'response' in e }));
+      if (!has) throw fail('INVALID_ARGUMENT', `${at} needs request and response`);
+      const { text } = keyed(request, `${at}.request`);
+      const answer = guard(`${at}.response is not JSON`, () => plain(response));
+      if (!byText.has(text)) byText.set(text, { list: [], next: 0 });
+      byText.get(text).list.push(answer);
+      return JSON.parse(text);
     });
     return async (req) => {
-      const key = modelRequestKey(req);
-      const hit = byKey.get(key);
-      if (hit) return plain(hit.list[Math.min(hit.next++, hit.list.length - 1)]);
-      const same = rec.entries.filter((e) => e.request?.purpose === req?.purpose);
-      const diffs = same.map((e) => diff(canonical(e.request), canonical(plain(req)), 'request', []));
+      const { text, key } = keyed(req, 'replayModel: request');
+      const purpose = req.purpose ?? '?';
+      const hit = byText.get(text);
+      if (hit) {
+        if (hit.next < hit.list.length) return plain(hit.list[hit.next++]);
+        throw fail('REPLAY_MISS', `replayModel: this ${purpose} request (key ${key}) was recorded ${hit.list.length} time${hit.list.length === 1 ? '' : 's'}; this is call ${++hit.next} of it`);
+      }
+      const asked = JSON.parse(text);
+      const diffs = recorded.filter((r) => r.purpose === req.purpose).map((r) => diff(r, asked, 'request', []));
       diffs.sort((x, y) => x.length - y.length);
-      const purpose = req?.purpose ?? '?';
       throw fail('REPLAY_MISS', diffs.length
         ? `replayModel: no recorded answer for this ${purpose} request (key ${key}). Closest recorded request differs at:\n${diffs[0].slice(0, 8).join('\n')}`
         : `replayModel: no recorded answer for this ${purpose} request (key ${key}); the recording has no ${purpose} requests`);
     };
   }
 
+  // Option keys are checked here because this layer reads options before
+  // the core sees them: a misspelt key would silently fall back to a default.
+  const RUN_OPTIONS = ['userModel', 'clock', 'sink', 'onSinkError', 'onRecord', 'observers', 'policy', 'signal', 'runId'];
+  const distance = (a, b) => {
+    let prev = [...Array(b.length + 1).keys()];
+    for (let i = 0; i < a.length; i++) {
+      const row = [i + 1];
+      for (let j = 0; j < b.length; j++) row[j + 1] = Math.min(prev[j] + (a[i] === b[j] ? 0 : 1), prev[j + 1] + 1, row[j] + 1);
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  // The valid key nearest to `key`, as the core picks it: the same letters
+  // in another case, a prefix/suffix (`observer`), or a few edits away.
+  const nearest = (key, allowed) => {
+    const k = key.toLowerCase();
+    let best, least = Math.max(2, Math.floor(key.length / 3)) + 1;
+    for (const a of allowed) {
+      const l = a.toLowerCase();
+      if (l === k) return a;
+      const d = l.length >= 3 && k.length >= 3 && (l.startsWith(k) || k.startsWith(l)) ? 1 : distance(k, l);
+      if (d < least) [best, least] = [a, d];
+    }
+    return best;
+  };
+
   async function runTrajectory(trajectory, opts = {}) {
-    if (opts === null || typeof opts !== 'object') throw fail('INVALID_ARGUMENT', 'runTrajectory(trajectory, { userModel, ... })');
-    const userModel = asModel(opts.userModel ?? trajectory?.userModel, 'opts.userModel');
-    let observers = opts.observers;
-    if (observers != null && typeof observers.recordToolCall !== 'function') {
+    const place = 'runTrajectory options';
+    if (!isObject(opts) || Array.isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
+    const given = guard(place, () => {
+      for (const key of Object.keys(opts)) {
+        if (RUN_OPTIONS.includes(key)) continue;
+        const near = nearest(key, RUN_OPTIONS);
+        throw fail('INVALID_ARGUMENT', `${place}: unknown option ${JSON.stringify(key)}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (valid: ${RUN_OPTIONS.join(', ')})`);
+      }
+      const out = {};
+      for (const key of RUN_OPTIONS) {
+        const v = guard(`${place}.${key}: reading it threw`, () => opts[key]);
+        if (v !== undefined) out[key] = v;
+      }
+      return out;
+    });
+    const userModel = asModel(given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => trajectory?.userModel), 'opts.userModel');
+    let observers = given.observers;
+    if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
       observers = new wasm.ObserverPipeline(Array.isArray(observers) ? { observers } : observers);
     }
-    return wasm.runTrajectory(trajectory, { ...opts, userModel, observers });
+    return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) });
   }
 
   /**
@@ -294,36 +419,40 @@ function makeGenerate(wasm, importAi) {
    */
   class DefaultPolicy {
     evaluate(ctx) {
-      if (!ctx || typeof ctx.defaultDecision !== 'object') {
-        throw fail('INVALID_ARGUMENT', 'DefaultPolicy.evaluate needs the context runTrajectory passes to policies');
-      }
-      return ctx.defaultDecision;
+      const decision = guard('DefaultPolicy.evaluate(ctx): reading ctx.defaultDecision threw', () => ctx?.defaultDecision);
+      if (!isObject(decision)) throw fail('INVALID_ARGUMENT', 'DefaultPolicy.evaluate needs the context runTrajectory passes to policies (with defaultDecision)');
+      return decision;
     }
   }
 
   /** `conversation.jsonl`, `stepTraces.json` and `trajectory.meta.json` of a run, as strings. */
   function toArtifacts(result, def) {
+    const where = 'toArtifacts(result, def)';
+    if (!isObject(result)) throw fail('INVALID_ARGUMENT', `${where}: result must be what runTrajectory resolved with`);
+    if (!isObject(def)) throw fail('INVALID_ARGUMENT', `${where}: def must be the trajectory definition`);
     const lines = wasm.toJSONL(result);
-    const steps = result.steps;
-    const end = result.end ?? steps[steps.length - 1]?.end;
-    // The definition as data: live objects left out, callbacks named.
-    const definition = JSON.parse(JSON.stringify(def ?? {}, function (key, value) {
-      if (this === def && (key === 'agent' || key === 'userModel')) return undefined;
-      return typeof value === 'function' ? `[function ${value.name || key}]` : value;
-    }));
-    const meta = {
-      trajectoryId: result.conversationId ?? def?.conversationId ?? null,
-      createdAt: steps[0]?.timestamp ?? null,
-      turns: steps.length,
-      end: end ?? null,
-      stepStates: result.stepStates ?? null,
-      definition,
-    };
-    return {
-      'conversation.jsonl': lines.length ? `${lines.join('\n')}\n` : '',
-      'stepTraces.json': `${JSON.stringify(steps, null, 2)}\n`,
-      'trajectory.meta.json': `${JSON.stringify(meta, null, 2)}\n`,
-    };
+    return guard(where, () => {
+      const steps = result.steps;
+      const end = result.end ?? steps[steps.length - 1]?.end;
+      // The definition as data: live objects left out, callbacks named.
+      const definition = JSON.parse(JSON.stringify(def, function (key, value) {
+        if (this === def && (key === 'agent' || key === 'userModel')) return undefined;
+        return typeof value === 'function' ? `[function ${value.name || key}]` : value;
+      }));
+      const meta = {
+        trajectoryId: result.conversationId ?? def.conversationId ?? null,
+        createdAt: steps[0]?.timestamp ?? null,
+        turns: steps.length,
+        end: end ?? null,
+        stepStates: result.stepStates ?? null,
+        definition,
+      };
+      return {
+        'conversation.jsonl': lines.length ? `${lines.join('\n')}\n` : '',
+        'stepTraces.json': `${JSON.stringify(steps, null, 2)}\n`,
+        'trajectory.meta.json': `${JSON.stringify(meta, null, 2)}\n`,
+      };
+    });
   }
 
   return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };

@@ -87,7 +87,7 @@ pub fn from_callback(what: &str, thrown: &JsValue) -> Error {
         Some(e) => String::from(e.message()),
         None => thrown.as_string().unwrap_or_else(|| describe(thrown)),
     };
-    let ours = thrown.dyn_ref::<js_sys::Error>().filter(|e| String::from(e.name()) == ERROR_NAME);
+    let ours = thrown.dyn_ref::<js_sys::Error>().filter(|e| e.name() == ERROR_NAME);
     let code = ours
         .and_then(|e| Reflect::get(e, &"code".into()).ok())
         .and_then(|c| c.as_string())

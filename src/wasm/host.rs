@@ -21,10 +21,9 @@ impl JsClock {
         if value.is_undefined() || value.is_null() {
             return Ok(JsClock::DateNow);
         }
-        value
-            .dyn_into::<Function>()
-            .map(JsClock::Callback)
-            .map_err(|v| Error::invalid_argument(format!("clock must be a function returning milliseconds since the epoch, got {}", super::error::describe(&v))))
+        value.dyn_into::<Function>().map(JsClock::Callback).map_err(|v| {
+            Error::invalid_argument(format!("clock must be a function returning milliseconds since the epoch, got {}", super::error::describe(&v)))
+        })
     }
 
     pub fn try_now(&self) -> Result<f64, Error> {

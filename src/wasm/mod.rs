@@ -3,8 +3,8 @@
 
 pub mod capture;
 pub mod error;
-mod host;
 pub mod generate;
+mod host;
 pub mod message;
 pub mod observe;
 pub mod types;
@@ -22,8 +22,8 @@ use crate::core::{Error, ErrorCode};
 
 /// A Rust value as a plain JS value (`JSON.parse` of its serde_json text).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| error::to_js(Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {e}"))))?;
+    let text =
+        serde_json::to_string(value).map_err(|e| error::to_js(Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {e}"))))?;
     js_sys::JSON::parse(&text)
 }
 
@@ -31,8 +31,8 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     let text = js_sys::JSON::stringify(value).map_err(|e| {
-        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
-        Error::invalid_argument(format!("{what} is not JSON data: {why}"))
+        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|| error::describe(&e));
+        Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(&e))
     })?;
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
@@ -67,9 +67,8 @@ pub(crate) fn option(obj: &JsValue, key: &str, place: &str) -> Result<JsValue, E
     if !obj.is_object() && !obj.is_function() {
         return Ok(JsValue::UNDEFINED);
     }
-    js_sys::Reflect::get(obj, &key.into()).map_err(|e| {
-        Error::invalid_argument(format!("{place}.{key}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e))
-    })
+    js_sys::Reflect::get(obj, &key.into())
+        .map_err(|e| Error::invalid_argument(format!("{place}.{key}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e)))
 }
 
 /// Refuses keys of an options object that the library does not read (a
@@ -82,9 +81,8 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
     if !obj.is_object() || js_sys::Array::is_array(obj) {
         return Err(Error::invalid_argument(format!("{place} must be an object, got {}", error::describe(obj))));
     }
-    let keys = js_sys::Reflect::own_keys(obj).map_err(|e| {
-        Error::invalid_argument(format!("{place}: its keys could not be read: {}", error::describe(&e))).caused_by(error::cause(&e))
-    })?;
+    let keys = js_sys::Reflect::own_keys(obj)
+        .map_err(|e| Error::invalid_argument(format!("{place}: its keys could not be read: {}", error::describe(&e))).caused_by(error::cause(&e)))?;
     let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
     crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
 }

@@ -62,6 +62,32 @@ async function expectRejects(promise, code, what) {
   throw new Error(`${what}: expected a ${code} error`);
 }
 
+/** A coded error of this package: name, code, and (when given) the cause kept. */
+function coded(err, code, what, cause) {
+  assert(err instanceof Error, `${what}: an Error, got ${err}`);
+  eq([err.name, err.code], ['AgentTrajectoriesError', code], `${what}: name and code (${err.message})`);
+  if (cause !== undefined) assert(err.cause === cause, `${what}: the original error is its cause`);
+  return err;
+}
+async function rejects(promise, code, what, cause) {
+  try {
+    await promise;
+  } catch (err) {
+    return coded(err, code, what, cause);
+  }
+  throw new Error(`${what}: expected a ${code} error`);
+}
+function throws(fn, code, what, cause) {
+  try {
+    fn();
+  } catch (err) {
+    return coded(err, code, what, cause);
+  }
+  throw new Error(`${what}: expected a ${code} error`);
+}
+/** `base` plus an enumerable `key` whose getter throws `error`. */
+const getterThrows = (key, error, base = {}) => Object.defineProperty({ ...base }, key, { enumerable: true, get() { throw error; } });
+
 function expectThrow(fn, code, what) {
   try {
     fn();
@@ -351,6 +377,161 @@ export const checks = {
     eq(judged.join(' '), 'confirm:in_progress:3', 'isSatisfied sees its own turn');
   },
 
+  async 'replayModel: an answer is replayed as often as it was recorded, then REPLAY_MISS; bad recordings are coded errors'(at) {
+    let n = 0;
+    const rec = at.recordingModel(async () => `answer ${++n}`);
+    const req = { purpose: 'user-message', system: 's', messages: [{ role: 'user', content: 'hi' }] };
+    await rec(req);
+    await rec(req);
+    const replay = at.replayModel(JSON.stringify(rec.recording));
+    eq([await replay(req), await replay({ messages: req.messages, system: 's', purpose: 'user-message' })], ['answer 1', 'answer 2'], 'in recorded order, key order aside');
+    const extra = await rejects(replay(req), 'REPLAY_MISS', 'a third ask of a request recorded twice');
+    assert(extra.message.includes('recorded 2 times') && extra.message.includes('call 3'), extra.message);
+    const miss = await rejects(replay({ ...req, system: 'other' }), 'REPLAY_MISS', 'an unrecorded request');
+    assert(miss.message.includes('request.system line 1'), miss.message);
+
+    const ok = { format: 'agent-trajectories/model-recording', version: 1 };
+    const bad = (recording, what) => throws(() => at.replayModel(recording), 'INVALID_ARGUMENT', what);
+    const notJson = bad('{"format": oops', 'a string that is not JSON');
+    assert(notJson.message.startsWith('replayModel') && notJson.cause instanceof Error, notJson.message);
+    bad(null, 'null');
+    bad('null', 'JSON null');
+    bad(42, 'a number');
+    bad({ ...ok, entries: [5] }, 'an entry that is not an object');
+    bad({ ...ok, entries: [null] }, 'a null entry');
+    bad({ ...ok, entries: [{ request: req }] }, 'an entry without response');
+    const cyclic = { purpose: 'user-message', messages: [] };
+    cyclic.messages.push(cyclic);
+    const cyc = bad({ ...ok, entries: [{ request: cyclic, response: 'x' }] }, 'a cyclic request');
+    assert(cyc.message.includes('entries[0].request.messages[0]'), cyc.message);
+    const boom = new Error('getter exploded');
+    throws(() => at.replayModel({ ...ok, get entries() { throw boom; } }), 'INVALID_ARGUMENT', 'a throwing getter', boom);
+    throws(() => at.replayModel({ ...ok, entries: [{ request: getterThrows('system', boom, { purpose: 'user-message', messages: [] }), response: 'x' }] }), 'INVALID_ARGUMENT', 'a throwing getter inside a request', boom);
+    await rejects(at.replayModel({ ...ok, entries: [] })(undefined), 'INVALID_ARGUMENT', 'a replayed model asked nothing');
+  },
+
+  'modelRequestKey refuses cycles, BigInts and throwing getters with coded errors naming the place'(at) {
+    const cyclic = { purpose: 'user-message', messages: [{ role: 'user', content: 'x' }] };
+    cyclic.messages[0].self = cyclic.messages;
+    const c = throws(() => at.modelRequestKey(cyclic), 'INVALID_ARGUMENT', 'a cycle');
+    assert(c.message.includes('request.messages[0].self'), c.message);
+    const b = throws(() => at.modelRequestKey({ purpose: 'user-message', messages: [], n: 10n }), 'INVALID_ARGUMENT', 'a BigInt');
+    assert(b.message.includes('request.n') && b.message.includes('BigInt'), b.message);
+    const boom = new Error('no reading this');
+    const g = throws(() => at.modelRequestKey({ purpose: 'user-message', messages: [getterThrows('content', boom)] }), 'INVALID_ARGUMENT', 'a throwing getter', boom);
+    assert(g.message.includes('request.messages[0].content') && g.message.includes('no reading this'), g.message);
+    throws(() => at.modelRequestKey(undefined), 'INVALID_ARGUMENT', 'no request');
+    throws(() => at.modelRequestKey('text'), 'INVALID_ARGUMENT', 'a string');
+    const shared = { role: 'user', content: 'same object twice is not a cycle' };
+    eq(typeof at.modelRequestKey({ purpose: 'user-message', messages: [shared, shared] }), 'string', 'a shared (acyclic) object is fine');
+  },
+
+  async 'fromOpenAIChat: bad options, a fetch that rejects or answers no Response, and malformed answers are coded errors'(at) {
+    throws(() => at.fromOpenAIChat(null), 'INVALID_ARGUMENT', 'null options');
+    throws(() => at.fromOpenAIChat(), 'INVALID_ARGUMENT', 'no options');
+    throws(() => at.fromOpenAIChat({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: 'curl' }), 'INVALID_ARGUMENT', 'fetch that is not a function');
+    const boom = new Error('options getter');
+    throws(() => at.fromOpenAIChat(getterThrows('model', boom, { baseURL: 'http://127.0.0.1:9/v1' })), 'INVALID_ARGUMENT', 'a throwing option getter', boom);
+    const req = { purpose: 'user-message', messages: [{ role: 'user', content: 'hi' }] };
+    const over = (fetch) => at.fromOpenAIChat({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch });
+    const refused = new TypeError('fetch failed: connection refused');
+    const e1 = await rejects(over(async () => { throw refused; })(req), 'CALLBACK_FAILED', 'a fetch that rejects', refused);
+    assert(e1.message.includes('connection refused') && e1.message.includes('/chat/completions'), e1.message);
+    await rejects(over(async () => ({}))(req), 'CALLBACK_FAILED', 'a fetch that resolves to a plain object');
+    await rejects(over(async () => 'OK')(req), 'CALLBACK_FAILED', 'a fetch that resolves to a string');
+    await rejects(over(async () => ({ text: async () => '{}' }))(req), 'CALLBACK_FAILED', 'a Response-like without ok');
+    const unreadable = new Error('stream broke');
+    await rejects(over(async () => ({ ok: true, status: 200, text: async () => { throw unreadable; } }))(req), 'CALLBACK_FAILED', 'a body that cannot be read', unreadable);
+    const answering = (body) => over(async () => ({ ok: true, status: 200, text: async () => JSON.stringify(body) }));
+    const m = await rejects(answering({ choices: [{}] })(req), 'CALLBACK_FAILED', 'choices[0].message missing');
+    assert(m.message.includes('choices[0].message'), m.message);
+    await rejects(answering({ choices: [] })(req), 'CALLBACK_FAILED', 'no choices');
+    await rejects(answering({ choices: [{ message: null }] })(req), 'CALLBACK_FAILED', 'a null message');
+    const f = await rejects(answering({ choices: [{ message: { content: null, tool_calls: [{ id: 'c1', type: 'function' }] } }] })(req), 'CALLBACK_FAILED', 'a tool call without function');
+    assert(f.message.includes('tool_calls[0]'), f.message);
+    await rejects(answering({ choices: [{ message: { content: null, tool_calls: [null] } }] })(req), 'CALLBACK_FAILED', 'a null tool call');
+    await rejects(answering({ choices: [{ message: { content: null, tool_calls: 'book' } }] })(req), 'CALLBACK_FAILED', 'tool_calls not an array');
+    await rejects(answering({ choices: [{ message: { content: 'hi' } }] })({ purpose: 'user-message' }), 'INVALID_ARGUMENT', 'a request without messages');
+    eq(await answering({ choices: [{ message: { content: 'hi' } }], usage: { prompt_tokens: 'lots' } })(req), { text: 'hi' }, 'usage that is not a number is left out');
+  },
+
+  async 'toArtifacts and DefaultPolicy.evaluate turn garbage into coded errors'(at) {
+    const t = at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, agent());
+    const r = await at.runTrajectory(t, { userModel: scriptedUser(), clock });
+    eq(Object.keys(at.toArtifacts(r, t)).length, 3, 'a real result');
+    for (const [result, def, what] of [[null, t, 'null result'], [5, t, 'a number result'], [r, null, 'null def'], [r, 5, 'a number def'], [r, 'def', 'a string def']]) {
+      throws(() => at.toArtifacts(result, def), 'INVALID_ARGUMENT', what);
+    }
+    const boom = new Error('getter in the definition');
+    const e = throws(() => at.toArtifacts(r, getterThrows('persona', boom, { goal: 'g' })), 'INVALID_ARGUMENT', 'a throwing getter in def', boom);
+    assert(e.message.startsWith('toArtifacts'), e.message);
+    throws(() => at.toArtifacts(r, { goal: 'g', persona: { description: 'd' }, metadata: { n: 1n } }), 'INVALID_ARGUMENT', 'a BigInt in def');
+
+    const policy = new at.DefaultPolicy();
+    const stop = new Error('ctx getter');
+    throws(() => policy.evaluate(getterThrows('defaultDecision', stop)), 'INVALID_ARGUMENT', 'a ctx whose getter throws', stop);
+    throws(() => policy.evaluate({ defaultDecision: null }), 'INVALID_ARGUMENT', 'a null defaultDecision');
+    throws(() => policy.evaluate(7), 'INVALID_ARGUMENT', 'a number');
+    eq(policy.evaluate({ defaultDecision: { stop: false } }), { stop: false }, 'a real context');
+  },
+
+  async 'runTrajectory refuses unknown option keys naming the nearest one, and throwing option getters'(at) {
+    const t = at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, agent());
+    const userModel = scriptedUser();
+    for (const [opts, near] of [
+      [{ userModel, observer: [] }, 'observers'],
+      [{ userModel, onSinkErorr: 'fail' }, 'onSinkError'],
+      [{ usermodel: userModel }, 'userModel'],
+      [{ userModel, Clock: clock }, 'clock'],
+    ]) {
+      const key = Object.keys(opts).find((k) => k !== 'userModel');
+      const e = await rejects(at.runTrajectory(t, opts), 'INVALID_ARGUMENT', `option ${key}`);
+      assert(e.message.includes(`unknown option "${key}"`) && e.message.includes(`did you mean "${near}"?`), e.message);
+    }
+    const z = await rejects(at.runTrajectory(t, { userModel, zzzzzz: 1 }), 'INVALID_ARGUMENT', 'a key like none');
+    assert(!z.message.includes('did you mean') && z.message.includes('valid: '), z.message);
+    const boom = new Error('options getter');
+    await rejects(at.runTrajectory(t, getterThrows('userModel', boom)), 'INVALID_ARGUMENT', 'a throwing userModel getter', boom);
+    await rejects(at.runTrajectory(t, getterThrows('clock', boom, { userModel })), 'INVALID_ARGUMENT', 'a throwing clock getter', boom);
+    await rejects(at.runTrajectory(t, []), 'INVALID_ARGUMENT', 'an array of options');
+    await rejects(at.runTrajectory(t, 'fast'), 'INVALID_ARGUMENT', 'a string of options');
+  },
+
+  async 'adapters: bad targets are coded errors, a throwing client is kept as the cause, and usage comes back as numbers'(at) {
+    for (const bad of [null, 5, {}, 'agent', { generate: 'x' }]) throws(() => at.withAISdkAgent(bad), 'INVALID_ARGUMENT', `withAISdkAgent(${JSON.stringify(bad)})`);
+    for (const bad of [null, 5, {}, { generate: 1 }]) throws(() => at.withMastraAgent(bad), 'INVALID_ARGUMENT', `withMastraAgent(${JSON.stringify(bad)})`);
+    for (const bad of [null, 5, {}, 'gpt-4']) throws(() => at.fromAISdkModel(bad), 'INVALID_ARGUMENT', `fromAISdkModel(${JSON.stringify(bad)})`);
+    const boom = new Error('getter in the config');
+    throws(() => at.withAISdkAgent(getterThrows('model', boom)), 'INVALID_ARGUMENT', 'a config whose getter throws', boom);
+    throws(() => at.withMastraAgent(getterThrows('generate', boom)), 'INVALID_ARGUMENT', 'a Mastra agent whose getter throws', boom);
+
+    const down = new Error('provider is down');
+    const history = [{ role: 'user', content: 'hi' }];
+    const e1 = await rejects(at.withAISdkAgent({ generate: async () => { throw down; } }).respond(history), 'CALLBACK_FAILED', 'agent.generate throws', down);
+    assert(e1.message.includes('agent.generate') && e1.message.includes('provider is down'), e1.message);
+    await rejects(at.withAISdkAgent({ model: {}, generateText: async () => { throw down; } }).respond(history), 'CALLBACK_FAILED', 'generateText throws', down);
+    await rejects(at.withMastraAgent({ generate: () => { throw down; } }).respond(history), 'CALLBACK_FAILED', 'mastra generate throws (synchronously)', down);
+    await rejects(at.fromAISdkModel({ doGenerate() {} }, { generateText: async () => { throw down; } })({ purpose: 'user-message', messages: history }), 'CALLBACK_FAILED', 'fromAISdkModel generateText throws', down);
+    const run = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, at.withAISdkAgent({ generate: async () => { throw down; } })), { userModel: scriptedUser(), clock });
+    eq([run.end.reason, run.end.error.code, run.end.error.side], ['error', 'CALLBACK_FAILED', 'agent'], 'in a run');
+    assert(run.end.error.message.includes('provider is down'), run.end.error.message);
+
+    const answer = { role: 'assistant', content: 'done' };
+    const ai = (result) => at.withAISdkAgent({ generate: async () => result }).respond(history);
+    eq(await ai({ response: { messages: [answer] }, usage: { inputTokens: 1, outputTokens: 1 }, totalUsage: { inputTokens: 30, outputTokens: 12, totalTokens: 42 } }),
+      { messages: [answer], usage: { inputTokens: 30, outputTokens: 12 } }, 'AI SDK: totalUsage (every step), not the last step\'s usage');
+    eq(await ai({ response: { messages: [answer] }, usage: { inputTokens: { total: 7 }, outputTokens: { total: 5 } } }),
+      { messages: [answer], usage: { inputTokens: 7, outputTokens: 5 } }, 'token counts as { total } objects');
+    eq(await ai({ response: { messages: [answer] } }), { messages: [answer] }, 'no usage reported, none returned');
+    eq(await ai({ response: { messages: [answer] }, totalUsage: { inputTokens: undefined, outputTokens: -1 } }), { messages: [answer] }, 'unknown or impossible counts left out');
+    eq(await at.withAISdkAgent({ model: {}, generateText: async () => ({ response: { messages: [answer] }, totalUsage: { inputTokens: 4, outputTokens: 2 } }) }).respond(history),
+      { messages: [answer], usage: { inputTokens: 4, outputTokens: 2 } }, 'generateText config');
+    eq(await at.withMastraAgent({ generate: async () => ({ messages: [answer], usage: { inputTokens: 9, outputTokens: 3 } }) }).respond(history),
+      { messages: [answer], usage: { inputTokens: 9, outputTokens: 3 } }, 'Mastra usage');
+    eq(await at.fromAISdkModel({ doGenerate() {} }, { generateText: async () => ({ text: 'hi', usage: { inputTokens: 1, outputTokens: 1 }, totalUsage: { inputTokens: 6, outputTokens: 2 } }) })({ purpose: 'user-message', messages: history }),
+      { text: 'hi', usage: { inputTokens: 6, outputTokens: 2 } }, 'fromAISdkModel');
+  },
+
   async 'a policy decides before any model call of the turn; maxTurns always caps; stops invent no trace'(at) {
     // After the goal: no ranking call. With maxTurns: the ranker is never asked for a turn past the cap.
     const free = { goal: 'g', persona: { description: 'd' }, steps: { steps: [{ id: 's', instruction: 'x' }, { id: 'a', instruction: 'y' }], start: 's', terminals: ['s'] } };
@@ -404,6 +585,10 @@ export const checks = {
     eq(pipeline.budget.tokensUsed, 3 * (120 + 7), 'agent and user-model usage counted');
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'onSinkErorr');
     expectThrow(() => at.createTrajectory({ ...chain(), maxturns: 3 }, agent()), 'INVALID_TRAJECTORY', 'maxturns');
+    const def = chain();
+    Object.defineProperty(def, 'goal', { enumerable: true, get() { throw new TypeError('goal unavailable'); } });
+    const got = expectThrow(() => at.createTrajectory(def, agent()), 'INVALID_TRAJECTORY', 'a getter that throws');
+    eq([got.cause instanceof TypeError, got.message.includes('trajectory.goal')], [true, true], 'named, with its cause');
     const wrong = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => ({ txt: 'hi' }), clock });
     eq([wrong.end.error.code, wrong.end.error.side], ['CALLBACK_FAILED', 'user-simulator'], '{ txt } is not an empty message');
   },

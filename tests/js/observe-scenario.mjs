@@ -207,5 +207,12 @@ export const checks = {
     const last = p.injectInto([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }], { position: 'last-user' });
     eq([last.length, last[1].content.length, last[1].content[0].text], [2, 2, 'b'], 'last-user: a text part of the last user message');
     expectCode(() => p.injectInto([], { postion: 'end' }), 'INVALID_ARGUMENT', 'a misspelt option');
+    const near = expectCode(() => new at.ObserverPipeline({ observer: [] }), 'INVALID_ARGUMENT', '`observer:` for `observers:`');
+    assert(near.message.includes('did you mean "observers"?'), near.message);
+    const entry = expectCode(() => new at.ObserverPipeline({ observers: [{ observer: 'stall', triger: { onEveryCall: true } }] }), 'INVALID_ARGUMENT', 'a misspelt entry key');
+    assert(entry.message.startsWith('observers[0]: unknown option "triger"; did you mean "trigger"?'), entry.message);
+    const throwing = { get observers() { throw new RangeError('no observers today'); } };
+    const got = expectCode(() => new at.ObserverPipeline(throwing), 'INVALID_ARGUMENT', 'a getter that throws');
+    eq(got.cause instanceof RangeError, true, 'kept as the cause');
   },
 };

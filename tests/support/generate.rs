@@ -1,5 +1,7 @@
 //! Fakes and helpers for the generation tests: a numbered simulated user,
 //! a scripted agent, an event log, predicates and definition builders.
+// Shared by several test binaries; each uses a different subset.
+#![allow(dead_code)]
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -13,17 +15,25 @@ use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
+type Ranker = Box<dyn Fn(&ModelRequest) -> Result<String>>;
+type PredFn = Box<dyn Fn(&PredicateContext<'_>) -> Result<bool>>;
+
 /// The simulated user: numbered messages, and a ranker answer from `rank`.
 pub struct User {
     pub n: Cell<u32>,
-    pub rank: RefCell<Box<dyn Fn(&ModelRequest) -> Result<String>>>,
+    pub rank: RefCell<Ranker>,
     pub empty_first: Cell<u32>,
     pub requests: RefCell<Vec<ModelRequest>>,
 }
 
 impl User {
     pub fn new() -> User {
-        User { n: Cell::new(0), rank: RefCell::new(Box::new(|_| Ok("{\"candidates\":[]}".into()))), empty_first: Cell::new(0), requests: RefCell::default() }
+        User {
+            n: Cell::new(0),
+            rank: RefCell::new(Box::new(|_| Ok("{\"candidates\":[]}".into()))),
+            empty_first: Cell::new(0),
+            requests: RefCell::default(),
+        }
     }
     pub fn ranking(self, f: impl Fn(&ModelRequest) -> Result<String> + 'static) -> User {
         *self.rank.borrow_mut() = Box::new(f);
@@ -113,7 +123,7 @@ impl RunEvents for Events {
     }
 }
 
-pub struct Pred(Box<dyn Fn(&PredicateContext<'_>) -> Result<bool>>);
+pub struct Pred(PredFn);
 impl Predicate for Pred {
     fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>> {
         let out = (self.0)(ctx);

@@ -33,10 +33,7 @@ pub struct BadLine {
 
 /// Iterates the non-blank lines with their 1-based numbers.
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .filter(|(_, l)| !l.trim().is_empty())
+    text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).filter(|(_, l)| !l.trim().is_empty())
 }
 
 fn parse_line(n: usize, line: &str) -> Result<TrajectoryRecord> {

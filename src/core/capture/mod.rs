@@ -6,10 +6,8 @@ mod record;
 mod recorder;
 mod sink;
 
-pub use record::{
-    check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION,
-};
+pub use jsonl::BadLine;
 pub use payload::Payload;
+pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
 pub use sink::{JsonlSink, MemorySink, Sink};
-pub use jsonl::BadLine;

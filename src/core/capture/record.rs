@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::core::error::{Error, ErrorCode, Result};
 use super::payload::Payload;
+use crate::core::error::{Error, ErrorCode, Result};
 
 /// The schema this build writes. A reader refuses anything newer rather
 /// than guessing at fields it does not know.

@@ -31,9 +31,10 @@ impl Recorder {
     /// A child run: its own seq space from 0, `parent_run_id` set to this
     /// run's id and `depth` one deeper.
     pub fn child(&self, run_id: Option<String>) -> Result<Recorder> {
-        let parent = self.run_id.clone().ok_or_else(|| {
-            Error::invalid_argument("child(): this run has no run id yet; record run_started first or give the recorder a runId")
-        })?;
+        let parent = self
+            .run_id
+            .clone()
+            .ok_or_else(|| Error::invalid_argument("child(): this run has no run id yet; record run_started first or give the recorder a runId"))?;
         Ok(Recorder { run_id, parent_run_id: Some(parent), depth: self.depth + 1, ..Default::default() })
     }
 
@@ -74,17 +75,12 @@ impl Recorder {
             }
             if let Some(id) = &self.run_id {
                 if *id != identity.run_id {
-                    return Err(Error::invalid_argument(format!(
-                        "run_started names run {:?} but this recorder records run {id:?}",
-                        identity.run_id
-                    )));
+                    return Err(Error::invalid_argument(format!("run_started names run {:?} but this recorder records run {id:?}", identity.run_id)));
                 }
             }
             if let (Some(mine), Some(theirs)) = (&self.parent_run_id, &identity.parent_run_id) {
                 if mine != theirs {
-                    return Err(Error::invalid_argument(format!(
-                        "run_started names parent {theirs:?} but this recorder is a child of {mine:?}"
-                    )));
+                    return Err(Error::invalid_argument(format!("run_started names parent {theirs:?} but this recorder is a child of {mine:?}")));
                 }
             }
             self.run_id = Some(identity.run_id.clone());

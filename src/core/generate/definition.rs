@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::trace::StepTrace;
 use super::state::Snapshot;
+use super::trace::StepTrace;
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::LocalBoxFuture;
 use crate::core::message::kind_of;
@@ -218,7 +218,17 @@ impl Trajectory {
         let f = Fields::of(v, "trajectory")?;
         // `agent` and `userModel` are live objects the host takes out first; listed so they are not refused.
         f.only(&[
-            "goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel",
+            "goal",
+            "persona",
+            "steps",
+            "maxTurns",
+            "conversationId",
+            "metadata",
+            "loopDetection",
+            "ranker",
+            "userContextSteps",
+            "agent",
+            "userModel",
         ])?;
         let goal = f.required("goal")?;
         let persona_v = f.get("persona").ok_or_else(|| invalid("trajectory.persona is missing; give at least { description }"))?;
@@ -306,11 +316,7 @@ impl Trajectory {
                     Some(i) if g.terminals.contains(&i) => format!("it waits for terminal {blocker:?}, and satisfying a terminal ends the run"),
                     _ => format!("it waits for {blocker:?}, which can never run"),
                 };
-                return Err(invalid(format!(
-                    "terminal {:?} is unreachable from start {:?}: {why}",
-                    step.id, g.steps[g.start].id
-                ))
-                .at_step(&step.id));
+                return Err(invalid(format!("terminal {:?} is unreachable from start {:?}: {why}", step.id, g.steps[g.start].id)).at_step(&step.id));
             }
         }
         Ok(())
@@ -349,8 +355,13 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
                     Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
                     other => {
                         let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
-                        let hint = other.and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"])).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
-                        return Err(at(invalid(format!("step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"))));
+                        let hint = other
+                            .and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"]))
+                            .map(|n| format!("; did you mean {n:?}?"))
+                            .unwrap_or_default();
+                        return Err(at(invalid(format!(
+                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"
+                        ))));
                     }
                 };
                 preconditions.push(pre);
@@ -365,7 +376,9 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
                 Some(_) => Some(s.integer("maxAttempts", 1, 1).map_err(at)?),
             },
             // setTimeout fires at once past 2^31 - 1 ms, so longer is refused, not shortened.
-            timeout_ms: s.number("timeoutMs", |n| n > 0.0 && n <= MAX_TIMEOUT_MS, "a positive number of milliseconds, at most 2147483647 (24.8 days)").map_err(at)?,
+            timeout_ms: s
+                .number("timeoutMs", |n| n > 0.0 && n <= MAX_TIMEOUT_MS, "a positive number of milliseconds, at most 2147483647 (24.8 days)")
+                .map_err(at)?,
             is_satisfied: None,
             id,
         });

@@ -42,9 +42,7 @@ fn write_message(out: &mut String, m: &ModelMessage) {
                     Part::ToolCall { tool_name, input, .. } => {
                         out.push_str(&format!("{who} called tool {tool_name} with {}\n", clip(&input.to_string())))
                     }
-                    Part::ToolResult { tool_name, output, .. } => {
-                        out.push_str(&format!("Tool {tool_name} returned: {}\n", tool_output(output)))
-                    }
+                    Part::ToolResult { tool_name, output, .. } => out.push_str(&format!("Tool {tool_name} returned: {}\n", tool_output(output))),
                     Part::Reasoning { .. } | Part::Other(_) => {}
                 }
             }
@@ -75,9 +73,8 @@ fn bullets(title: &str, items: &[String]) -> String {
 /// The request for the simulated user's next message.
 pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, traces: &[StepTrace], reminder: bool) -> ModelRequest {
     let p = &t.persona;
-    let mut system = String::from(
-        "You are role-playing the USER in a conversation with an AI assistant. Stay in character and never act as the assistant.\n",
-    );
+    let mut system =
+        String::from("You are role-playing the USER in a conversation with an AI assistant. Stay in character and never act as the assistant.\n");
     match &p.name {
         Some(name) => system.push_str(&format!("Persona: {name}. {}\n", p.description)),
         None => system.push_str(&format!("Persona: {}\n", p.description)),
@@ -213,7 +210,15 @@ mod tests {
     use crate::core::generate::definition::StepDefinition;
 
     fn step(id: &str) -> StepDefinition {
-        StepDefinition { id: id.into(), instruction: format!("do {id}"), hints: vec![], preconditions: vec![], max_attempts: None, timeout_ms: None, is_satisfied: None }
+        StepDefinition {
+            id: id.into(),
+            instruction: format!("do {id}"),
+            hints: vec![],
+            preconditions: vec![],
+            max_attempts: None,
+            timeout_ms: None,
+            is_satisfied: None,
+        }
     }
 
     #[test]

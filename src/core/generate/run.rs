@@ -58,11 +58,8 @@ struct Runner<'a, 'e> {
 /// with reason `error` and are described on the last trace.
 pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
     let start_ms = check_clock(env.clock.now_ms()).unwrap_or(0.0);
-    let conversation_id = t
-        .conversation_id
-        .clone()
-        .or_else(|| env.run_id.clone())
-        .unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64));
+    let conversation_id =
+        t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64));
     let mut r = Runner {
         t,
         env,
@@ -83,7 +80,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
         // The cap (at most u32::MAX) stops the loop before this could wrap.
         turn = turn.saturating_add(1);
     }
-    let end = r.finish(outcome.err().expect("the loop ends on an interrupt")).await;
+    let end = r.finish(outcome.expect_err("the loop ends on an interrupt")).await;
     TrajectoryResult { conversation_id, steps: r.traces, end: Some(end), step_states: r.snapshot.states }
 }
 
@@ -116,7 +113,9 @@ impl Runner<'_, '_> {
             (Some(ms), Some(timer)) => Box::pin(async move {
                 match race(fut, timer.sleep(ms)).await {
                     Either::Left(r) => r,
-                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({} ms)", crate::core::number::show(ms)))),
+                    Either::Right(()) => {
+                        Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({} ms)", crate::core::number::show(ms))))
+                    }
                 }
             }),
             _ => fut,
@@ -265,7 +264,11 @@ impl Runner<'_, '_> {
         }
         let after = self.current.unwrap_or(g.start);
         if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
-            let c = Candidate { step_id: g.steps[i].id.clone(), score: 1.0, reasons: Some(vec!["next eligible step with preconditions in graph order".into()]) };
+            let c = Candidate {
+                step_id: g.steps[i].id.clone(),
+                score: 1.0,
+                reasons: Some(vec!["next eligible step with preconditions in graph order".into()]),
+            };
             return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }));
         }
         let pool: Vec<&StepDefinition> = g.steps.iter().enumerate().filter(|(i, _)| eligible[*i]).map(|(_, s)| s).collect();
@@ -368,7 +371,13 @@ impl Runner<'_, '_> {
                                 let v = output.get("value").unwrap_or(output);
                                 v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
                             });
-                            let call = ToolCallInput { tool_name: tool_name.clone(), params_json: input, params_summary: None, success: !is_error, error_message };
+                            let call = ToolCallInput {
+                                tool_name: tool_name.clone(),
+                                params_json: input,
+                                params_summary: None,
+                                success: !is_error,
+                                error_message,
+                            };
                             o.tool_call(call).map_err(fault(Side::Observer))?;
                         }
                     }
@@ -388,12 +397,10 @@ impl Runner<'_, '_> {
         let satisfied = match &step.is_satisfied {
             Some(p) => {
                 let ctx = PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i };
-                self.guard(p.evaluate(&ctx), Side::Satisfaction, None)
-                    .await
-                    .map_err(|e| match e {
-                        Interrupt::Fault(side, e) => Interrupt::Fault(side, e.within(&format!("step {:?}: isSatisfied", step.id)).at_step(&step.id)),
-                        other => other,
-                    })?
+                self.guard(p.evaluate(&ctx), Side::Satisfaction, None).await.map_err(|e| match e {
+                    Interrupt::Fault(side, e) => Interrupt::Fault(side, e.within(&format!("step {:?}: isSatisfied", step.id)).at_step(&step.id)),
+                    other => other,
+                })?
             }
             None => self.traces.last().is_some_and(|t| {
                 t.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).is_some_and(|m| !m.text_content().trim().is_empty())

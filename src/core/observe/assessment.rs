@@ -97,12 +97,8 @@ impl CurrentAssessment {
         if self.assessments.is_empty() {
             return String::new();
         }
-        let mut lines = vec![
-            "## Trajectory Assessment".to_owned(),
-            String::new(),
-            format!("_Generated after tool call #{}_", self.call_index),
-            String::new(),
-        ];
+        let mut lines =
+            vec!["## Trajectory Assessment".to_owned(), String::new(), format!("_Generated after tool call #{}_", self.call_index), String::new()];
         for a in &self.assessments {
             lines.push(a.render());
             lines.push(String::new());

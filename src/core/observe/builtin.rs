@@ -39,7 +39,10 @@ impl Builtin {
         Ok(match kind {
             "resources" => {
                 let c: ResourcesConfig = options(opts, who)?;
-                if !(0.0..=1.0).contains(&c.warning_threshold) || !(0.0..=1.0).contains(&c.caution_threshold) || c.warning_threshold > c.caution_threshold {
+                if !(0.0..=1.0).contains(&c.warning_threshold)
+                    || !(0.0..=1.0).contains(&c.caution_threshold)
+                    || c.warning_threshold > c.caution_threshold
+                {
                     return Err(Error::invalid_argument(format!("{who}: thresholds must satisfy 0 <= warningThreshold <= cautionThreshold <= 1")));
                 }
                 Builtin::Resources(c)

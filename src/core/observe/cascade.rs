@@ -77,11 +77,7 @@ impl CascadeState {
     }
 
     pub fn check(&mut self, cfg: &CascadeConfig) -> Outcome {
-        let seen: Vec<Seen> = if self.run_len >= cfg.threshold {
-            vec![Seen { key: self.run_start, latest: self.last }]
-        } else {
-            vec![]
-        };
+        let seen: Vec<Seen> = if self.run_len >= cfg.threshold { vec![Seen { key: self.run_start, latest: self.last }] } else { vec![] };
         self.escalation.update(&seen).into_outcome(|reported, severity| {
             let summary = format!(
                 "{} consecutive tool calls have failed (since call #{}), with {} distinct error{}.",
@@ -95,7 +91,8 @@ impl CascadeState {
             groups.sort_by_key(|g| std::cmp::Reverse(g.count));
             for g in groups {
                 let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
-                let shown = if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };
+                let shown =
+                    if (g.calls.len() as u64) < g.count { format!("calls {calls} (newest {})", g.calls.len()) } else { format!("calls {calls}") };
                 a.observations.push(Observation {
                     category: "error_cascade".into(),
                     description: format!("{} x the same error ({shown}).", g.count),

@@ -27,7 +27,9 @@ pub const SNAPSHOT_VERSION: u32 = 1;
 pub enum Observer {
     Builtin(Builtin),
     /// Run by the host (a JS observer); the core only keeps its trigger and name.
-    External { name: String },
+    External {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -429,7 +431,10 @@ impl Pipeline {
     /// options come from `slots`; the state from the snapshot).
     pub fn restore(snapshot: PipelineSnapshot, mut slots: Vec<Slot>) -> Result<Pipeline> {
         if snapshot.schema != SNAPSHOT_SCHEMA {
-            return Err(Error::invalid_argument(format!("not an observer pipeline snapshot (schema {:?}, expected {SNAPSHOT_SCHEMA:?})", snapshot.schema)));
+            return Err(Error::invalid_argument(format!(
+                "not an observer pipeline snapshot (schema {:?}, expected {SNAPSHOT_SCHEMA:?})",
+                snapshot.schema
+            )));
         }
         if snapshot.version != SNAPSHOT_VERSION {
             return Err(Error::new(

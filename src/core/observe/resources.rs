@@ -151,7 +151,13 @@ mod tests {
     #[test]
     fn caution_case_matches_the_spec_example() {
         let a = observe(
-            Budget { deadline: Some(38.5 * MIN), elapsed_seconds: Some(22.0 * 60.0), max_tokens: Some(50_000), tokens_used: Some(35_000), max_tool_calls: Some(100) },
+            Budget {
+                deadline: Some(38.5 * MIN),
+                elapsed_seconds: Some(22.0 * 60.0),
+                max_tokens: Some(50_000),
+                tokens_used: Some(35_000),
+                max_tool_calls: Some(100),
+            },
             30.0,
             47,
         );
@@ -165,12 +171,32 @@ mod tests {
 
     #[test]
     fn info_and_warning_cases() {
-        let info = observe(Budget { deadline: Some(25.5 * MIN), elapsed_seconds: Some(300.0), max_tokens: Some(50_000), tokens_used: Some(12_000), ..Default::default() }, 0.0, 0);
+        let info = observe(
+            Budget {
+                deadline: Some(25.5 * MIN),
+                elapsed_seconds: Some(300.0),
+                max_tokens: Some(50_000),
+                tokens_used: Some(12_000),
+                ..Default::default()
+            },
+            0.0,
+            0,
+        );
         assert_eq!(
             info.render(),
             "### Resources [info]\n\nYou have 25 minutes remaining before the deadline. You have used 12,000 of 50,000 tokens (24% of budget). 38,000 tokens remaining."
         );
-        let warn = observe(Budget { deadline: Some(2.5 * MIN), elapsed_seconds: Some(3600.0), max_tokens: Some(50_000), tokens_used: Some(48_500), ..Default::default() }, 0.0, 0);
+        let warn = observe(
+            Budget {
+                deadline: Some(2.5 * MIN),
+                elapsed_seconds: Some(3600.0),
+                max_tokens: Some(50_000),
+                tokens_used: Some(48_500),
+                ..Default::default()
+            },
+            0.0,
+            0,
+        );
         assert_eq!(
             warn.render(),
             "### Resources [warning]\n\nYou have 2 minutes remaining before the deadline. You have used 48,500 of 50,000 tokens (97% of budget). 1,500 tokens remaining.\n\n\
@@ -180,7 +206,11 @@ mod tests {
 
     #[test]
     fn deadline_passed_exhaustion_and_no_constraints() {
-        let a = observe(Budget { deadline: Some(1.0 * MIN), max_tokens: Some(10), tokens_used: Some(10), max_tool_calls: Some(3), ..Default::default() }, 2.0, 3);
+        let a = observe(
+            Budget { deadline: Some(1.0 * MIN), max_tokens: Some(10), tokens_used: Some(10), max_tool_calls: Some(3), ..Default::default() },
+            2.0,
+            3,
+        );
         assert_eq!(a.severity, Severity::Warning);
         assert_eq!(a.summary, "You have reached the time deadline. You have exhausted your token budget. You have exhausted your tool call budget.");
         assert_eq!(observe(Budget::default(), 0.0, 9).summary, "No resource constraints configured.");
@@ -195,7 +225,10 @@ mod tests {
         assert_eq!(format_duration(5400.0), "1.5 hours");
         assert_eq!(format_duration(86_400.0 * 2.25), "2.2 days", "ties to even, as the spec's Python does");
         assert_eq!(format_duration(86_400.0 * 3.0), "3.0 days");
-        assert_eq!((thousands(0), thousands(999), thousands(1000), thousands(1_234_567)), ("0".into(), "999".into(), "1,000".into(), "1,234,567".into()));
+        assert_eq!(
+            (thousands(0), thousands(999), thousands(1000), thousands(1_234_567)),
+            ("0".into(), "999".into(), "1,000".into(), "1,234,567".into())
+        );
         assert_eq!((percent(35_000, 50_000), percent(1, 3), percent(1, 200), percent(3, 200)), (70, 33, 0, 2));
     }
 
@@ -209,6 +242,9 @@ mod tests {
         assert_eq!(strict.observe(&Budget { max_tool_calls: Some(10), ..Default::default() }, &usage).severity, Severity::Caution);
         // Without elapsedSeconds, time since the pipeline started counts as elapsed.
         let usage = Usage { now_ms: 95.0 * MIN, started_at_ms: 0.0, tool_calls: 0 };
-        assert_eq!(ResourcesConfig::default().observe(&Budget { deadline: Some(100.0 * MIN), ..Default::default() }, &usage).severity, Severity::Warning);
+        assert_eq!(
+            ResourcesConfig::default().observe(&Budget { deadline: Some(100.0 * MIN), ..Default::default() }, &usage).severity,
+            Severity::Warning
+        );
     }
 }

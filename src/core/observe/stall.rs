@@ -183,7 +183,8 @@ impl StallState {
             self.tally.rebuild(cfg, &self.window);
         }
         let n = self.window.len();
-        let alternating = n >= 6 && self.window[n - 1].call_fp == self.window[n - 3].call_fp && self.window[n - 2].call_fp == self.window[n - 4].call_fp;
+        let alternating =
+            n >= 6 && self.window[n - 1].call_fp == self.window[n - 3].call_fp && self.window[n - 2].call_fp == self.window[n - 4].call_fp;
         let thrash = self.window.front().is_some_and(|f| self.tally.last_thrash >= f.call_index);
         self.tally.hot > 0 || alternating || thrash
     }
@@ -274,15 +275,28 @@ impl StallState {
         let list = calls.iter().map(|c| format!("#{}", c.call_index)).collect::<Vec<_>>().join(", ");
         let first = calls[0];
         let (category, description) = match p.kind {
-            Kind::RepeatedFailure => ("repeated_failure", format!("`{}` failed {} times with the same arguments (calls {list}).", first.label(), calls.len())),
-            Kind::Loop => ("loop", format!("`{}` was called {} times with the same arguments and the same result (calls {list}).", first.label(), calls.len())),
-            Kind::Alternation => ("alternation", format!("Alternating between `{}` and `{}` without progress (calls {list}).", first.label(), calls[1].label())),
+            Kind::RepeatedFailure => {
+                ("repeated_failure", format!("`{}` failed {} times with the same arguments (calls {list}).", first.label(), calls.len()))
+            }
+            Kind::Loop => {
+                ("loop", format!("`{}` was called {} times with the same arguments and the same result (calls {list}).", first.label(), calls.len()))
+            }
+            Kind::Alternation => {
+                ("alternation", format!("Alternating between `{}` and `{}` without progress (calls {list}).", first.label(), calls[1].label()))
+            }
             Kind::SameTarget => {
                 let target = first.path.as_deref().map_or_else(|| first.label(), str::to_owned);
                 let recent = self.window.len().min(cfg.target_window);
                 ("stall", format!("`{}` worked on `{target}` {} times in the last {recent} calls (calls {list}).", first.tool_name, calls.len()))
             }
-            Kind::Thrash => ("thrash", format!("Reading and writing `{}` back and forth ({} alternations, calls {list}).", first.path.as_deref().unwrap_or_default(), calls.len())),
+            Kind::Thrash => (
+                "thrash",
+                format!(
+                    "Reading and writing `{}` back and forth ({} alternations, calls {list}).",
+                    first.path.as_deref().unwrap_or_default(),
+                    calls.len()
+                ),
+            ),
         };
         let evidence = calls
             .iter()
@@ -297,10 +311,8 @@ impl StallState {
 
     pub fn check(&mut self, cfg: &StallConfig) -> Outcome {
         let problems = if self.may_have_problems(cfg) { self.problems(cfg) } else { Vec::new() };
-        let seen: Vec<Seen> = problems
-            .iter()
-            .map(|p| Seen { key: p.key, latest: p.at.iter().map(|&j| self.window[j].call_index).max().unwrap_or(0) })
-            .collect();
+        let seen: Vec<Seen> =
+            problems.iter().map(|p| Seen { key: p.key, latest: p.at.iter().map(|&j| self.window[j].call_index).max().unwrap_or(0) }).collect();
         self.escalation.update(&seen).into_outcome(|reported, severity| {
             let most = reported.iter().map(|(_, n)| *n).max().unwrap_or(1);
             let summary = format!(
@@ -385,7 +397,10 @@ mod tests {
             live.on_call(&cfg, c);
             restored.on_call(&cfg, c);
             // Counts are exact either way; run lengths may differ (history vs window) but stay sound.
-            assert_eq!((&restored.tally.failing, &restored.tally.same, &restored.tally.target, restored.tally.hot), (&live.tally.failing, &live.tally.same, &live.tally.target, live.tally.hot));
+            assert_eq!(
+                (&restored.tally.failing, &restored.tally.same, &restored.tally.target, restored.tally.hot),
+                (&live.tally.failing, &live.tally.same, &live.tally.target, live.tally.hot)
+            );
             assert_eq!(keys(&restored), keys(&live));
             assert!(keys(&restored).is_empty() || restored.may_have_problems(&cfg));
         }

@@ -49,9 +49,8 @@ impl Trigger {
                     _ => return Err(Error::invalid_argument(format!("{who}: trigger.everyNSeconds must be a positive number, got {val}"))),
                 },
                 "onEveryCall" => {
-                    t.on_every_call = val.as_bool().ok_or_else(|| {
-                        Error::invalid_argument(format!("{who}: trigger.onEveryCall must be a boolean, got {val}"))
-                    })?
+                    t.on_every_call =
+                        val.as_bool().ok_or_else(|| Error::invalid_argument(format!("{who}: trigger.onEveryCall must be a boolean, got {val}")))?
                 }
                 other => {
                     return Err(Error::invalid_argument(format!(

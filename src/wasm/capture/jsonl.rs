@@ -28,10 +28,14 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
     let lenient = match lenient.as_bool() {
         Some(b) => b,
         None if lenient.is_undefined() => false,
-        None => return Err(to_js(Error::invalid_argument(format!("parseTrajectoryJsonl options.lenient must be a boolean, got {}", describe(&lenient))))),
+        None => {
+            return Err(to_js(Error::invalid_argument(format!("parseTrajectoryJsonl options.lenient must be a boolean, got {}", describe(&lenient)))))
+        }
     };
     let text = match text.dyn_ref::<js_sys::Uint8Array>() {
-        Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|e| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}"))))?,
+        Some(bytes) => {
+            String::from_utf8(bytes.to_vec()).map_err(|e| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}"))))?
+        }
         None => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
     };
     if lenient {
@@ -44,9 +48,7 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
 
 /// Serialises records (validated, index named on error) to JSONL text.
 #[wasm_bindgen(js_name = serializeTrajectoryJsonl)]
-pub fn serialize_trajectory_jsonl(
-    #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: JsValue,
-) -> JsResult<String> {
+pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: JsValue) -> JsResult<String> {
     if !js_sys::Array::is_array(&records) {
         return Err(to_js(Error::invalid_argument("records must be an array")));
     }

@@ -12,9 +12,9 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use super::sinks::{native_sink_of, Delivery, NativeSink};
 use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord};
 use crate::core::{Error, ErrorCode};
+use crate::wasm::error::describe;
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::error::describe;
 use crate::wasm::{check_options, option, property, string_arg};
 
 /// A run id: a non-empty string.
@@ -142,7 +142,12 @@ pub struct TrajectoryRecorder {
 impl TrajectoryRecorder {
     /// A recorder that stamps records and delivers them nowhere.
     pub(crate) fn without_sink(clock: JsClock) -> TrajectoryRecorder {
-        let chan = Channel { target: Target::Nowhere, dispatcher: RefCell::new(Dispatcher::new(SinkPolicy::Fail)), on_error: None, waiters: RefCell::default() };
+        let chan = Channel {
+            target: Target::Nowhere,
+            dispatcher: RefCell::new(Dispatcher::new(SinkPolicy::Fail)),
+            on_error: None,
+            waiters: RefCell::default(),
+        };
         TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(None))), chan: Rc::new(chan), clock }
     }
 
@@ -153,11 +158,7 @@ impl TrajectoryRecorder {
             return Err(f.clone());
         }
         let now = self.clock.try_now()?;
-        let record = self
-            .state
-            .try_borrow_mut()
-            .map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))?
-            .stamp(payload, now)?;
+        let record = self.state.try_borrow_mut().map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))?.stamp(payload, now)?;
         let (seq, copy) = (record.seq, keep.then(|| record.clone()));
         let submitted = self.chan.dispatcher.borrow_mut().submit(record)?;
         if let Some(now) = submitted {
@@ -175,19 +176,16 @@ impl TrajectoryRecorder {
     /// `sink`: a `MemorySink`, a `JsonlSink`, or any object with
     /// `record(r): void | Promise<void>`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue,
-        opts: Option<RecorderOptions>,
-    ) -> JsResult<TrajectoryRecorder> {
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue, opts: Option<RecorderOptions>) -> JsResult<TrajectoryRecorder> {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
         check_options(&opts, &["clock", "onSinkError", "onError", "runId"], "TrajectoryRecorder options").js()?;
         let opt = |key: &str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
             None => {
-                let record = property(&sink, "record").dyn_into::<Function>().map_err(|_| {
-                    to_js(Error::invalid_argument("sink must be a MemorySink, a JsonlSink or an object with a record(r) method"))
-                })?;
+                let record = property(&sink, "record")
+                    .dyn_into::<Function>()
+                    .map_err(|_| to_js(Error::invalid_argument("sink must be a MemorySink, a JsonlSink or an object with a record(r) method")))?;
                 Target::Js { object: sink, record }
             }
         };
@@ -200,7 +198,9 @@ impl TrajectoryRecorder {
         // Unlike pipeline options, an explicit `null` onError is refused: only absence means "none".
         let on_error = match opt("onError")? {
             v if v.is_undefined() => None,
-            v => Some(v.dyn_into::<Function>().map_err(|v| to_js(Error::invalid_argument(format!("onError must be a function, got {}", describe(&v)))))?),
+            v => Some(
+                v.dyn_into::<Function>().map_err(|v| to_js(Error::invalid_argument(format!("onError must be a function, got {}", describe(&v)))))?,
+            ),
         };
         let run_id = match opt("runId")? {
             v if v.is_undefined() => None,
@@ -224,7 +224,10 @@ impl TrajectoryRecorder {
 
     /// A recorder for a child run: same sink and clock, its own seq space
     /// from 0, `parentRunId` set to this run and `depth` one deeper.
-    pub fn child(&self, #[wasm_bindgen(js_name = runId, unchecked_param_type = "string | undefined")] run_id: JsValue) -> JsResult<TrajectoryRecorder> {
+    pub fn child(
+        &self,
+        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string | undefined")] run_id: JsValue,
+    ) -> JsResult<TrajectoryRecorder> {
         let run_id = if run_id.is_undefined() || run_id.is_null() { None } else { Some(non_empty_run_id(&run_id).js()?) };
         let child = self.state.borrow().child(run_id).js()?;
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(child)), chan: self.chan.clone(), clock: self.clock.clone() })

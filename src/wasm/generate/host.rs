@@ -156,7 +156,8 @@ pub struct JsModel(pub Function);
 impl Model for JsModel {
     fn complete(&self, request: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse, Error>> {
         Box::pin(async move {
-            let what = format!("userModel ({})", serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
+            let what =
+                format!("userModel ({})", serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
             let req = to_js(&request).map_err(conv)?;
             let signal = CallSignal::new();
             let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;
@@ -396,7 +397,8 @@ struct AbortState {
 
 impl JsAbort {
     pub fn new(signal: JsValue) -> Result<JsAbort, Error> {
-        let add = property(&signal, "addEventListener").dyn_into::<Function>().map_err(|_| Error::invalid_argument("signal must be an AbortSignal"))?;
+        let add =
+            property(&signal, "addEventListener").dyn_into::<Function>().map_err(|_| Error::invalid_argument("signal must be an AbortSignal"))?;
         let state = Rc::new(AbortState::default());
         let s = state.clone();
         let listener = Closure::<dyn FnMut()>::new(move || {

@@ -14,7 +14,7 @@ use crate::core::generate::export::{summarize as summary_of, to_conversation, to
 use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
-use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::{check_options, from_js, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
 
@@ -24,9 +24,17 @@ fn definition_json(def: &JsValue) -> Result<Value, Error> {
     if !def.is_object() {
         return Err(Error::new(ErrorCode::InvalidTrajectory, "a trajectory definition must be an object"));
     }
-    let copy = Object::assign(&Object::new(), def.unchecked_ref());
-    for key in ["agent", "userModel"] {
-        let _ = Reflect::delete_property(&copy, &key.into());
+    // A shallow copy without the live objects (an AI SDK agent may hold
+    // cycles JSON cannot write); a getter that throws is named, not escaped.
+    let copy = Object::new();
+    let keys = Reflect::own_keys(def)
+        .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: its keys could not be read: {}", describe(&e))))?;
+    for key in keys.iter().filter(|k| k.as_string().is_some_and(|k| k != "agent" && k != "userModel")) {
+        let v = Reflect::get(def, &key).map_err(|e| {
+            let name = key.as_string().unwrap_or_default();
+            Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{name}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
+        })?;
+        set(&copy, &key.as_string().unwrap_or_default(), &v);
     }
     let text = json_of(&copy.into(), "trajectory").map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
@@ -61,9 +69,9 @@ fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Err
 }
 
 fn agent_of(agent: &JsValue) -> Result<Function, Error> {
-    property(agent, "respond")
-        .dyn_into::<Function>()
-        .map_err(|_| Error::invalid_argument("agent must have respond(history) → Promise<{ messages }>; wrap one with withAISdkAgent or withMastraAgent"))
+    property(agent, "respond").dyn_into::<Function>().map_err(|_| {
+        Error::invalid_argument("agent must have respond(history) → Promise<{ messages }>; wrap one with withAISdkAgent or withMastraAgent")
+    })
 }
 
 /// Validates a definition (coded `INVALID_TRAJECTORY` errors naming the
@@ -107,7 +115,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     } else if let Some(f) = policy_js.dyn_ref::<Function>() {
         Some(JsPolicy { object: JsValue::UNDEFINED, f: f.clone(), mirror: mirror.clone() })
     } else {
-        let f = property(&policy_js, "evaluate").dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
+        let f = property(&policy_js, "evaluate")
+            .dyn_into::<Function>()
+            .map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
         Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
     };
     let observers_js = opt("observers")?;
@@ -116,7 +126,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     } else {
         let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
         match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
-            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => Some(JsObservers { object: observers_js.clone(), record, context, current, tokens }),
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
+                Some(JsObservers { object: observers_js.clone(), record, context, current, tokens })
+            }
             _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
         }
     };

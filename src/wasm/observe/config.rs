@@ -7,8 +7,9 @@ use wasm_bindgen::JsValue;
 
 use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::{from_js, optional_function, property};
+use crate::wasm::error::describe;
 use crate::wasm::host::JsClock;
+use crate::wasm::{check_options, from_js, option, optional_function, property};
 
 /// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
 #[derive(Clone)]
@@ -33,12 +34,13 @@ pub struct Options {
 fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Error> {
     let at = format!("observers[{i}]");
     if !entry.is_object() {
-        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}")));
+        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}, got {}", describe(entry))));
     }
-    let which = property(entry, "observer");
+    check_options(entry, &["observer", "trigger", "options"], &at)?;
+    let which = option(entry, "observer", &at)?;
     let (name, builtin, js) = if let Some(kind) = which.as_string() {
         let who = format!("{at} ({kind})");
-        let opts: Option<Value> = match property(entry, "options") {
+        let opts: Option<Value> = match option(entry, "options", &at)? {
             v if v.is_undefined() => None,
             v => Some(from_js(&v, &format!("{who}: options"), ErrorCode::InvalidArgument)?),
         };
@@ -59,7 +61,7 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
         )));
     };
     let who = format!("{at} ({name})");
-    let trigger_js = property(entry, "trigger");
+    let trigger_js = option(entry, "trigger", &at)?;
     if trigger_js.is_undefined() {
         return Err(Error::invalid_argument(format!("{who}: trigger is required")));
     }
@@ -75,11 +77,14 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
 /// Reads the observers and host callbacks; errors name the entry at fault.
 pub fn read(opts: &JsValue) -> Result<Options, Error> {
     if !opts.is_object() {
-        return Err(Error::invalid_argument("ObserverPipeline needs options: { observers: [...] }"));
+        return Err(Error::invalid_argument(format!("ObserverPipeline needs options: {{ observers: [...] }}, got {}", describe(opts))));
     }
-    let list = property(opts, "observers");
+    const PLACE: &str = "ObserverPipeline options";
+    check_options(opts, &["observers", "clock", "budget", "maxAgeCalls", "recorder", "onError"], PLACE)?;
+    let opt = |key: &str| option(opts, key, PLACE);
+    let list = opt("observers")?;
     if !Array::is_array(&list) {
-        return Err(Error::invalid_argument("options.observers must be an array"));
+        return Err(Error::invalid_argument(format!("ObserverPipeline options.observers must be an array, got {}", describe(&list))));
     }
     let (mut slots, mut js) = (Vec::new(), Vec::new());
     for (i, entry) in Array::from(&list).iter().enumerate() {
@@ -87,15 +92,15 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
         slots.push(slot);
         js.push(j);
     }
-    let budget = match property(opts, "budget") {
+    let budget = match opt("budget")? {
         v if v.is_undefined() || v.is_null() => Budget::default(),
         v => from_js(&v, "budget", ErrorCode::InvalidArgument)?,
     };
-    let max_age_calls = match property(opts, "maxAgeCalls") {
+    let max_age_calls = match opt("maxAgeCalls")? {
         v if v.is_undefined() => 20,
         v => crate::core::number::safe_count(crate::wasm::number_arg(&v, "maxAgeCalls")?, "maxAgeCalls")?,
     };
-    let recorder = match property(opts, "recorder") {
+    let recorder = match opt("recorder")? {
         v if v.is_undefined() || v.is_null() => None,
         v => {
             let f = optional_function(property(&v, "record"), "recorder.record")?
@@ -106,10 +111,10 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     Ok(Options {
         slots,
         js,
-        clock: JsClock::from_option(property(opts, "clock"))?,
+        clock: JsClock::from_option(opt("clock")?)?,
         budget,
         max_age_calls,
         recorder,
-        on_error: optional_function(property(opts, "onError"), "onError")?,
+        on_error: optional_function(opt("onError")?, "onError")?,
     })
 }

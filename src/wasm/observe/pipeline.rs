@@ -45,7 +45,8 @@ fn read_call(call: &ToolCallInputJs) -> Result<ToolCallInput, Error> {
         return Err(Error::invalid_argument("recordToolCall needs { toolName, success, params?, paramsSummary?, errorMessage? }"));
     }
     let tool_name = call.tool_name().as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
-    let success = call.success().as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
+    let success =
+        call.success().as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
     let optional_string = |v: JsValue, field: &str| -> Result<Option<String>, Error> {
         if v.is_undefined() || v.is_null() {
             return Ok(None);
@@ -95,9 +96,9 @@ impl ObserverPipeline {
             if let Some(o) = v.as_object_mut() {
                 o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
             }
-            serde_json::from_str(&v.to_string())
-                .map(Some)
-                .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name)))
+            serde_json::from_str(&v.to_string()).map(Some).map_err(|e| {
+                Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name))
+            })
         };
         match attempt() {
             Ok(Some(a)) => Outcome::Report(a),
@@ -169,7 +170,10 @@ impl ObserverPipeline {
 
     /// Rebuilds a pipeline from `snapshot()`, with the same observers in
     /// `opts` (their options and JS functions cannot live in a snapshot).
-    pub fn restore(#[wasm_bindgen(unchecked_param_type = "PipelineSnapshot")] snapshot: JsValue, opts: ObserverPipelineOptions) -> JsResult<ObserverPipeline> {
+    pub fn restore(
+        #[wasm_bindgen(unchecked_param_type = "PipelineSnapshot")] snapshot: JsValue,
+        opts: ObserverPipelineOptions,
+    ) -> JsResult<ObserverPipeline> {
         let snapshot = PipelineSnapshot::from_json(&json_of(&snapshot, "snapshot").js()?).js()?;
         let opts = read(opts.as_ref()).js()?;
         let pipeline = Pipeline::restore(snapshot, opts.slots.clone()).js()?;

@@ -133,3 +133,32 @@ test('agent-trajectories/ai: the adapters with generateText bound (no generateTe
   assert.equal(used, 2);
   assert.throws(() => atAi.withAISdkAgent({ model: toolModel(), prompt: 'x' }), { code: 'INVALID_ARGUMENT' });
 });
+
+test('usage: each adapter answers with the call\'s total tokens as numbers (AI SDK totalUsage over every step, Mastra usage)', async () => {
+  const history = [{ role: 'user', content: 'a table in Lisbon' }];
+  // toolModel: a tool call, then text — two model calls of 3 input + 2 output tokens each.
+  const viaAgent = await at.withAISdkAgent(new ToolLoopAgent({ model: toolModel(), tools: { lookup } })).respond(history);
+  assert.deepEqual(viaAgent.usage, { inputTokens: 6, outputTokens: 4 }, 'ToolLoopAgent: both steps');
+  const viaConfig = await at.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3) }).respond(history);
+  assert.deepEqual(viaConfig.usage, { inputTokens: 6, outputTokens: 4 }, 'generateText config: both steps');
+  const mastra = new MastraAgent({ id: 'booker', name: 'booker', instructions: 'Book tables.', model: new MockLanguageModelV4({ doGenerate: async () => text('Booked.') }) });
+  assert.deepEqual((await at.withMastraAgent(mastra).respond(history)).usage, { inputTokens: 3, outputTokens: 2 }, 'Mastra');
+  const user = await userModel({ purpose: 'user-message', system: 's', messages: history });
+  assert.deepEqual(user, { text: 'I want a table', usage: { inputTokens: 3, outputTokens: 2 } }, 'fromAISdkModel');
+});
+
+test('an AI SDK agent whose model fails: the adapter rejects with a coded error keeping the client\'s error as cause', async () => {
+  const broken = new MockLanguageModelV4({ doGenerate: async () => { throw new Error('upstream 503'); } });
+  for (const [handle, where] of [
+    [at.withAISdkAgent(new ToolLoopAgent({ model: broken })), 'agent.generate'],
+    [at.withAISdkAgent({ model: broken }), 'generateText'],
+    [at.withMastraAgent(new MastraAgent({ id: 'b', name: 'b', instructions: 'x', model: broken })), 'agent.generate'],
+  ]) {
+    const err = await handle.respond([{ role: 'user', content: 'hi' }]).then(() => null, (e) => e);
+    assert.ok(err, `${where}: rejected`);
+    assert.equal(err.name, 'AgentTrajectoriesError');
+    assert.equal(err.code, 'CALLBACK_FAILED');
+    assert.ok(err.message.includes(where), err.message);
+    assert.ok(err.cause instanceof Error, `${where}: the client's error is the cause`);
+  }
+});

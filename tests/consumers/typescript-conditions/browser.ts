@@ -5,5 +5,6 @@ import * as ai from 'agent-trajectories/ai';
 // @ts-expect-error writeArtifacts exists only in Node's entry
 import { writeArtifacts } from 'agent-trajectories';
 
-const model: Model = ai.fromAISdkModel({});
+declare const languageModel: { specificationVersion: 'v3'; doGenerate(options: never): Promise<unknown> };
+const model: Model = ai.fromAISdkModel(languageModel);
 export const used = [init, runTrajectory, withAISdkAgent, ai.withAISdkAgent({ model: {} }), model, writeArtifacts];

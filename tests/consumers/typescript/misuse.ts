@@ -27,3 +27,24 @@ const pl = new ObserverPipeline({ observers: [] });
 pl.recordToolCall({ toolName: 'x' });
 // @ts-expect-error severity is a fixed set
 pl.recordToolCall({ toolName: 'x', success: true })?.assessments[0]?.severity === 'fatal';
+
+// The adapters take an agent, a generateText config or a model, not anything.
+import { withAISdkAgent, withMastraAgent, fromAISdkModel, runTrajectory, createTrajectory, type AgentHandle } from 'agent-trajectories';
+// @ts-expect-error not an agent or a config
+withAISdkAgent(5);
+// @ts-expect-error a config needs a model
+withAISdkAgent({});
+// @ts-expect-error generate must be a method
+withAISdkAgent({ generate: 'x' });
+// @ts-expect-error a Mastra agent has generate
+withMastraAgent({});
+// @ts-expect-error a language model has doGenerate and specificationVersion
+fromAISdkModel({});
+const handle: AgentHandle = { respond: async () => ({ messages: [], usage: { inputTokens: 1, outputTokens: 2 } }) };
+// @ts-expect-error usage counts are numbers
+const badUsage: AgentHandle = { respond: async () => ({ messages: [], usage: { inputTokens: { total: 1 } } }) };
+// @ts-expect-error userModel is a Model function or an AI SDK language model
+await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: { text: 'hi' } });
+// @ts-expect-error unknown option key (the run also refuses it, naming "observers")
+await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: async () => 'hi', observer: [] });
+export { badUsage };
