@@ -430,3 +430,22 @@ fn the_assessment_can_travel_inside_the_last_user_message() {
     assert!(out.as_array().unwrap().iter().all(|m| m["role"] != "system"));
     assert_eq!(Placement::parse("last-user"), Some(Placement::LastUser));
 }
+
+#[test]
+fn snapshots_survive_a_trip_through_js_and_counters_saturate() {
+    let slots = || vec![builtin("resources", json!({ "everyNCalls": 2 }), json!({ "cautionThreshold": 1 }))];
+    let mut p = pipeline(slots());
+    run(&mut p, vec![ok("a", json!({}))]);
+    // JS writes 1.0 back as 1: still the same options.
+    let text = serde_json::to_string(&p.snapshot()).unwrap().replace("\"cautionThreshold\":1.0", "\"cautionThreshold\":1");
+    assert!(text.contains("\"cautionThreshold\":1,"), "{text}");
+    assert!(Pipeline::restore(serde_json::from_str(&text).unwrap(), slots()).is_ok());
+    // Counters restored at 2^53 - 1 stay there instead of passing it.
+    let mut snap = p.snapshot();
+    snap.observers[0].calls_since_run = Some(9_007_199_254_740_991);
+    snap.state.tool_calls_since_assessment = 9_007_199_254_740_991;
+    let mut q = Pipeline::restore(snap, slots()).unwrap();
+    run(&mut q, vec![ok("b", json!({})), ok("c", json!({}))]);
+    let again = serde_json::to_string(&q.snapshot()).unwrap();
+    assert!(Pipeline::restore(serde_json::from_str(&again).unwrap(), slots()).is_ok(), "{again}");
+}

@@ -13,21 +13,45 @@ function makeGenerate(wasm, importAi) {
     err.code = code;
     return err;
   };
-  const why = (e) => (e instanceof Error ? e.message : String(e));
+  // A thrown value as a message says it: an Error's message, a string as
+  // is, anything else as JS would write it (never "[object Object]").
+  const why = (e) => {
+    if (e instanceof Error) return e.message;
+    if (typeof e === 'string') return e;
+    if (typeof e === 'bigint') return `${e}n`;
+    if (typeof e === 'symbol' || typeof e === 'function' || e === undefined) return String(e);
+    try {
+      const json = JSON.stringify(e);
+      return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+    } catch {
+      return Object.prototype.toString.call(e);
+    }
+  };
   // Runs `f`; anything it throws that is not already one of ours becomes a
   // coded error saying `where`, with the thrown value as its cause.
+  // One of this package's errors (a lookalike without a code is not).
+  const ours = (e) => e instanceof Error && e.name === NAME && typeof e.code === 'string';
   const guard = (where, f, code = 'INVALID_ARGUMENT') => {
     try {
       return f();
     } catch (e) {
-      throw e?.name === NAME ? e : fail(code, `${where}: ${why(e)}`, e);
+      throw ours(e) ? e : fail(code, `${where}: ${why(e)}`, e);
     }
   };
   const guarded = async (where, f) => {
     try {
       return await f();
     } catch (e) {
-      throw e?.name === NAME ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+      throw ours(e) ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+    }
+  };
+  // A model or agent function this package hands out: whatever its caller's
+  // arguments throw when read (a getter, a Proxy) is named, never escaped.
+  const sealed = (where, f) => async (...args) => {
+    try {
+      return await f(...args);
+    } catch (e) {
+      throw ours(e) ? e : fail('INVALID_ARGUMENT', `${where}: reading its arguments threw: ${why(e)}`, e);
     }
   };
   const isObject = (v) => v !== null && typeof v === 'object';
@@ -126,15 +150,21 @@ function makeGenerate(wasm, importAi) {
 
   function fromAISdkModel(model, opts) {
     if (!isAiSdkModel(model)) throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model (with doGenerate)');
-    const given = guard('fromAISdkModel(model, opts)', () => opts?.generateText);
+    const given = guard('fromAISdkModel(model, opts)', () => {
+      if (opts === undefined) return undefined;
+      if (!isObject(opts)) throw fail('INVALID_ARGUMENT', `fromAISdkModel(model, opts): opts must be { generateText? }, got ${why(opts)}`);
+      const unknown = Object.keys(opts).find((k) => k !== 'generateText');
+      if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `fromAISdkModel options: unknown option ${JSON.stringify(unknown)}; the only one is "generateText"`);
+      return opts.generateText;
+    });
     needAi(given, 'fromAISdkModel(model)', 'fromAISdkModel(model, { generateText })');
-    return async (req, { abortSignal } = {}) => {
+    return sealed('fromAISdkModel', async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
       return guarded('fromAISdkModel: generateText', async () => {
         const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
         return { text: r.text, ...usageOf(r.totalUsage ?? r.usage) };
       });
-    };
+    });
   }
 
   // A Model over any OpenAI-compatible chat completions endpoint, by
@@ -170,8 +200,8 @@ function makeGenerate(wasm, importAi) {
     if (typeof baseURL !== 'string' || typeof model !== 'string') throw fail('INVALID_ARGUMENT', usage);
     if (given !== undefined && typeof given !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: `fetch` must be a function (default: the global fetch)');
     const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
-    const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${String(text).slice(0, 300)}`, cause);
-    return async (req, { abortSignal } = {}) => {
+    const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${why(text).slice(0, 300)}`, cause);
+    return sealed('fromOpenAIChat', async (req, { abortSignal } = {}) => {
       if (!Array.isArray(req?.messages)) throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: a request needs `messages` (an array)');
       const doFetch = given ?? globalThis.fetch;
       if (typeof doFetch !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: this runtime has no global fetch; pass `fetch`');
@@ -224,12 +254,16 @@ function makeGenerate(wasm, importAi) {
         return { toolCallId: c.id, toolName: f.name, input };
       });
       const u = json.usage;
+      // `content` is text, null (tool calls only), or a list of text parts.
+      const content = msg.content ?? '';
+      const parts = Array.isArray(content) && content.every((p) => isObject(p) && typeof p.text === 'string');
+      if (typeof content !== 'string' && !parts) throw bad('a message whose content is not text', text);
       return {
-        text: msg.content ?? '',
+        text: parts ? content.map((p) => p.text).join('') : content,
         ...(toolCalls.length ? { toolCalls } : {}),
         ...usageOf(isObject(u) ? { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens } : undefined),
       };
-    };
+    });
   }
 
   const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
@@ -247,6 +281,10 @@ function makeGenerate(wasm, importAi) {
   // cycles, BigInts and throwing getters are refused, naming the place.
   const canonical = (v, path, seen = new Set()) => {
     if (typeof v === 'bigint') throw fail('INVALID_ARGUMENT', `${path} is a BigInt; a model request must be plain JSON`);
+    // What JSON would write: a Date's or any toJSON's value, a boxed
+    // primitive's value (so a request keys as it travels to a model).
+    if (isObject(v) && typeof v.toJSON === 'function') v = v.toJSON();
+    if (v instanceof String || v instanceof Number || v instanceof Boolean) v = v.valueOf();
     if (!isObject(v)) return v;
     if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
     seen.add(v);
@@ -275,7 +313,8 @@ function makeGenerate(wasm, importAi) {
       const c = text.charCodeAt(i);
       a = Math.imul(a ^ c, 0x01000193) >>> 0;
       b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
-      b ^= b >>> 15;
+      // `^` yields a signed 32-bit value: back to unsigned, or the hex gets a minus sign.
+      b = (b ^ (b >>> 15)) >>> 0;
     }
     return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
   }
@@ -313,12 +352,12 @@ function makeGenerate(wasm, importAi) {
   function recordingModel(model) {
     const call = asModel(model, 'recordingModel(model)');
     const entries = [];
-    const recording = async (req, options) => {
+    const recording = sealed('recordingModel', async (req, options) => {
       const { key } = keyed(req, 'recordingModel: request');
-      const response = await call(req, options);
+      const response = await guarded('recordingModel: the model', () => call(req, options));
       entries.push({ key, request: plain(req), response: guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED') });
       return response;
-    };
+    });
     Object.defineProperty(recording, 'recording', {
       get: () => ({ format: FORMAT, version: 1, entries: entries.map((e) => ({ ...e })) }),
     });
@@ -330,12 +369,13 @@ function makeGenerate(wasm, importAi) {
     const rec = guard('replayModel(recording)', () => (typeof recording === 'string' ? JSON.parse(recording) : recording));
     const { format, version, entries } = guard('replayModel(recording)', () => ({ format: rec?.format, version: rec?.version, entries: rec?.entries }));
     if (format !== FORMAT || !Array.isArray(entries)) throw fail('INVALID_ARGUMENT', notOne);
+    if (typeof version !== 'number' || Number.isNaN(version)) throw fail('INVALID_ARGUMENT', `replayModel: recording version must be a number, got ${why(version)}`);
     if (!(version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${version}; this build reads up to 1`);
     // Matched by the request's canonical JSON itself, not only its key, so
     // two requests whose keys collide never share an answer. Keys are
     // recomputed, so a hand-edited request still matches.
     const byText = new Map();
-    const recorded = entries.map((e, i) => {
+    const recorded = guard('replayModel(recording).entries', () => [...entries]).map((e, i) => {
       const at = `replayModel: entries[${i}]`;
       const { request, response, has } = guard(at, () => ({ request: e?.request, response: e?.response, has: isObject(e) && 'request' in e && 'response' in e }));
       if (!has) throw fail('INVALID_ARGUMENT', `${at} needs request and response`);
@@ -345,65 +385,33 @@ function makeGenerate(wasm, importAi) {
       byText.get(text).list.push(answer);
       return JSON.parse(text);
     });
-    return async (req) => {
+    return sealed('replayModel', async (req) => {
       const { text, key } = keyed(req, 'replayModel: request');
-      const purpose = req.purpose ?? '?';
+      const asked = JSON.parse(text);
+      const purpose = typeof asked.purpose === 'string' ? asked.purpose : why(asked.purpose);
       const hit = byText.get(text);
       if (hit) {
         if (hit.next < hit.list.length) return plain(hit.list[hit.next++]);
         throw fail('REPLAY_MISS', `replayModel: this ${purpose} request (key ${key}) was recorded ${hit.list.length} time${hit.list.length === 1 ? '' : 's'}; this is call ${++hit.next} of it`);
       }
-      const asked = JSON.parse(text);
-      const diffs = recorded.filter((r) => r.purpose === req.purpose).map((r) => diff(r, asked, 'request', []));
+      const diffs = recorded.filter((r) => JSON.stringify(r.purpose) === JSON.stringify(asked.purpose)).map((r) => diff(r, asked, 'request', []));
       diffs.sort((x, y) => x.length - y.length);
       throw fail('REPLAY_MISS', diffs.length
         ? `replayModel: no recorded answer for this ${purpose} request (key ${key}). Closest recorded request differs at:\n${diffs[0].slice(0, 8).join('\n')}`
         : `replayModel: no recorded answer for this ${purpose} request (key ${key}); the recording has no ${purpose} requests`);
-    };
+    });
   }
-
-  // Option keys are checked here because this layer reads options before
-  // the core sees them: a misspelt key would silently fall back to a default.
-  const RUN_OPTIONS = ['userModel', 'clock', 'sink', 'onSinkError', 'onRecord', 'observers', 'policy', 'signal', 'runId'];
-  const distance = (a, b) => {
-    let prev = [...Array(b.length + 1).keys()];
-    for (let i = 0; i < a.length; i++) {
-      const row = [i + 1];
-      for (let j = 0; j < b.length; j++) row[j + 1] = Math.min(prev[j] + (a[i] === b[j] ? 0 : 1), prev[j + 1] + 1, row[j] + 1);
-      prev = row;
-    }
-    return prev[b.length];
-  };
-  // The valid key nearest to `key`, as the core picks it: the same letters
-  // in another case, a prefix/suffix (`observer`), or a few edits away.
-  const nearest = (key, allowed) => {
-    const k = key.toLowerCase();
-    let best, least = Math.max(2, Math.floor(key.length / 3)) + 1;
-    for (const a of allowed) {
-      const l = a.toLowerCase();
-      if (l === k) return a;
-      const d = l.length >= 3 && k.length >= 3 && (l.startsWith(k) || k.startsWith(l)) ? 1 : distance(k, l);
-      if (d < least) [best, least] = [a, d];
-    }
-    return best;
-  };
 
   async function runTrajectory(trajectory, opts = {}) {
     const place = 'runTrajectory options';
     if (!isObject(opts) || Array.isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
-    const given = guard(place, () => {
-      for (const key of Object.keys(opts)) {
-        if (RUN_OPTIONS.includes(key)) continue;
-        const near = nearest(key, RUN_OPTIONS);
-        throw fail('INVALID_ARGUMENT', `${place}: unknown option ${JSON.stringify(key)}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (valid: ${RUN_OPTIONS.join(', ')})`);
-      }
-      const out = {};
-      for (const key of RUN_OPTIONS) {
-        const v = guard(`${place}.${key}: reading it threw`, () => opts[key]);
-        if (v !== undefined) out[key] = v;
-      }
-      return out;
-    });
+    // Every key goes on to the core, which refuses the unknown ones (naming
+    // the nearest); here the values are only read (a getter that throws is
+    // named) and the model and observers adapted.
+    const given = {};
+    for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
+      given[key] = guard(`${place}.${key}: reading it threw`, () => opts[key]);
+    }
     const userModel = asModel(given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => trajectory?.userModel), 'opts.userModel');
     let observers = given.observers;
     if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {

@@ -61,14 +61,26 @@ pub fn describe(v: &JsValue) -> String {
     if let Some(s) = v.dyn_ref::<js_sys::Symbol>() {
         return String::from(s.to_js_string());
     }
-    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
-        return format!("{}: {}", String::from(e.name()), String::from(e.message()));
+    if v.dyn_ref::<js_sys::Error>().is_some() {
+        let name = text_property(v, "name").unwrap_or_else(|| "Error".into());
+        return format!("{name}: {}", message_of(v).unwrap_or_default());
     }
     match js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()) {
         Some(json) => shorten(json),
-        None if js_sys::Array::is_array(v) => "an array".into(),
+        None if super::is_array(v) => "an array".into(),
         None => "an object".into(),
     }
+}
+
+/// `v[key]` when it is a string; `None` when absent, not a string, or
+/// when reading it threw (an error's own `message` getter may).
+fn text_property(v: &JsValue, key: &str) -> Option<String> {
+    Reflect::get(v, &key.into()).ok().and_then(|m| m.as_string())
+}
+
+/// An `Error`'s message, read without letting its getter throw through.
+pub fn message_of(v: &JsValue) -> Option<String> {
+    v.dyn_ref::<js_sys::Error>().and_then(|_| text_property(v, "message"))
 }
 
 fn shorten(mut s: String) -> String {
@@ -83,16 +95,12 @@ fn shorten(mut s: String) -> String {
 /// the code of one of this library's errors passing through (a replayed
 /// model's `REPLAY_MISS`, say).
 pub fn from_callback(what: &str, thrown: &JsValue) -> Error {
-    let detail = match thrown.dyn_ref::<js_sys::Error>() {
-        Some(e) => String::from(e.message()),
+    let detail = match message_of(thrown) {
+        Some(m) => m,
         None => thrown.as_string().unwrap_or_else(|| describe(thrown)),
     };
-    let ours = thrown.dyn_ref::<js_sys::Error>().filter(|e| e.name() == ERROR_NAME);
-    let code = ours
-        .and_then(|e| Reflect::get(e, &"code".into()).ok())
-        .and_then(|c| c.as_string())
-        .and_then(|c| ErrorCode::parse(&c))
-        .unwrap_or(ErrorCode::CallbackFailed);
+    let ours = thrown.dyn_ref::<js_sys::Error>().is_some() && text_property(thrown, "name").as_deref() == Some(ERROR_NAME);
+    let code = ours.then(|| text_property(thrown, "code")).flatten().and_then(|c| ErrorCode::parse(&c)).unwrap_or(ErrorCode::CallbackFailed);
     Error::new(code, format!("{what} threw: {detail}")).caused_by(cause(thrown))
 }
 

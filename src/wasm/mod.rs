@@ -11,6 +11,7 @@ pub mod types;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::{Error, ErrorCode};
@@ -31,7 +32,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     let text = js_sys::JSON::stringify(value).map_err(|e| {
-        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|| error::describe(&e));
+        let why = error::message_of(&e).unwrap_or_else(|| error::describe(&e));
         Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(&e))
     })?;
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
@@ -78,7 +79,7 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
     if obj.is_undefined() || obj.is_null() {
         return Ok(());
     }
-    if !obj.is_object() || js_sys::Array::is_array(obj) {
+    if !obj.is_object() || is_array(obj) {
         return Err(Error::invalid_argument(format!("{place} must be an object, got {}", error::describe(obj))));
     }
     let keys = js_sys::Reflect::own_keys(obj)
@@ -103,4 +104,30 @@ pub(crate) fn optional_string_arg(v: &JsValue, what: &str) -> Result<Option<Stri
         return Ok(None);
     }
     string_arg(v, what).map(Some)
+}
+
+// JS operations on a caller's values that can throw (a revoked Proxy, a
+// trap, a getter) are imported with `catch`: a throw that crossed a wasm
+// frame would escape uncoded, and inside a run never settle its promise.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
+    fn is_array_or_throw(v: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// `Array.isArray`; false for a value it throws on (a revoked Proxy).
+pub(crate) fn is_array(v: &JsValue) -> bool {
+    is_array_or_throw(v).unwrap_or(false)
+}
+
+/// The items of a JS array, read one by one through `Reflect` (a Proxy or
+/// a getter that throws is named, with its cause, instead of escaping).
+pub(crate) fn items(v: &JsValue, what: &str) -> Result<Vec<JsValue>, Error> {
+    let read = |key: JsValue, at: &str| {
+        js_sys::Reflect::get(v, &key)
+            .map_err(|e| Error::invalid_argument(format!("{at}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e)))
+    };
+    let len = read("length".into(), &format!("{what}.length"))?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
+    let len = len.ok_or_else(|| Error::invalid_argument(format!("{what} must be an array")))? as u32;
+    (0..len).map(|i| read(i.into(), &format!("{what}[{i}]"))).collect()
 }

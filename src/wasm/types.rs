@@ -258,20 +258,6 @@ extern "C" {
     #[wasm_bindgen(typescript_type = "ObserverPipelineOptions")]
     pub type ObserverPipelineOptions;
 
-    #[wasm_bindgen(typescript_type = "{ position?: 'end' | 'after-system' }")]
+    #[wasm_bindgen(typescript_type = "{ position?: 'end' | 'after-system' | 'last-user' }")]
     pub type InjectOptions;
-
-    /// Read field by field through property getters: the cheapest way in.
-    #[wasm_bindgen(typescript_type = "ToolCallInput")]
-    pub type ToolCallInputJs;
-    #[wasm_bindgen(method, getter = toolName)]
-    pub fn tool_name(this: &ToolCallInputJs) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    pub fn params(this: &ToolCallInputJs) -> JsValue;
-    #[wasm_bindgen(method, getter = paramsSummary)]
-    pub fn params_summary(this: &ToolCallInputJs) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    pub fn success(this: &ToolCallInputJs) -> JsValue;
-    #[wasm_bindgen(method, getter = errorMessage)]
-    pub fn error_message(this: &ToolCallInputJs) -> JsValue;
 }

@@ -130,6 +130,20 @@ impl Builtin {
         text.unwrap_or_else(|_| "null".to_owned())
     }
 
+    /// Whether `saved` (options as a snapshot kept them, maybe after a trip
+    /// through JS, where `1.0` comes back as `1`) are the options in force.
+    pub fn same_options(&self, saved: &str) -> bool {
+        fn same<T: serde::de::DeserializeOwned + PartialEq>(saved: &str, now: &T) -> bool {
+            serde_json::from_str::<T>(saved).is_ok_and(|s| s == *now)
+        }
+        match self {
+            Builtin::Resources(c) => same(saved, c),
+            Builtin::Stall(c, _) => same(saved, c),
+            Builtin::ErrorCascade(c, _) => same(saved, c),
+            Builtin::Drift(c, _) => same(saved, c),
+        }
+    }
+
     /// The detector's state as JSON text (`null` for stateless observers).
     pub fn state(&self) -> String {
         let text = match self {

@@ -17,6 +17,7 @@ use super::Outcome;
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::check_clock;
 use crate::core::message::{Content, ModelMessage, Part, Role};
+use crate::core::number::MAX_SAFE_INTEGER;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -290,7 +291,7 @@ impl Pipeline {
     pub fn push_call(&mut self, input: ToolCallInput, now_ms: f64) -> Result<Vec<usize>> {
         ToolLog::validate(&input, now_ms)?;
         let facts = self.log.push(input, now_ms);
-        self.state.tool_calls_since_assessment += 1;
+        self.state.tool_calls_since_assessment = (self.state.tool_calls_since_assessment + 1).min(MAX_SAFE_INTEGER);
         for slot in &mut self.slots {
             if let Observer::Builtin(b) = &mut slot.observer {
                 b.on_call(&facts);
@@ -300,7 +301,8 @@ impl Pipeline {
         let failures = self.log.consecutive_failures();
         let mut fired = Vec::new();
         for (i, slot) in self.slots.iter().enumerate() {
-            self.since_run[i] += 1;
+            // Saturating: a restored snapshot may carry any count up to 2^53 - 1.
+            self.since_run[i] = (self.since_run[i] + 1).min(MAX_SAFE_INTEGER);
             if slot.trigger.fires(self.since_run[i], failures, since) {
                 self.since_run[i] = 0;
                 fired.push(i);
@@ -348,7 +350,7 @@ impl Pipeline {
             tool_calls_since_assessment: 0,
             last_assessment_time: Some(now_ms),
             last_assessment_call_index: call_index,
-            total_assessments: self.state.total_assessments + 1,
+            total_assessments: (self.state.total_assessments + 1).min(MAX_SAFE_INTEGER),
         };
         let current = CurrentAssessment { assessments: produced, generated_at: now_ms, call_index };
         self.current = Some(current.clone());
@@ -461,8 +463,8 @@ impl Pipeline {
             }
             if let Observer::Builtin(b) = &mut slot.observer {
                 if let Some(saved) = &saved.options {
-                    let now = b.options();
-                    if saved.0.get() != now {
+                    if !b.same_options(saved.0.get()) {
+                        let now = b.options();
                         return Err(Error::invalid_argument(format!(
                             "restore: {who} was snapshotted with options {} but is configured with {now}; \
                              its state only fits the options it was built under, so restore with the same options",

@@ -49,7 +49,7 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
 /// Serialises records (validated, index named on error) to JSONL text.
 #[wasm_bindgen(js_name = serializeTrajectoryJsonl)]
 pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: JsValue) -> JsResult<String> {
-    if !js_sys::Array::is_array(&records) {
+    if !crate::wasm::is_array(&records) {
         return Err(to_js(Error::invalid_argument("records must be an array")));
     }
     let values: Vec<Box<RawValue>> = crate::wasm::from_js(&records, "records", ErrorCode::InvalidRecord).js()?;

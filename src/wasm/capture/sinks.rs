@@ -203,7 +203,17 @@ impl JsonlSink {
         let r = record_from_js(&record).js()?;
         match NativeSink::Jsonl(self.state.clone()).deliver(&r) {
             Delivery::Done(res) => res.map(|_| JsValue::UNDEFINED).js(),
-            Delivery::Pending(p) => Ok(p.into()),
+            // The writer's rejection, as this package's error with it as the cause.
+            Delivery::Pending(p) => Ok(wasm_bindgen_futures::future_to_promise(async move {
+                wasm_bindgen_futures::JsFuture::from(p).await.map(|_| JsValue::UNDEFINED).map_err(|e| {
+                    let mut err = crate::wasm::error::from_callback("JsonlSink writer", &e);
+                    if err.code == ErrorCode::CallbackFailed {
+                        err.code = ErrorCode::SinkFailed;
+                    }
+                    crate::wasm::error::to_js(err)
+                })
+            })
+            .into()),
         }
     }
 

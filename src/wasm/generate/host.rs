@@ -24,7 +24,7 @@ use crate::core::observe::{CurrentAssessment, ToolCallInput};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{describe, from_callback};
-use crate::wasm::{from_js, json_of, property, to_js};
+use crate::wasm::{from_js, is_array, items, json_of, option, property, to_js};
 
 /// Calls `f` and awaits its answer when it is a promise (or any thenable).
 async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: &str) -> Result<JsValue, Error> {
@@ -222,8 +222,13 @@ impl Agent for JsAgent {
                 self.history.push(&original);
             }
             let answer = answer?;
-            let list = if Array::is_array(&answer) { answer.clone() } else { property(&answer, "messages") };
-            if !Array::is_array(&list) {
+            let listed = is_array(&answer);
+            let list = if listed {
+                answer.clone()
+            } else {
+                option(&answer, "messages", "agent.respond's answer").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?
+            };
+            if !is_array(&list) {
                 return Err(Error::new(
                     ErrorCode::CallbackFailed,
                     format!("agent.respond returned {}; expected {{ messages: ModelMessage[], usage? }} or an array of messages", describe(&answer)),
@@ -232,11 +237,11 @@ impl Agent for JsAgent {
             let text = json_of(&list, "agent.respond messages")?;
             let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
             let messages = normalize_messages(&value).map_err(|e| e.within("agent.respond returned"))?;
-            let usage = match property(&answer, "usage") {
-                u if u.is_undefined() || u.is_null() || Array::is_array(&answer) => Usage::default(),
+            let usage = match if listed { JsValue::UNDEFINED } else { property(&answer, "usage") } {
+                u if u.is_undefined() || u.is_null() => Usage::default(),
                 u => Usage::from_value(&from_js(&u, "agent.respond usage", ErrorCode::CallbackFailed)?, "agent.respond")?,
             };
-            *self.returned.borrow_mut() = Array::from(&list).iter().collect();
+            *self.returned.borrow_mut() = items(&list, "agent.respond messages").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
             Ok(AgentAnswer { messages, usage })
         })
     }

@@ -16,26 +16,30 @@ use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, from_js, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
+use crate::wasm::{check_options, from_js, is_array, items, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
 
-/// The definition's data, without the agent and other live objects that
-/// have no JSON form.
-fn definition_json(def: &JsValue) -> Result<Value, Error> {
+/// A shallow copy of a definition without the `skip` keys, read key by
+/// key: a getter that throws is named (with its cause) instead of escaping.
+fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
     if !def.is_object() {
-        return Err(Error::new(ErrorCode::InvalidTrajectory, "a trajectory definition must be an object"));
+        return Err(Error::new(ErrorCode::InvalidTrajectory, format!("a trajectory definition must be an object, got {}", describe(def))));
     }
-    // A shallow copy without the live objects (an AI SDK agent may hold
-    // cycles JSON cannot write); a getter that throws is named, not escaped.
     let copy = Object::new();
     let keys = Reflect::own_keys(def)
         .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: its keys could not be read: {}", describe(&e))))?;
-    for key in keys.iter().filter(|k| k.as_string().is_some_and(|k| k != "agent" && k != "userModel")) {
-        let v = Reflect::get(def, &key).map_err(|e| {
-            let name = key.as_string().unwrap_or_default();
-            Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{name}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
+    for key in keys.iter().filter_map(|k| k.as_string()).filter(|k| !skip.contains(&k.as_str())) {
+        let v = Reflect::get(def, &key.as_str().into()).map_err(|e| {
+            Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{key}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
         })?;
-        set(&copy, &key.as_string().unwrap_or_default(), &v);
+        set(&copy, &key, &v);
     }
+    Ok(copy)
+}
+
+/// The definition's data, without the agent and the user model: live
+/// objects that have no JSON form (an AI SDK agent may hold cycles).
+fn definition_json(def: &JsValue) -> Result<Value, Error> {
+    let copy = shallow_copy(def, &["agent", "userModel"])?;
     let text = json_of(&copy.into(), "trajectory").map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
 }
@@ -84,7 +88,7 @@ pub fn create_trajectory(
     let mirror = Rc::new(Mirror::new(Array::new(), Vec::new()));
     read_definition(&def, &mirror).js()?;
     agent_of(&agent).js()?;
-    let bound = Object::assign(&Object::new(), def.unchecked_ref());
+    let bound = shallow_copy(&def, &[]).js()?;
     set(&bound, "agent", &agent);
     Ok(bound.into())
 }
@@ -103,7 +107,11 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         .dyn_into::<Function>()
         .map_err(|_| to_js(Error::invalid_argument("runTrajectory needs opts.userModel: (request) => Promise<string | { text }>")))?;
     let steps_js = property(&property(&t, "steps"), "steps");
-    let steps = if Array::is_array(&steps_js) { Array::from(&steps_js).iter().collect() } else { Vec::new() };
+    let steps = if is_array(&steps_js) {
+        items(&steps_js, "trajectory.steps.steps").map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e }).js()?
+    } else {
+        Vec::new()
+    };
     let mirror = Rc::new(Mirror::new(Array::new(), steps));
     let def = read_definition(&t, &mirror).js()?;
     let clock_js = opt("clock")?;

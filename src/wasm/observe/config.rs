@@ -1,7 +1,7 @@
 //! Reading `ObserverPipeline` options from JS: observers (built-in names or
 //! JS objects), triggers, budget, clock, recorder, onError.
 
-use js_sys::{Array, Function};
+use js_sys::Function;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
@@ -83,11 +83,11 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     check_options(opts, &["observers", "clock", "budget", "maxAgeCalls", "recorder", "onError"], PLACE)?;
     let opt = |key: &str| option(opts, key, PLACE);
     let list = opt("observers")?;
-    if !Array::is_array(&list) {
+    if !crate::wasm::is_array(&list) {
         return Err(Error::invalid_argument(format!("ObserverPipeline options.observers must be an array, got {}", describe(&list))));
     }
     let (mut slots, mut js) = (Vec::new(), Vec::new());
-    for (i, entry) in Array::from(&list).iter().enumerate() {
+    for (i, entry) in crate::wasm::items(&list, "observers")?.into_iter().enumerate() {
         let (slot, j) = observer(&entry, i)?;
         slots.push(slot);
         js.push(j);

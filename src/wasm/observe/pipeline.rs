@@ -17,7 +17,7 @@ use crate::core::observe::{Assessment, Outcome, Pipeline, PipelineSnapshot, Plac
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::types::{InjectOptions, ObserverPipelineOptions, ToolCallInputJs};
+use crate::wasm::types::{InjectOptions, ObserverPipelineOptions};
 use crate::wasm::{check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
 
 /// Runs observers after each tool call and keeps the latest assessment for
@@ -36,28 +36,37 @@ fn busy() -> JsValue {
     to_js(Error::new(ErrorCode::Busy, "recordToolCall is already running (called from inside an observer?)"))
 }
 
+/// The keys of a tool call; any other is refused (a misspelt `parasm`
+/// would silently lose the params).
+const CALL_KEYS: &[&str] = &["toolName", "params", "paramsSummary", "success", "errorMessage"];
+
 /// The checked way in: the entries' fast path sends well-formed calls to
-/// `__recordToolCallFields`; everything else lands here, read through typed
-/// getters, and gets its precise coded error.
-fn read_call(call: &ToolCallInputJs) -> Result<ToolCallInput, Error> {
-    let value: &JsValue = call.as_ref();
-    if !value.is_object() {
-        return Err(Error::invalid_argument("recordToolCall needs { toolName, success, params?, paramsSummary?, errorMessage? }"));
+/// `__recordToolCallFields`; everything else lands here, read key by key,
+/// and gets its precise coded error.
+fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
+    const PLACE: &str = "recordToolCall";
+    if !value.is_object() || crate::wasm::is_array(value) {
+        return Err(Error::invalid_argument(format!(
+            "recordToolCall needs {{ toolName, success, params?, paramsSummary?, errorMessage? }}, got {}",
+            crate::wasm::error::describe(value)
+        )));
     }
-    let tool_name = call.tool_name().as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
+    check_options(value, CALL_KEYS, PLACE)?;
+    let field = |key: &str| option(value, key, PLACE);
+    let tool_name = field("toolName")?.as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
     let success =
-        call.success().as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
-    let optional_string = |v: JsValue, field: &str| -> Result<Option<String>, Error> {
+        field("success")?.as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
+    let optional_string = |v: JsValue, key: &str| -> Result<Option<String>, Error> {
         if v.is_undefined() || v.is_null() {
             return Ok(None);
         }
-        v.as_string().map(Some).ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): {field} must be a string")))
+        v.as_string().map(Some).ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): {key} must be a string")))
     };
-    let params = call.params();
+    let params = field("params")?;
     let params_json = if params.is_undefined() { None } else { Some(json_of(&params, &format!("recordToolCall ({tool_name}): params"))?) };
     Ok(ToolCallInput {
-        params_summary: optional_string(call.params_summary(), "paramsSummary")?,
-        error_message: optional_string(call.error_message(), "errorMessage")?,
+        params_summary: optional_string(field("paramsSummary")?, "paramsSummary")?,
+        error_message: optional_string(field("errorMessage")?, "errorMessage")?,
         tool_name,
         params_json,
         success,
@@ -184,7 +193,7 @@ impl ObserverPipeline {
     /// returns the new current assessment if any observer produced one.
     /// A rejected call (coded error) leaves the pipeline unchanged.
     #[wasm_bindgen(js_name = recordToolCall, unchecked_return_type = "CurrentAssessment | undefined")]
-    pub fn record_tool_call(&self, call: ToolCallInputJs) -> JsResult<JsValue> {
+    pub fn record_tool_call(&self, #[wasm_bindgen(unchecked_param_type = "ToolCallInput")] call: JsValue) -> JsResult<JsValue> {
         let input = read_call(&call).js()?;
         self.record_input(input)
     }

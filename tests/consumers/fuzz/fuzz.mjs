@@ -34,7 +34,7 @@ export function optionsFromEnv(env = process.env) {
 
 /** The shape of a message, for deduplication: quoted text, numbers and hex ids abstracted. */
 export function shapeOf(msg) {
-  const m = String(msg).split(' \u2016 ')[0].split('\n')[0]; // the detail after the separator (and further lines) are not part of the shape
+  const m = String(msg).split(' \u2016 ')[0].split(/[\r\n]/)[0]; // the detail after the separator (and further lines) are not part of the shape
   // JSON.parse words its errors in many ways; each export's JSON.parse escape is one finding.
   if (/^(an (unhandled rejection|uncaught exception): )?SyntaxError/.test(m)) return m.replace(/SyntaxError.*/, 'SyntaxError (from JSON.parse)');
   return m
@@ -211,7 +211,7 @@ export function findingsReport(s, { perCategory = Infinity, triggers = 2, compac
     lines.push(`\n## ${exp} — ${list.length} distinct findings (${tally})`);
     if (compact) {
       list.forEach((f, k) => {
-        lines.push(`${k + 1}. [${f.cat}] ${f.exp}: ${clip(shown(f.msg.split('\n')[0]), 300)} — ${f.count} input${f.count === 1 ? '' : 's'}`);
+        lines.push(`${k + 1}. [${f.cat}] ${f.exp}: ${clip(shown(f.msg.split(/[\r\n]/)[0]), 300)} — ${f.count} input${f.count === 1 ? '' : 's'}`);
         lines.push(`   input #${f.reproIndex}, made by: ${clip(f.reproSig, 200)}`);
         lines.push(`   repro: ${clip(f.repro, 450)}`);
       });

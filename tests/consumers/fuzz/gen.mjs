@@ -197,6 +197,7 @@ export class Env {
     this.errorsSeen = []; // errors the package handed to onError callbacks
     this.stash = {};
     this.limitMs = 1200; // the worker sets it from its step limit
+    this.turnSlack = 1000; // turns past maxTurns after which a run counts as one that does not end
   }
   begin() { this.start = performance.now(); }
   arm() { this.armedAt = performance.now(); for (const a of this.arms.splice(0)) a(); }
@@ -213,16 +214,24 @@ export class Env {
       this.finding('hang', this.exp, `the run never yields to the event loop: its AbortSignal's abort timer never fires${SEP}timer ${this.signalMs} ms, not fired after ${Math.round(now - this.armedAt)} ms and ${this.calls.agent ?? 0} agent calls`);
       throw STOP;
     }
-    if (this.start && t > this.limitMs) {
-      this.stopped = true;
-      this.finding('hang', this.exp, `does not end: still calling back after ${Math.round(this.limitMs)} ms${SEP}${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
-      throw STOP;
-    }
     if (who === 'agent' && this.maxTurns !== null && this.calls.agent > this.maxTurns && !this.overTurns) {
       this.overTurns = true;
       this.finding('invariant', 'runTrajectory', `the run goes past maxTurns${SEP}maxTurns ${this.maxTurns}, the agent was asked for turn ${this.calls.agent}`);
     }
-    if (who === 'agent' && this.calls.agent > 3000 && this.signalMs === null) { this.stopped = true; throw STOP; }
+    // A run that should have ended: counted in turns, so the outcome does not depend on the machine's speed.
+    // (With an abort signal armed, the signal decides: the run must stop when it fires.)
+    if (who === 'agent' && this.maxTurns !== null && this.maxTurns <= 1000 && this.signalMs === null && this.calls.agent > this.maxTurns + this.turnSlack) {
+      this.stopped = true;
+      this.finding('hang', this.exp, `does not end: runs on past maxTurns${SEP}still running ${this.turnSlack} turns past maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      throw STOP;
+    }
+    if (this.start && t > this.limitMs) {
+      // Past the time limit: a finding only when the input says the run should be over by now (maxTurns ≤ 1000).
+      this.stopped = true;
+      const past = (this.calls.agent ?? 0) > this.maxTurns;
+      if (this.maxTurns !== null && this.maxTurns <= 1000) this.finding('hang', this.exp, `does not end: ${past ? 'runs on past maxTurns' : 'still calling back at the time limit'}${SEP}still calling back after ${Math.round(this.limitMs)} ms; maxTurns ${this.maxTurns}; ${Object.entries(this.calls).map(([k, v]) => `${v} ${k} calls`).join(', ')}`);
+      throw STOP;
+    }
   }
 }
 
@@ -1066,6 +1075,7 @@ function genRun(r, at, V, env) {
   const viaCreate = r.chance(0.6);
   const maxTurns = !atomsOf(defArg).some((a) => a.startsWith('maxTurns') || a.startsWith('(value)')) ? (peek(defArg.v, 'maxTurns') ?? 20) : undefined;
   env.maxTurns = Number.isSafeInteger(maxTurns) && maxTurns > 0 ? maxTurns : null;
+  if (huge) env.turnSlack = 100; // turns are slow with thousands of steps
   const steps = [];
   if (viaCreate) {
     steps.push(step('createTrajectory', `t = createTrajectory(${defArg.expr}, ${show(ag.agent)})`, () => { env.stash.t = at.createTrajectory(defArg.v, ag.agent); }, { unknown: unknownOf(defArg), stopOnError: true }));
