@@ -16,15 +16,16 @@ function makeGenerate(wasm, importAi) {
   // A thrown value as a message says it: an Error's message, a string as
   // is, anything else as JS would write it (never "[object Object]").
   const why = (e) => {
-    if (e instanceof Error) return e.message;
     if (typeof e === 'string') return e;
     if (typeof e === 'bigint') return `${e}n`;
     if (typeof e === 'symbol' || typeof e === 'function' || e === undefined) return String(e);
     try {
+      // (A Proxy can throw even from instanceof.)
+      if (e instanceof Error && typeof e.message === 'string') return e.message;
       const json = JSON.stringify(e);
       return json.length > 200 ? `${json.slice(0, 200)}…` : json;
     } catch {
-      return Object.prototype.toString.call(e);
+      return Array.isArray(e) ? 'an array' : 'an object';
     }
   };
   // Runs `f`; anything it throws that is not already one of ours becomes a
@@ -412,7 +413,9 @@ function makeGenerate(wasm, importAi) {
     for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
       given[key] = guard(`${place}.${key}: reading it threw`, () => opts[key]);
     }
-    const userModel = asModel(given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => trajectory?.userModel), 'opts.userModel');
+    // Missing, it is the core's to report (after any misspelt key, such as `usermodel`).
+    const model = given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => trajectory?.userModel);
+    const userModel = model === undefined ? undefined : asModel(model, 'opts.userModel');
     let observers = given.observers;
     if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
       observers = new wasm.ObserverPipeline(Array.isArray(observers) ? { observers } : observers);

@@ -74,10 +74,10 @@ export async function runFuzz({ seed, inputs, workers = 2, only = null, limitMs 
   const addFinding = (i, f, atoms) => {
     const key = `${f.exp}\u0000${f.cat}\u0000${shapeOf(f.msg)}`;
     let e = entries.get(key);
-    if (!e) entries.set(key, (e = { exp: f.exp, cat: f.cat, shape: shapeOf(f.msg), msg: f.msg, count: 0, first: i, repro: f.repro, triggers: new Map() }));
+    if (!e) entries.set(key, (e = { exp: f.exp, cat: f.cat, shape: shapeOf(f.msg), msg: f.msg, count: 0, first: i, repro: null, triggers: new Map() }));
     e.count++;
     const sig = [...new Set(atoms ?? [])].slice(0, 4).join('; ') || '(valid input)';
-    if (f.repro && (!e.repro || f.repro.length < e.repro.length)) { e.repro = f.repro; e.msg = f.msg; e.reproIndex = i; e.reproSig = sig; }
+    if (f.repro && (!e.repro || f.repro.length < e.repro.length)) { e.repro = f.repro; e.msg = f.msg; e.reproIndex = i; e.reproSig = sig; e.call = f.call; e.steps = f.steps; }
     e.reproIndex ??= i;
     e.reproSig ??= sig;
     let t = e.triggers.get(sig);
@@ -212,8 +212,10 @@ export function findingsReport(s, { perCategory = Infinity, triggers = 2, compac
     if (compact) {
       list.forEach((f, k) => {
         lines.push(`${k + 1}. [${f.cat}] ${f.exp}: ${clip(shown(f.msg.split(/[\r\n]/)[0]), 300)} — ${f.count} input${f.count === 1 ? '' : 's'}`);
-        lines.push(`   input #${f.reproIndex}, made by: ${clip(f.reproSig, 200)}`);
-        lines.push(`   repro: ${clip(f.repro, 450)}`);
+        lines.push(`   input #${f.reproIndex} (${clip(f.reproSig, 160)}):`);
+        // Several calls: the one that failed first, then the calls before it.
+        if (f.steps > 1 && f.call) lines.push(`   ${clip(f.call, 300)}`, `     after: ${clip(f.repro.slice(0, Math.max(0, f.repro.length - f.call.length - 2)), 300)}`);
+        else lines.push(`   ${clip(f.repro, 380)}`);
       });
       continue;
     }

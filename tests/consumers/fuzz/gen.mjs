@@ -748,7 +748,10 @@ function genPipeline(r, at, V, env) {
   };
   const mode = r.weighted([[45, 'valid'], [45, 'mutated'], [10, 'wild']]);
   const opts = mode === 'valid' ? valid(make()) : mode === 'mutated' ? mutated(r, at, make, null, { closed: PIPELINE_CLOSED, numeric: PIPELINE_NUMERIC }) : wild(r, at, {}, 'opts');
-  if (mode === 'valid') opts.expr = show(opts.v, 600);
+  // The valid options, written as what they add to B.pipelineOpts(false).
+  const named = `{ ...B.pipelineOpts(false), clock: ${show(clock.fn)}, observers: [...B.pipelineOpts(false).observers, { observer: ${show(cust.o)}, trigger: { onEveryCall: true } }]${onErr ? `, onError: ${show(onErr.fn)}` : ''}${recSink ? ', recorder: new TrajectoryRecorder(new MemorySink(), { clock: () => T0 })' : ''} }`;
+  if (mode === 'valid') opts.expr = named;
+  else if (mode === 'mutated' && opts.expr.startsWith('[')) opts.expr = `${opts.expr.slice(0, opts.expr.indexOf('] in ') + 5)}${named}`;
   const atoms = [...atomsOf(opts), ...(cust.atom ? [cust.atom] : []), ...(clock.atom ? [clock.atom] : []), ...(onErr?.atom ? [onErr.atom] : [])];
   const steps = [step('ObserverPipeline', `pipeline = new ObserverPipeline(${opts.expr})`, () => { env.stash.pipeline = new at.ObserverPipeline(opts.v); }, { unknown: unknownOf(opts), stopOnError: true })];
   const n = r.int(2, 9);

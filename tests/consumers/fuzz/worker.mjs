@@ -23,13 +23,13 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
     if (!current) return;
     const text = args.map((a) => { try { return typeof a === 'string' ? a : a instanceof Error ? `${a.name}: ${a.message}` : String(a); } catch { return '?'; } }).join(' ');
     const p = messageProblem(text);
-    if (p && current.logged++ < 1) current.findings.push({ cat: 'invariant', exp: current.exp, msg: `a console.${level} message ${p}${SEP}${text.slice(0, 300)}` });
+    if (p && current.logged++ < 1) current.findings.push({ cat: 'invariant', exp: current.exp, msg: `a console.${level} message ${p}${SEP}${text.slice(0, 300)}`, step: current.env.step });
   };
 }
 const stray = (how) => (reason) => {
   if (reason === STOP || (reason && reason.cause === STOP)) return;
   const f = { cat: isTrap(reason) ? 'trap' : 'uncoded', msg: `an ${how}: ${uncodedMessage(reason)}` };
-  if (current) current.findings.push({ ...f, exp: current.exp });
+  if (current) current.findings.push({ ...f, exp: current.exp, step: current.env.step }); // while that call was running
   else if (last) late.push({ ...f, exp: last.exp, i: last.i, repro: last.repro, msg: `${f.msg} (after the input had finished)` });
 };
 let last = null;
@@ -65,7 +65,7 @@ async function runOne(seed, i) {
     const trap = isTrap(e);
     return { cat: trap ? 'trap' : 'harness', findings: [{ cat: trap ? 'trap' : 'harness', exp: '(generating the input)', msg: describe(e), repro: `(input #${i})` }], atoms: [], exp: '?', ms: performance.now() - t0, restart: true };
   }
-  const state = { exp: c.exp, findings: [], logged: 0 };
+  const state = { exp: c.exp, findings: [], logged: 0, env: c.env };
   const limit = c.slow ? SLOW_LIMIT_MS : STEP_LIMIT_MS;
   c.env.limitMs = limit * 0.8;
   c.env.begin();
@@ -73,7 +73,8 @@ async function runOne(seed, i) {
   const repro = (k) => c.steps.slice(0, k + 1).map((s) => s.expr).join('; ');
   let coded = false;
   let restart = false;
-  const add = (cat, exp, msg, k) => state.findings.push({ cat, exp, msg, repro: repro(k) });
+  // `call`: the call that failed (k), shown before the calls that led to it; a check of the whole outcome has none.
+  const add = (cat, exp, msg, k, whole = false) => state.findings.push({ cat, exp, msg, repro: repro(k), call: whole ? undefined : c.steps[k]?.expr, steps: whole ? 1 : k + 1 });
   let k = 0;
   steps: for (; k < c.steps.length; k++) {
     const st = c.steps[k];
@@ -113,18 +114,23 @@ async function runOne(seed, i) {
   }
   if (!restart && !c.env.stopped && c.final && !state.findings.some((f) => f.cat === 'uncoded' || f.cat === 'trap')) {
     try {
-      for (const v of c.final()) add('invariant', c.finalExp ?? c.exp, v, Math.min(k, c.steps.length - 1));
+      for (const v of c.final()) add('invariant', c.finalExp ?? c.exp, v, Math.min(k, c.steps.length - 1), true);
     } catch (e) {
-      if (isTrap(e)) { add('trap', c.finalExp ?? c.exp, `while checking the outcome: ${e.message}`, c.steps.length - 1); restart = true; }
-      else add('invariant', c.finalExp ?? c.exp, `checking the outcome threw ${describe(e)}`, c.steps.length - 1);
+      if (isTrap(e)) { add('trap', c.finalExp ?? c.exp, `while checking the outcome: ${e.message}`, c.steps.length - 1, true); restart = true; }
+      else add('invariant', c.finalExp ?? c.exp, `checking the outcome threw ${describe(e)}`, c.steps.length - 1, true);
     }
   }
-  for (const f of c.env.findings) state.findings.push({ cat: f.cat, exp: f.exp, msg: f.msg, repro: repro(f.step ?? c.steps.length - 1) });
+  for (const f of c.env.findings) { const k2 = f.step ?? c.steps.length - 1; state.findings.push({ cat: f.cat, exp: f.exp, msg: f.msg, repro: repro(k2), call: c.steps[k2]?.expr, steps: k2 + 1 }); }
   c.env.end();
   if (c.async) await new Promise((r) => setImmediate(r));
   current = null;
   last = { i, exp: c.exp, repro: repro(c.steps.length - 1) };
-  for (const f of state.findings) f.repro ??= repro(c.steps.length - 1);
+  for (const f of state.findings) {
+    if (f.repro) continue;
+    const k2 = Math.min(f.step ?? c.steps.length - 1, c.steps.length - 1);
+    Object.assign(f, { repro: repro(k2), call: c.steps[k2]?.expr, steps: k2 + 1 });
+    delete f.step;
+  }
   if (state.findings.some((f) => f.cat === 'hang' || f.cat === 'trap')) restart = true;
   const order = ['trap', 'hang', 'harness', 'uncoded', 'invariant'];
   const cat = order.find((o) => state.findings.some((f) => f.cat === o)) ?? (coded ? 'coded' : 'ok');
