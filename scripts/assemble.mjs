@@ -16,7 +16,6 @@ const budget = Number(budgetArg);
 const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href);
 // Names starting with `__` are internals that the JS layer below wraps.
 const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync' && !n.startsWith('__')).sort();
-const list = names.join(', ');
 
 // Generation's JS layer (adapters, replay, option normalisation), inlined.
 const generateSource = readFileSync(join(root, 'src', 'js', 'generate.js'), 'utf8');
@@ -38,6 +37,15 @@ async function writeArtifacts(dir, result, def) {
   return paths;
 }
 `;
+const writeArtifactsType = `/** Node only: writes toArtifacts(result, def) into \`dir\` (created if needed); resolves with the written paths. */
+export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
+`;
+// \`ai\` is an optional peer dependency, so no entry names it where a bundler
+// would resolve it: browsers and Workers take \`generateText\` from the caller
+// or from agent-trajectories/ai (which imports it). Node alone still loads it
+// by name on first use, for code written before that entry existed; the
+// specifier is a run-time value, so bundlers (even for Node) leave it alone.
+const nodeImportAi = "((name) => () => import(/* webpackIgnore: true */ /* @vite-ignore */ name))('ai')";
 const wire = (g, importAi, cjs = false) => `${cjs ? "const { makeGenerate } = require('./generate.cjs');" : ''}
 const generate = makeGenerate({
   runTrajectory: ${g('__runTrajectory')}, ObserverPipeline: ${g('ObserverPipeline')}, toJSONL: ${g('toJSONL')},
@@ -76,6 +84,11 @@ const fastPaths = (cls) => `{
   };
 }
 `;
+// The package is \`sideEffects: false\`. An entry that only re-exported the
+// glue (\`export { X } from\`) could be skipped by a bundler following the
+// re-export straight to the glue, and with it the entry's initSync (Rolldown
+// does). Exports defined in the entry keep the entry, and its set-up, in.
+const localExports = names.map((n) => `export const ${n} = glue.${n};`).join('\n');
 const noopInit = `/** Ready on import in this runtime; kept so code can await init() everywhere. */
 export async function init() {}
 `;
@@ -87,16 +100,16 @@ import { join } from 'node:path';
 import { makeGenerate } from './generate.js';
 glue.initSync({ module: readFileSync(new URL('./agent_trajectories_bg.wasm', import.meta.url)) });
 ${fastPaths('glue.ObserverPipeline')}
-${wire((n) => `glue.${n}`, "() => import('ai')")}
+${wire((n) => `glue.${n}`, nodeImportAi)}
 export const { ${generated.join(', ')} } = generate;
 export ${writeArtifacts('({ mkdir, writeFile })', '({ join })')}
-export { ${list} } from './agent_trajectories.js';
+${localExports}
 ${constantExports}${noopInit}`);
 
 writeFileSync(join(pkg, 'node.cjs'), `${header}'use strict';
 const glue = require('./agent_trajectories.cjs');
 ${fastPaths('glue.ObserverPipeline')}
-${wire((n) => `glue.${n}`, "() => import('ai')", true)}
+${wire((n) => `glue.${n}`, nodeImportAi, true)}
 ${writeArtifacts("require('node:fs/promises')", "require('node:path')")}
 module.exports = {
 ${names.map((n) => `  ${n}: glue.${n},`).join('\n')}
@@ -116,7 +129,7 @@ glue.initSync({ module: wasmModule });
 ${fastPaths('glue.ObserverPipeline')}
 ${wire((n) => `glue.${n}`, 'undefined')}
 export const { ${generated.join(', ')} } = generate;
-export { ${list} } from './agent_trajectories.js';
+${localExports}
 ${constantExports}${noopInit}`);
 
 // Browsers: no top-level await (it deadlocks some bundlers), so every export
@@ -169,7 +182,7 @@ function guard(name, target) {
 
 ${fastPaths('glue.ObserverPipeline')}
 ${names.map((n) => `export const ${n} = guard('${n}', glue.${n});`).join('\n')}
-${wire((n) => `guard('${n.replace(/^__/, '')}', glue.${n})`, "() => import('ai')")}
+${wire((n) => `guard('${n.replace(/^__/, '')}', glue.${n})`, 'undefined')}
 export const { ${generated.join(', ')} } = generate;
 ${constantExports}`);
 
@@ -193,8 +206,48 @@ export const TRAJECTORY_SCHEMA_VERSION: ${glue.trajectorySchemaVersion()};
 
 ${readFileSync(join(root, 'src', 'js', 'generate.d.ts'), 'utf8').trim()}
 `;
+if (/function writeArtifacts\b/.test(publicTypes)) {
+  throw new Error('assemble: writeArtifacts is Node-only; declare it in writeArtifactsType, not in the shared types');
+}
+// Types per runtime, picked by the same conditions as the code: index.d.ts
+// (browsers, Workers, bundlers) and index.d.cts have what every entry has;
+// Node's add writeArtifacts, so a browser or Worker build cannot compile a
+// call that would fail to link.
 writeFileSync(join(pkg, 'index.d.ts'), publicTypes);
 writeFileSync(join(pkg, 'index.d.cts'), publicTypes);
+const nodeTypes = (from) => `${header}// Node's types: everything every runtime has, plus what only Node has.
+export * from '${from}';
+import type { Trajectory, TrajectoryResult } from '${from}';
+
+${writeArtifactsType}`;
+writeFileSync(join(pkg, 'node.d.mts'), nodeTypes('./index.js'));
+writeFileSync(join(pkg, 'node.d.cts'), nodeTypes('./index.cjs'));
+
+// agent-trajectories/ai: the AI SDK adapters with \`generateText\` from \`ai\`
+// bound, for any runtime. The one file that names \`ai\`, an optional peer
+// dependency: only code that imports this entry needs it installed.
+const aiAbout = `// The AI SDK adapters with \`generateText\` from \`ai\` (an optional peer
+// dependency) bound: the same functions as the main entry's, without passing
+// \`generateText\`. Only code that imports this entry needs \`ai\` installed.
+`;
+const aiBound = "const { withAISdkAgent, fromAISdkModel } = makeGenerate(undefined, () => ({ generateText }));";
+writeFileSync(join(pkg, 'ai.js'), `${header}${aiAbout}import { generateText } from 'ai';
+import { makeGenerate } from './generate.js';
+
+${aiBound}
+export { withAISdkAgent, fromAISdkModel };
+`);
+writeFileSync(join(pkg, 'ai.cjs'), `${header}${aiAbout}'use strict';
+const { generateText } = require('ai');
+const { makeGenerate } = require('./generate.cjs');
+
+${aiBound}
+module.exports = { withAISdkAgent, fromAISdkModel };
+`);
+const aiTypes = (from) => `${header}${aiAbout}export { withAISdkAgent, fromAISdkModel } from '${from}';
+`;
+writeFileSync(join(pkg, 'ai.d.ts'), aiTypes('./index.js'));
+writeFileSync(join(pkg, 'ai.d.cts'), aiTypes('./index.cjs'));
 
 // package.json from the template, version and metadata from Cargo.toml.
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
@@ -206,13 +259,18 @@ writeFileSync(join(pkg, 'package.json'), manifest);
 copyFileSync(join(root, 'README.md'), join(pkg, 'README.md'));
 
 // Minified glue and JS layer (names kept: classes and functions are public).
-const { minify } = createRequire(join(root, 'tests', 'package.json'))('terser');
+// Lines are broken: Node prints the source line of an uncaught error's throw
+// site, and one 24 KB line would bury the message.
+const MAX_LINE = 160;
+const { minify } = createRequire(join(root, 'tools', 'package.json'))('terser');
 for (const [file, module] of [['agent_trajectories.js', true], ['generate.js', true], ['agent_trajectories.cjs', false], ['generate.cjs', false]]) {
   const out = await minify(readFileSync(join(pkg, file), 'utf8'), {
     module, ecma: 2020, keep_classnames: true, keep_fnames: true,
     mangle: { toplevel: false }, compress: { toplevel: false, passes: 2 },
-    format: { comments: false, preamble: '// Generated by scripts/build.sh; minified.' },
+    format: { comments: false, max_line_len: MAX_LINE, preamble: '// Generated by scripts/build.sh; minified.' },
   });
+  const long = out.code.split('\n').find((l) => l.length > 2 * MAX_LINE);
+  if (long) throw new Error(`assemble: ${file} has a ${long.length}-character line after minification`);
   writeFileSync(join(pkg, file), out.code);
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the package, records sample runs into runs/*.jsonl from Node, and
 # serves the viewer (www/ with the web build and the runs) on 127.0.0.1.
-# PORT picks the port (default 8787; a free one if that is taken).
+# PORT picks the port (default 8787; a free one if that is taken). From npm
+# it needs only the build tools (tools/package.json, installed once by
+# scripts/build.sh), not the test dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

@@ -21,7 +21,14 @@ const TYPES = {
 export function serveStatic(root, port = 0) {
   const base = resolve(root);
   const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      // A malformed escape (say /%E0%A4%A) is the client's mistake, not a crash.
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request: malformed URL');
+      return;
+    }
     let file = normalize(join(base, path));
     if (file !== base && !file.startsWith(base + sep)) {
       res.writeHead(403).end('forbidden');

@@ -1,28 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and packs the package, installs the
 # tarball into throwaway consumers, runs every suite and ends with
-# "N passed, N failed". Exit status is non-zero if anything failed.
+# "N passed, N failed" (also when it stops early). Exit status is non-zero
+# if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 started=$(date +%s)
-ensure_build_tools || exit 1
-ensure_chromium || exit 1
-log "setup done in $(( $(date +%s) - started ))s"
-
-scripts/build.sh || { echo "0 passed, 1 failed"; exit 1; }
-
-log "packing the tarball and installing it into tests/consumers/*"
-work=tests/.work
-rm -rf "$work" && mkdir -p "$work"
-tarball=$(cd pkg && npm pack --silent --pack-destination "../$work" | tail -1)
-for consumer in tests/consumers/*/; do
-  rm -rf "$consumer/node_modules"
-  (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$tarball") >/dev/null \
-    || { echo "could not install the tarball into $consumer" >&2; echo "0 passed, 1 failed"; exit 1; }
-done
-
+rm -f tests/.work/bundle-sizes.txt
 declare -a names=() passes=() fails=()
 total_pass=0
 total_fail=0
@@ -32,6 +18,46 @@ record() {
   names+=("$1"); passes+=("$2"); fails+=("$3")
   total_pass=$((total_pass + $2)); total_fail=$((total_fail + $3))
 }
+
+# The table, the bundle sizes the bundler suites measured, the summary line.
+summary() {
+  echo
+  printf '%-52s %7s %7s\n' suite passed failed
+  for i in "${!names[@]}"; do printf '%-52s %7s %7s\n' "${names[$i]}" "${passes[$i]}" "${fails[$i]}"; done
+  if [ -s tests/.work/bundle-sizes.txt ]; then
+    echo
+    echo "bundle sizes of the minimal apps:"
+    sed 's/^/  /' tests/.work/bundle-sizes.txt
+  fi
+  echo "took $(( $(date +%s) - started ))s"
+  echo "$total_pass passed, $total_fail failed"
+}
+
+# stop NAME: counts NAME as one failure and ends the run, still summarised.
+stop() {
+  echo "test.sh: stopping: $1" >&2
+  record "$1" 0 1
+  summary
+  exit 1
+}
+
+ensure_build_tools || stop "setup: build tools (rust target, wasm-bindgen, tools/)"
+ensure_node_deps || stop "setup: npm test dependencies (tests/)"
+ensure_chromium || stop "setup: chromium"
+log "setup done in $(( $(date +%s) - started ))s"
+
+scripts/build.sh || stop "build (scripts/build.sh)"
+
+log "packing the tarball and installing it into tests/consumers/*"
+work=tests/.work
+rm -rf "$work" && mkdir -p "$work"
+tarball=$(cd pkg && npm pack --silent --pack-destination "../$work" | tail -1)
+[ -n "$tarball" ] && [ -f "$work/$tarball" ] || stop "npm pack"
+for consumer in tests/consumers/*/; do
+  rm -rf "$consumer/node_modules"
+  (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$tarball") >/dev/null \
+    || stop "installing the tarball into $consumer"
+done
 
 # A suite whose runner crashed before reporting counts as one failure.
 run_cargo() {
@@ -46,14 +72,35 @@ run_cargo() {
   record "$name" "$p" "$f"
 }
 
+# A check that passes or fails as a whole (formatting, lints): one count.
+run_check() {
+  local name=$1; shift
+  log "check: $name"
+  local out
+  if out=$("$@" 2>&1); then
+    record "$name" 1 0
+  else
+    # Each distinct message (or file, for rustfmt) once, with its count.
+    local seen
+    seen=$(printf '%s\n' "$out" | grep -E "^(error|warning)(\[[A-Za-z0-9_]+\])?:|^Diff in " \
+      | sed -E 's/^(Diff in .*\.rs):[0-9]+:$/\1/' | sort | uniq -c | sort -rn)
+    printf '%s\n' "$seen" | head -12
+    [ "$(printf '%s\n' "$seen" | wc -l)" -le 12 ] || echo "  ... $(printf '%s\n' "$seen" | wc -l) distinct lines in all"
+    printf '%s\n' "$out" | tail -3
+    record "$name" 0 1
+  fi
+}
+
 # NODE picks the Node binary (default: the machine's); the second Node version
-# comes from the npm registry as tests/node_modules/.bin/node.
+# comes from the npm registry as tests/node_modules/.bin/node. Lines a suite
+# reports with `t.diagnostic('report: ...')` are printed.
 run_node() {
   local name=$1; shift
   log "suite: $name"
   local out status p f
   out=$("${NODE:-node}" --test --test-reporter=tap "$@" 2>&1); status=$?
   printf '%s\n' "$out" | grep -E "^\s*not ok" -A12 || true
+  printf '%s\n' "$out" | grep -E "^\s*# report: " | sed -E 's/^\s*# report: /  /' || true
   p=$(printf '%s\n' "$out" | grep -E "^# pass " | awk '{print $3}')
   f=$(printf '%s\n' "$out" | grep -E "^# fail " | awk '{print $3}')
   p=${p:-0}; f=${f:-0}
@@ -64,6 +111,9 @@ run_node() {
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 
+run_check "cargo fmt --check" cargo fmt --check
+run_check "cargo clippy --all-targets (native)" cargo clippy --quiet --all-targets -- -D warnings
+run_check "cargo clippy --all-targets (wasm32)" cargo clippy --quiet --target wasm32-unknown-unknown --all-targets -- -D warnings
 run_cargo "rust core (native)" cargo test --quiet
 run_cargo "binding in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
 WASM_BINDGEN_USE_BROWSER=1 run_cargo "binding in Chromium (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
@@ -74,15 +124,16 @@ NODE=$node22 run_node "tarball: Node $("$node22" --version) ESM" tests/consumers
 NODE=$node22 run_node "tarball: Node $("$node22" --version) CJS" tests/consumers/node-cjs/*.test.cjs
 run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
+run_node "tarball: Vite 8 and 6 app (build, dev server)" tests/consumers/vite/*.test.mjs
+run_node "tarball: esbuild bundles (browser, Node)" tests/consumers/esbuild/*.test.mjs
+run_node "tarball: wrangler Worker bundle in workerd" tests/consumers/wrangler/*.test.mjs
 run_node "tarball: TypeScript consumer (ESM, strict)" tests/consumers/typescript/*.test.mjs
 run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cjs/*.test.mjs
+run_node "tarball: TypeScript types per condition" tests/consumers/typescript-conditions/*.test.mjs
 run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
+run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
 
-echo
-printf '%-44s %7s %7s\n' suite passed failed
-for i in "${!names[@]}"; do printf '%-44s %7s %7s\n' "${names[$i]}" "${passes[$i]}" "${fails[$i]}"; done
-echo "took $(( $(date +%s) - started ))s"
-echo "$total_pass passed, $total_fail failed"
+summary
 [ "$total_fail" -eq 0 ]

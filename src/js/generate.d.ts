@@ -156,8 +156,6 @@ export interface ConversationStep { stepIndex: number; input: ModelMessage; outp
 /** Tally's `Conversation`; `metadata` is the run's outcome (empty when the result has no end). */
 export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }
 export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
-/** Node only: writes toArtifacts(result, def) into `dir`; resolves with the written paths. */
-export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
 
 /**
  * What withAISdkAgent calls on an AI SDK Agent (`ToolLoopAgent`, or any
@@ -176,12 +174,12 @@ export interface GenerateTextConfig {
   messages?: never;
   /** Left out: the history is passed as `messages`. */
   prompt?: never;
-  /** `generateText` from `ai`; needed in Workers, where `ai` cannot be loaded by name. */
+  /** `generateText` from `ai`; needed in browsers and Workers unless withAISdkAgent comes from `agent-trajectories/ai` (Node also loads `ai` by name). */
   generateText?: (options: never) => PromiseLike<unknown>;
   /** Any other generateText option (`tools`, `system`, `stopWhen`, ...), passed as given. */
   [option: string]: unknown;
 }
-/** An AI SDK Agent, or a `generateText` config (needs the `ai` package). Each turn resolves with the turn's messages and its total token usage. */
+/** An AI SDK Agent, or a `generateText` config (needs `generateText`: pass it, or import this from `agent-trajectories/ai`). Each turn resolves with the turn's messages and its total token usage. */
 export function withAISdkAgent(agentOrConfig: AISdkAgentLike | GenerateTextConfig): AgentHandle;
 /**
  * What withMastraAgent calls on a Mastra Agent: `agent.generate(messages,
@@ -193,7 +191,7 @@ export interface MastraAgentLike { generate(messages: never[], options: { abortS
 export function withMastraAgent(agent: MastraAgentLike): AgentHandle;
 /** An AI SDK language model (`LanguageModelV2`..`V4`, `MockLanguageModelV4` from `ai/test`). */
 export interface AISdkLanguageModel { readonly specificationVersion: string; doGenerate(options: never): PromiseLike<unknown> }
-/** An AI SDK language model as a Model (calls `generateText` from `ai`); answers carry the call's token usage. */
+/** An AI SDK language model as a Model (calls `generateText`: pass it, or import this from `agent-trajectories/ai`); answers carry the call's token usage. */
 export function fromAISdkModel(model: AISdkLanguageModel, opts?: { generateText?: (options: never) => PromiseLike<unknown> }): Model;
 /**
  * Options of `fromOpenAIChat`. Every key not listed here (temperature,

@@ -2,8 +2,9 @@
 // Mastra (plain JS objects, so they live here rather than in Rust), model
 // record/replay, and runTrajectory's option normalisation. Inlined into
 // every entry by scripts/assemble.mjs as `makeGenerate(wasm, importAi)`;
-// `importAi` is `() => import('ai')` where a runtime can resolve it (Workers
-// cannot import by name at run time: pass `generateText` there).
+// `importAi` yields `ai`'s exports where the entry can get them (Node by
+// name, agent-trajectories/ai by its import); elsewhere it is undefined and
+// the caller passes `generateText`, since no entry may name `ai` for bundlers.
 function makeGenerate(wasm, importAi) {
   const NAME = 'AgentTrajectoriesError';
   const fail = (code, message, cause) => {
@@ -73,13 +74,18 @@ function makeGenerate(wasm, importAi) {
   let ai;
   const loadAi = async (given) => {
     if (typeof given === 'function') return { generateText: given };
-    if (!importAi) throw fail('INVALID_ARGUMENT', 'this runtime cannot load `ai` by name: pass `generateText` (import { generateText } from "ai")');
     try {
       ai ??= await importAi();
     } catch (e) {
-      throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai): ${why(e)}`, e);
+      throw fail('INVALID_ARGUMENT', `this needs the optional peer dependency \`ai\` (npm install ai, or import from 'agent-trajectories/ai'): ${why(e)}`, e);
     }
     return ai;
+  };
+  // Checked when the adapter is made, not at its first call inside a run.
+  const needAi = (given, what, pass) => {
+    if (typeof given !== 'function' && !importAi) {
+      throw fail('INVALID_ARGUMENT', `${what} needs the AI SDK's generateText: pass it (${pass}, with generateText from 'ai'), or import the adapters from 'agent-trajectories/ai'`);
+    }
   };
 
   // The turn's assistant and tool messages. AI SDK 7 keeps each step's own
@@ -124,6 +130,7 @@ function makeGenerate(wasm, importAi) {
         throw fail('INVALID_ARGUMENT', 'withAISdkAgent: leave `messages` and `prompt` out of the config; the history is passed as `messages`');
       }
       const { generateText: given, ...config } = target;
+      needAi(given, 'withAISdkAgent(config)', 'withAISdkAgent({ model, generateText })');
       return {
         async respond(messages, { abortSignal } = {}) {
           const { generateText } = await loadAi(given);
@@ -151,6 +158,7 @@ function makeGenerate(wasm, importAi) {
       if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `fromAISdkModel options: unknown option ${JSON.stringify(unknown)}; the only one is "generateText"`);
       return opts.generateText;
     });
+    needAi(given, 'fromAISdkModel(model)', 'fromAISdkModel(model, { generateText })');
     return sealed('fromAISdkModel', async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
       return guarded('fromAISdkModel: generateText', async () => {
@@ -262,7 +270,10 @@ function makeGenerate(wasm, importAi) {
   const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
   const asModel = (m, what) => {
     if (typeof m === 'function') return m;
-    if (isAiSdkModel(m)) return fromAISdkModel(m);
+    if (isAiSdkModel(m)) {
+      needAi(undefined, `${what} (an AI SDK model)`, 'fromAISdkModel(model, { generateText })');
+      return fromAISdkModel(m);
+    }
     throw fail('INVALID_ARGUMENT', `${what} must be a function (request) => Promise<string | { text }> or an AI SDK language model`);
   };
 

@@ -10,8 +10,8 @@ const testsDir = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = JSON.parse(readFileSync(new URL('./node_modules/agent-trajectories/package.json', import.meta.url), 'utf8'));
 
 test('the package maps the browser and default conditions to web.js', () => {
-  assert.equal(manifest.exports['.'].browser, './web.js');
-  assert.equal(manifest.exports['.'].default, './web.js');
+  assert.deepEqual(manifest.exports['.'].browser, { types: './index.d.ts', default: './web.js' });
+  assert.deepEqual(manifest.exports['.'].default, { types: './index.d.ts', default: './web.js' });
 });
 
 test('scenarios in Chromium', async (t) => {

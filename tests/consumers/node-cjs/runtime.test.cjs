@@ -15,3 +15,13 @@ test('scenarios', async (t) => {
     for (const [name, check] of Object.entries(checks)) await t.test(`${suite}: ${name}`, () => check(at));
   }
 });
+
+test('agent-trajectories/ai resolves its CommonJS file and binds generateText', async () => {
+  assert.match(require.resolve('agent-trajectories/ai'), /\/node_modules\/agent-trajectories\/ai\.cjs$/);
+  const ai = require('agent-trajectories/ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({ content: [{ type: 'text', text: 'hi there' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] }),
+  });
+  assert.deepEqual(await ai.fromAISdkModel(model)({ purpose: 'user-message', messages: [{ role: 'user', content: 'x' }] }), { text: 'hi there', usage: { inputTokens: 1, outputTokens: 1 } });
+});

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as at from 'agent-trajectories';
+import * as atAi from 'agent-trajectories/ai';
 import { generateText, jsonSchema, stepCountIs, tool, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { Agent as MastraAgent } from '@mastra/core/agent';
@@ -117,6 +118,20 @@ test('aborting the run aborts the user model call (fromAISdkModel)', async () =>
   const r = await pending;
   assert.equal(r.end.reason, 'aborted');
   assert.equal(seen[0]?.aborted, true);
+});
+
+test('agent-trajectories/ai: the adapters with generateText bound (no generateText passed)', async () => {
+  assert.match(import.meta.resolve('agent-trajectories/ai'), /\/node_modules\/agent-trajectories\/ai\.js$/);
+  const r = await at.runTrajectory(at.createTrajectory(def, atAi.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3) })), {
+    userModel: atAi.fromAISdkModel(new MockLanguageModelV4({ doGenerate: async () => text('I want a table') })), clock: () => 0,
+  });
+  checkToolTurns(r);
+  // generateText can still be injected.
+  let used = 0;
+  const agent = atAi.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3), generateText: (o) => { used++; return generateText(o); } });
+  checkToolTurns(await at.runTrajectory(at.createTrajectory(def, agent), { userModel, clock: () => 0 }));
+  assert.equal(used, 2);
+  assert.throws(() => atAi.withAISdkAgent({ model: toolModel(), prompt: 'x' }), { code: 'INVALID_ARGUMENT' });
 });
 
 test('usage: each adapter answers with the call\'s total tokens as numbers (AI SDK totalUsage over every step, Mastra usage)', async () => {

@@ -9,7 +9,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const manifest = JSON.parse(readFileSync(here('./node_modules/agent-trajectories/package.json'), 'utf8'));
 
 test('the package maps the workerd condition to workerd.js', () => {
-  assert.equal(manifest.exports['.'].workerd, './workerd.js');
+  assert.deepEqual(manifest.exports['.'].workerd, { types: './index.d.ts', default: './workerd.js' });
 });
 
 test('scenarios in workerd', async (t) => {
