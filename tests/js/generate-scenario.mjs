@@ -300,6 +300,8 @@ export const checks = {
     eq(err.code, 'REPLAY_MISS', 'miss code');
     assert(err.message.includes('request.system line') && err.message.includes('three'), err.message);
     eq(at.modelRequestKey({ purpose: 'user-message', messages: [], system: 's' }), at.modelRequestKey({ system: 's', messages: [], purpose: 'user-message' }), 'key ignores key order');
+    const keys = Array.from({ length: 300 }, (_, i) => at.modelRequestKey({ purpose: 'user-message', messages: [{ role: 'user', content: `q${i * 7919}` }] }));
+    eq(keys.filter((k) => !/^[0-9a-f]{16}$/.test(k)), [], 'every key is 16 hex digits');
   },
   async 'fromOpenAIChat maps requests and answers of a chat completions endpoint'(at) {
     const sent = [];
