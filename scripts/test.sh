@@ -134,6 +134,8 @@ run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-default
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
+# Seeded: the seed (today's date unless FUZZ_SEED is set) is printed; FUZZ_INPUTS runs more on demand.
+FUZZ_INPUTS=${FUZZ_INPUTS:-100000} run_node "tarball: fuzz of every export (seeded)" tests/consumers/fuzz/*.test.mjs
 
 summary
 [ "$total_fail" -eq 0 ]

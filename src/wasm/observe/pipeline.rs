@@ -40,9 +40,10 @@ fn busy() -> JsValue {
 /// would silently lose the params).
 const CALL_KEYS: &[&str] = &["toolName", "params", "paramsSummary", "success", "errorMessage"];
 
-/// The checked way in: the entries' fast path sends well-formed calls to
-/// `__recordToolCallFields`; everything else lands here, read key by key,
-/// and gets its precise coded error.
+/// The checked way in: the entries' fast path sends plain calls to
+/// `__recordToolCallFields`; everything else lands here, read key by key
+/// (unknown keys refused, a throwing getter named), then judged by the same
+/// rules.
 fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
     const PLACE: &str = "recordToolCall";
     if !value.is_object() || crate::wasm::is_array(value) {
@@ -53,20 +54,30 @@ fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
     }
     check_options(value, CALL_KEYS, PLACE)?;
     let field = |key: &str| option(value, key, PLACE);
-    let tool_name = field("toolName")?.as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
-    let success =
-        field("success")?.as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
+    let tool_name = field("toolName")?;
+    let params = field("params")?;
+    let params_json = if params.is_undefined() {
+        None
+    } else {
+        let who = tool_name.as_string().unwrap_or_default();
+        Some(json_of(&params, &format!("recordToolCall ({who}): params"))?)
+    };
+    call_of(tool_name, params_json, field("paramsSummary")?, field("success")?, field("errorMessage")?)
+}
+
+/// The rules for one call's fields, whichever way they came in.
+fn call_of(tool_name: JsValue, params_json: Option<String>, summary: JsValue, success: JsValue, error: JsValue) -> Result<ToolCallInput, Error> {
+    let tool_name = tool_name.as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
+    let success = success.as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
     let optional_string = |v: JsValue, key: &str| -> Result<Option<String>, Error> {
         if v.is_undefined() || v.is_null() {
             return Ok(None);
         }
         v.as_string().map(Some).ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): {key} must be a string")))
     };
-    let params = field("params")?;
-    let params_json = if params.is_undefined() { None } else { Some(json_of(&params, &format!("recordToolCall ({tool_name}): params"))?) };
     Ok(ToolCallInput {
-        params_summary: optional_string(field("paramsSummary")?, "paramsSummary")?,
-        error_message: optional_string(field("errorMessage")?, "errorMessage")?,
+        params_summary: optional_string(summary, "paramsSummary")?,
+        error_message: optional_string(error, "errorMessage")?,
         tool_name,
         params_json,
         success,
@@ -198,19 +209,21 @@ impl ObserverPipeline {
         self.record_input(input)
     }
 
-    /// `recordToolCall` with the fields already taken apart and the params
-    /// already JSON: the package's entries route well-formed calls here
-    /// (strings cross far cheaper than objects read field by field).
+    /// `recordToolCall` with the fields taken apart and the params already
+    /// JSON text: the package's entries route plain calls here (values cross
+    /// far cheaper than an object read key by key). Judged by `call_of`.
     #[wasm_bindgen(js_name = __recordToolCallFields, skip_typescript, unchecked_return_type = "CurrentAssessment | undefined")]
     pub fn record_tool_call_fields(
         &self,
-        tool_name: String,
-        params_json: Option<String>,
-        params_summary: Option<String>,
-        success: bool,
-        error_message: Option<String>,
+        tool_name: JsValue,
+        params_json: JsValue,
+        params_summary: JsValue,
+        success: JsValue,
+        error_message: JsValue,
     ) -> JsResult<JsValue> {
-        self.record_input(ToolCallInput { tool_name, params_json, params_summary, success, error_message })
+        let params_json = crate::wasm::optional_string_arg(&params_json, "recordToolCall: params (as JSON)").js()?;
+        let input = call_of(tool_name, params_json, params_summary, success, error_message).js()?;
+        self.record_input(input)
     }
 
     /// Adds tokens used by an LLM call to the budget.

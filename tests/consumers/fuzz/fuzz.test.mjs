@@ -14,6 +14,8 @@ const o = optionsFromEnv();
 const s = await runFuzz({ ...o, log: (l) => console.log(l) });
 const print = (text) => console.log(text);
 print(summaryTable(s));
+// The figures, also where scripts/test.sh shows them (its "report:" lines).
+for (const line of summaryTable(s).split('\n')) console.log(`report: ${line}`);
 print(findingsReport(s, { perCategory: 10 }));
 if (o.out) writeFileSync(o.out, fullReport(s));
 
