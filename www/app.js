@@ -17,11 +17,14 @@ function messageText(m) {
 // Generated runs record AI SDK tool outputs ({ type, value }); show the value.
 const toolValue = (r) => (r && typeof r === 'object' && 'type' in r && 'value' in r ? r.value : r);
 
+// `run_ended.outcome` is an object, or a bare label ("ended") in records of the original agent runtime.
+const outcome = (p) => (typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome);
+
 /** One line saying what a record is about, per payload kind. */
 function summary(p) {
   switch (p.kind) {
     case 'run_started': return `${p.identity.run_id}${p.identity.agent ? ` · ${p.identity.agent}` : ''}${p.identity.model_id ? ` · ${p.identity.model_id}` : ''}`;
-    case 'run_ended': return `${p.outcome.status}${p.outcome.reason ? ` (${p.outcome.reason})` : ''}${p.outcome.message ? `: ${p.outcome.message}` : ''}`;
+    case 'run_ended': { const o = outcome(p); return `${o.status}${o.reason ? ` (${o.reason})` : ''}${o.message ? `: ${o.message}` : ''}`; }
     case 'turn_started': return p.turn_index === undefined ? '' : `turn ${p.turn_index}`;
     case 'turn_ended': return messageText(p.assistant);
     case 'message_appended': return messageText(p.message);
@@ -38,7 +41,7 @@ function summary(p) {
 }
 
 function isError(p) {
-  return (p.kind === 'tool_ended' && p.is_error) || (p.kind === 'run_ended' && p.outcome.status !== 'completed')
+  return (p.kind === 'tool_ended' && p.is_error) || (p.kind === 'run_ended' && !['completed', 'ended'].includes(outcome(p).status))
     || (p.kind === 'assessment_produced' && p.assessment.severity === 'warning');
 }
 
@@ -63,10 +66,10 @@ function render(title, text) {
       <div class="stat"><b>${tools.length}</b>tool calls</div>
       <div class="stat"><b class="${failed ? 'bad' : ''}">${failed}</b>failed</div>
       <div class="stat"><b>${assessments.length}</b>assessments</div>
-      <div class="stat"><b>${ended ? esc(ended.payload.outcome.reason ?? ended.payload.outcome.status) : '—'}</b>outcome</div>
+      <div class="stat"><b>${ended ? esc(outcome(ended.payload).reason ?? outcome(ended.payload).status) : '—'}</b>outcome</div>
     </div>
     ${path.length ? `<p class="path">steps: ${path.join(' → ')}</p>` : ''}
-    ${errors.length ? `<p class="bad">${errors.length} unreadable line(s): ${errors.map((e) => `line ${e.line}: ${esc(e.message)}`).join('; ')}</p>` : ''}
+    ${errors.length ? `<p class="bad">${errors.length} problem(s) (unreadable lines, or seq gaps where records are missing): ${errors.map((e) => `line ${e.line}: ${esc(e.message)}`).join('; ')}</p>` : ''}
     <table>
       <thead><tr><th>seq</th><th>+ms</th><th>run</th><th>kind</th><th>what</th></tr></thead>
       <tbody>${records.map((r) => `

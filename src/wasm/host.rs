@@ -1,5 +1,6 @@
-//! Host callbacks over JS functions. The clock is here; the async model
-//! adapter joins when generation uses it.
+//! The injected clock over a JS function (`Date.now` by default). The
+//! other host callbacks of a run (models, agent, timer, signal) are in
+//! `generate/host.rs`.
 
 use js_sys::Function;
 use wasm_bindgen::{JsCast, JsValue};

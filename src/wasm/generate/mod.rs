@@ -1,5 +1,6 @@
 //! Generation for JS: `createTrajectory`, the run (wrapped by the entries'
-//! `runTrajectory`), the exporters and model replay.
+//! `runTrajectory`, which adapts models and observers in `src/js`) and the
+//! exporters. Model record/replay is JS only (`src/js/generate.js`).
 
 mod host;
 
