@@ -25,7 +25,7 @@ function makeGenerate(wasm, importAi) {
       const json = JSON.stringify(e);
       return json.length > 200 ? `${json.slice(0, 200)}…` : json;
     } catch {
-      return Array.isArray(e) ? 'an array' : 'an object';
+      return isArray(e) ? 'an array' : 'an object';
     }
   };
   // Runs `f`; anything it throws that is not already one of ours becomes a
@@ -56,6 +56,14 @@ function makeGenerate(wasm, importAi) {
     }
   };
   const isObject = (v) => v !== null && typeof v === 'object';
+  // Array.isArray throws on a revoked Proxy: such a value is no array here.
+  const isArray = (v) => {
+    try {
+      return Array.isArray(v);
+    } catch {
+      return false;
+    }
+  };
   const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
   // Token counts as numbers: AI SDK 5+ reports numbers, provider-level usage
@@ -98,17 +106,22 @@ function makeGenerate(wasm, importAi) {
     return cumulative ? last : per.flat();
   }
   function messagesOf(result, who, preferSteps = false) {
-    if (preferSteps && Array.isArray(result?.steps) && result.steps.length) {
-      const out = stepMessages(result.steps);
+    // Each field read once: what was checked is what is returned.
+    const steps = result?.steps;
+    if (preferSteps && isArray(steps) && steps.length) {
+      const out = stepMessages(steps);
       if (out.length) return out;
     }
-    if (Array.isArray(result?.response?.messages)) return result.response.messages;
-    if (Array.isArray(result?.messages)) return result.messages;
-    if (Array.isArray(result?.steps) && result.steps.length) {
-      const out = stepMessages(result.steps);
+    const response = result?.response?.messages;
+    if (isArray(response)) return response;
+    const messages = result?.messages;
+    if (isArray(messages)) return messages;
+    if (isArray(steps) && steps.length) {
+      const out = stepMessages(steps);
       if (out.length) return out;
     }
-    if (typeof result?.text === 'string') return [{ role: 'assistant', content: result.text }];
+    const text = result?.text;
+    if (typeof text === 'string') return [{ role: 'assistant', content: text }];
     throw fail('CALLBACK_FAILED', `${who} returned no messages (no response.messages, steps or text)`);
   }
 
@@ -182,7 +195,7 @@ function makeGenerate(wasm, importAi) {
           const v = p.output?.value ?? p.output;
           out.push({ role: 'tool', tool_call_id: p.toolCallId, content: typeof v === 'string' ? v : JSON.stringify(v) });
         }
-      } else if (m.role === 'assistant' && Array.isArray(m.content)) {
+      } else if (m.role === 'assistant' && isArray(m.content)) {
         const calls = m.content.filter((p) => p.type === 'tool-call').map((p) => ({
           id: p.toolCallId, type: 'function', function: { name: p.toolName, arguments: JSON.stringify(p.input ?? {}) },
         }));
@@ -203,7 +216,7 @@ function makeGenerate(wasm, importAi) {
     const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
     const bad = (what, text, cause) => fail('CALLBACK_FAILED', `fromOpenAIChat: POST ${url} answered ${what}: ${why(text).slice(0, 300)}`, cause);
     return sealed('fromOpenAIChat', async (req, { abortSignal } = {}) => {
-      if (!Array.isArray(req?.messages)) throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: a request needs `messages` (an array)');
+      if (!isArray(req?.messages)) throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: a request needs `messages` (an array)');
       const doFetch = given ?? globalThis.fetch;
       if (typeof doFetch !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: this runtime has no global fetch; pass `fetch`');
       const body = guard('fromOpenAIChat: the request', () => JSON.stringify({
@@ -242,7 +255,7 @@ function makeGenerate(wasm, importAi) {
       const msg = json?.choices?.[0]?.message;
       if (!isObject(msg)) throw bad('no choices[0].message', text);
       const calls = msg.tool_calls ?? [];
-      if (!Array.isArray(calls)) throw bad('tool_calls that are not an array', text);
+      if (!isArray(calls)) throw bad('tool_calls that are not an array', text);
       const toolCalls = calls.map((c, i) => {
         const f = c?.function;
         if (!isObject(f) || typeof f.name !== 'string') throw bad(`tool_calls[${i}] without function.name`, text);
@@ -257,7 +270,7 @@ function makeGenerate(wasm, importAi) {
       const u = json.usage;
       // `content` is text, null (tool calls only), or a list of text parts.
       const content = msg.content ?? '';
-      const parts = Array.isArray(content) && content.every((p) => isObject(p) && typeof p.text === 'string');
+      const parts = isArray(content) && content.every((p) => isObject(p) && typeof p.text === 'string');
       if (typeof content !== 'string' && !parts) throw bad('a message whose content is not text', text);
       return {
         text: parts ? content.map((p) => p.text).join('') : content,
@@ -290,7 +303,7 @@ function makeGenerate(wasm, importAi) {
     if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
     seen.add(v);
     let out;
-    if (Array.isArray(v)) out = v.map((x, i) => canonical(x, `${path}[${i}]`, seen));
+    if (isArray(v)) out = v.map((x, i) => canonical(x, `${path}[${i}]`, seen));
     else {
       out = {};
       for (const k of Object.keys(v).sort()) {
@@ -303,7 +316,7 @@ function makeGenerate(wasm, importAi) {
   };
   // The canonical JSON text of a request (what replay matches on) and its key.
   const keyed = (request, path) => guard(path, () => {
-    if (!isObject(request) || Array.isArray(request)) throw fail('INVALID_ARGUMENT', `${path} must be a model request object`);
+    if (!isObject(request) || isArray(request)) throw fail('INVALID_ARGUMENT', `${path} must be a model request object`);
     const text = JSON.stringify(canonical(request, path));
     return { text, key: hash(text) };
   });
@@ -327,9 +340,9 @@ function makeGenerate(wasm, importAi) {
   // Where two JSON values differ, as `path: recorded X, requested Y` lines;
   // long strings are shown at their first differing line.
   function diff(a, b, path, out) {
-    if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-      if (Array.isArray(a)) {
-        if (a.length !== b.length) out.push(`${path}: recorded ${a.length} items, requested ${b.length}`);
+    if (a && b && typeof a === 'object' && typeof b === 'object' && isArray(a) === isArray(b)) {
+      if (isArray(a)) {
+        if (a.length !== b.length) out.push(`${path}: recorded ${a.length} item${a.length === 1 ? '' : 's'}, requested ${b.length}`);
         for (let i = 0; i < Math.min(a.length, b.length); i++) diff(a[i], b[i], `${path}[${i}]`, out);
       } else {
         for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
@@ -356,7 +369,9 @@ function makeGenerate(wasm, importAi) {
     const recording = sealed('recordingModel', async (req, options) => {
       const { key } = keyed(req, 'recordingModel: request');
       const response = await guarded('recordingModel: the model', () => call(req, options));
-      entries.push({ key, request: plain(req), response: guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED') });
+      // An answer of nothing is kept as null, so the entry still has its response.
+      const kept = guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED');
+      entries.push({ key, request: plain(req), response: kept === undefined ? null : kept });
       return response;
     });
     Object.defineProperty(recording, 'recording', {
@@ -369,7 +384,7 @@ function makeGenerate(wasm, importAi) {
     const notOne = `replayModel: not a model recording (expected format ${JSON.stringify(FORMAT)} with entries)`;
     const rec = guard('replayModel(recording)', () => (typeof recording === 'string' ? JSON.parse(recording) : recording));
     const { format, version, entries } = guard('replayModel(recording)', () => ({ format: rec?.format, version: rec?.version, entries: rec?.entries }));
-    if (format !== FORMAT || !Array.isArray(entries)) throw fail('INVALID_ARGUMENT', notOne);
+    if (format !== FORMAT || !isArray(entries)) throw fail('INVALID_ARGUMENT', notOne);
     if (typeof version !== 'number' || Number.isNaN(version)) throw fail('INVALID_ARGUMENT', `replayModel: recording version must be a number, got ${why(version)}`);
     if (!(version <= 1)) throw fail('UNSUPPORTED_SCHEMA_VERSION', `replayModel: recording version ${version}; this build reads up to 1`);
     // Matched by the request's canonical JSON itself, not only its key, so
@@ -405,7 +420,7 @@ function makeGenerate(wasm, importAi) {
 
   async function runTrajectory(trajectory, opts = {}) {
     const place = 'runTrajectory options';
-    if (!isObject(opts) || Array.isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
+    if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
     // Every key goes on to the core, which refuses the unknown ones (naming
     // the nearest); here the values are only read (a getter that throws is
     // named) and the model and observers adapted.
@@ -418,7 +433,7 @@ function makeGenerate(wasm, importAi) {
     const userModel = model === undefined ? undefined : asModel(model, 'opts.userModel');
     let observers = given.observers;
     if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
-      observers = new wasm.ObserverPipeline(Array.isArray(observers) ? { observers } : observers);
+      observers = new wasm.ObserverPipeline(isArray(observers) ? { observers } : observers);
     }
     return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) });
   }
@@ -432,7 +447,8 @@ function makeGenerate(wasm, importAi) {
     evaluate(ctx) {
       const decision = guard('DefaultPolicy.evaluate(ctx): reading ctx.defaultDecision threw', () => ctx?.defaultDecision);
       if (!isObject(decision)) throw fail('INVALID_ARGUMENT', 'DefaultPolicy.evaluate needs the context runTrajectory passes to policies (with defaultDecision)');
-      return decision;
+      // A copy: what goes back is plain data, whatever the context held.
+      return guard('DefaultPolicy.evaluate(ctx): reading ctx.defaultDecision threw', () => ({ ...decision }));
     }
   }
 

@@ -587,6 +587,10 @@ export const checks = {
     eq(pipeline.budget.tokensUsed, 3 * (120 + 7), 'agent and user-model usage counted');
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'onSinkErorr');
     expectThrow(() => at.createTrajectory({ ...chain(), maxturns: 3 }, agent()), 'INVALID_TRAJECTORY', 'maxturns');
+    const misspelt = chain();
+    misspelt.steps.steps[1].isSatisfide = () => true;
+    const m = expectThrow(() => at.createTrajectory(misspelt, agent()), 'INVALID_TRAJECTORY', 'a misspelt callback key');
+    assert(m.message.includes('did you mean "isSatisfied"?') && m.stepId === 'ask', m.message);
     const def = chain();
     Object.defineProperty(def, 'goal', { enumerable: true, get() { throw new TypeError('goal unavailable'); } });
     const got = expectThrow(() => at.createTrajectory(def, agent()), 'INVALID_TRAJECTORY', 'a getter that throws');

@@ -17,6 +17,15 @@ use crate::core::message::kind_of;
 /// The only turn cap when a definition gives none.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
 
+/// The keys a definition may have, per object; any other is refused,
+/// naming the nearest. (`agent` and `userModel` are live objects the host
+/// takes out; callbacks such as `isSatisfied` have no JSON form, so the host
+/// checks the keys of its own objects with these same lists.)
+pub const TRAJECTORY_KEYS: &[&str] =
+    &["goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel"];
+pub const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
+pub const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
+
 /// The longest step timeout: JS timers take at most 2^31 − 1 ms.
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 
@@ -217,19 +226,7 @@ impl Trajectory {
     pub fn from_value(v: &Value) -> Result<Trajectory> {
         let f = Fields::of(v, "trajectory")?;
         // `agent` and `userModel` are live objects the host takes out first; listed so they are not refused.
-        f.only(&[
-            "goal",
-            "persona",
-            "steps",
-            "maxTurns",
-            "conversationId",
-            "metadata",
-            "loopDetection",
-            "ranker",
-            "userContextSteps",
-            "agent",
-            "userModel",
-        ])?;
+        f.only(TRAJECTORY_KEYS)?;
         let goal = f.required("goal")?;
         let persona_v = f.get("persona").ok_or_else(|| invalid("trajectory.persona is missing; give at least { description }"))?;
         let p = Fields::of(persona_v, "persona")?;
@@ -336,7 +333,7 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
         let place = format!("steps.steps[{i}]");
         let s = Fields::of(item, &place)?;
         let id = s.required("id")?;
-        s.only(&["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"]).map_err(|e| e.at_step(&id))?;
+        s.only(STEP_KEYS).map_err(|e| e.at_step(&id))?;
         if let Some(first) = index.insert(id.clone(), i) {
             return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
         }
@@ -347,7 +344,7 @@ fn read_graph(v: &Value) -> Result<StepGraph> {
             for (j, p) in list.iter().enumerate() {
                 let place = format!("step {id:?}: preconditions[{j}]");
                 let pf = Fields::of(p, &place).map_err(at)?;
-                pf.only(&["type", "stepId", "name", "evaluate"]).map_err(at)?;
+                pf.only(PRECONDITION_KEYS).map_err(at)?;
                 let pre = match pf.string("type").map_err(at)?.as_deref() {
                     Some("stepSatisfied") => Precondition::StepSatisfied(
                         pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,

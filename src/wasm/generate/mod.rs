@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
-use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
+use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory, PRECONDITION_KEYS, STEP_KEYS, TRAJECTORY_KEYS};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
@@ -48,11 +48,19 @@ fn definition_json(def: &JsValue) -> Result<Value, Error> {
 /// Reads and validates a definition, attaching its JS callbacks.
 fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Error> {
     let mut t = Trajectory::from_value(&definition_json(def)?)?;
+    // The core checked the keys of the JSON data; function-valued keys
+    // (a misspelt `isSatisfide`) never reach it, so the JS objects are
+    // checked against the same lists.
+    let keys = |obj: &JsValue, allowed: &[&str], place: &str| {
+        check_options(obj, allowed, place).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))
+    };
+    keys(def, TRAJECTORY_KEYS, "trajectory")?;
     if let Some(g) = t.steps.as_mut() {
         let steps_js = property(&property(def, "steps"), "steps");
         for (i, step) in g.steps.iter_mut().enumerate() {
             let js = Reflect::get_u32(&steps_js, i as u32).unwrap_or(JsValue::UNDEFINED);
             let id = step.id.clone();
+            keys(&js, STEP_KEYS, &format!("steps.steps[{i}]")).map_err(|e| e.at_step(&id))?;
             let callback = |v: JsValue, what: String| {
                 optional_function(v, &what)
                     .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message).at_step(&id))
@@ -61,9 +69,10 @@ fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Err
             step.is_satisfied = callback(property(&js, "isSatisfied"), format!("step {id:?}: isSatisfied"))?;
             let pre_js = property(&js, "preconditions");
             for (j, p) in step.preconditions.iter_mut().enumerate() {
+                let p_js = Reflect::get_u32(&pre_js, j as u32).unwrap_or(JsValue::UNDEFINED);
+                keys(&p_js, PRECONDITION_KEYS, &format!("step {id:?}: preconditions[{j}]")).map_err(|e| e.at_step(&id))?;
                 if let Precondition::Custom { name, evaluate } = p {
                     let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
-                    let p_js = Reflect::get_u32(&pre_js, j as u32).unwrap_or(JsValue::UNDEFINED);
                     *evaluate = callback(property(&p_js, "evaluate"), what)?;
                 }
             }

@@ -1006,7 +1006,8 @@ export function resultProblems(at, res, { maxTurns } = {}) {
   else {
     if (!STOP_REASONS.has(end.reason)) out.push(`end.reason is ${show(end.reason)}`);
     if (typeof end.completed !== 'boolean') out.push(`end.completed is ${show(end.completed)}`);
-    if (end.summary !== undefined) { const p = messageFinding('end.summary', end.summary); if (p) out.push(p); }
+    // A policy's stop carries the policy's own summary, blank or not; the package's own summaries are checked.
+    if (end.summary !== undefined && end.summary.trim() !== '') { const p = messageFinding('end.summary', end.summary); if (p) out.push(p); }
     if (end.reason === 'error') {
       const e = end.error;
       if (!e || typeof e.code !== 'string') out.push(`end.error without a code: ${show(e, 120)}`);
