@@ -19,12 +19,12 @@ pub const DEFAULT_MAX_TURNS: u32 = 20;
 
 /// The keys a definition may have, per object; any other is refused,
 /// naming the nearest. (`agent` and `userModel` are live objects the host
-/// takes out; callbacks such as `isSatisfied` have no JSON form, so the host
-/// checks the keys of its own objects with these same lists.)
-pub const TRAJECTORY_KEYS: &[&str] =
+/// takes out; callbacks such as `isSatisfied` reach the core as a
+/// placeholder, so their keys are checked too.)
+const TRAJECTORY_KEYS: &[&str] =
     &["goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel"];
-pub const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
-pub const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
+const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
+const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
 
 /// The longest step timeout: JS timers take at most 2^31 − 1 ms.
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;

@@ -12,10 +12,7 @@ pub mod run;
 pub mod state;
 pub mod trace;
 
-pub use definition::{
-    Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS, PRECONDITION_KEYS, STEP_KEYS,
-    TRAJECTORY_KEYS,
-};
+pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
 pub use env::{Abort, Agent, AgentAnswer, Env, RunEvents, ShownAssessment, Timer, ToolObservers};
 pub use run::run;
 pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};

@@ -12,12 +12,12 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
-use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory, PRECONDITION_KEYS, STEP_KEYS, TRAJECTORY_KEYS};
+use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, from_js, is_array, items, json_of, option, optional_function, optional_string_arg, property, to_js as value_to_js};
+use crate::wasm::{check_options, from_js, is_array, items, option, optional_function, optional_string_arg, property, to_js as value_to_js};
 
 /// A shallow copy of a definition without the `skip` keys, read key by
 /// key: a getter that throws is named (with its cause) instead of escaping.
@@ -39,28 +39,35 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
 
 /// The definition's data, without the agent and the user model: live
 /// objects that have no JSON form (an AI SDK agent may hold cycles).
+/// Functions are written as `"[function]"`, not dropped, so the core sees
+/// every key it must check (a misspelt `isSatisfide` is refused, not lost);
+/// the callbacks themselves are attached afterwards.
 fn definition_json(def: &JsValue) -> Result<Value, Error> {
     let copy = shallow_copy(def, &["agent", "userModel"])?;
-    let text = json_of(&copy.into(), "trajectory").map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))?;
+    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(
+        |_key: JsValue, value: JsValue| {
+            if value.is_function() {
+                JsValue::from_str("[function]")
+            } else {
+                value
+            }
+        },
+    );
+    let text = js_sys::JSON::stringify_with_replacer(&copy, replacer.as_ref().unchecked_ref())
+        .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory is not JSON data: {}", describe(&e))).caused_by(cause(&e)))?
+        .as_string()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidTrajectory, "trajectory is not JSON data"))?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
 }
 
 /// Reads and validates a definition, attaching its JS callbacks.
 fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Error> {
     let mut t = Trajectory::from_value(&definition_json(def)?)?;
-    // The core checked the keys of the JSON data; function-valued keys
-    // (a misspelt `isSatisfide`) never reach it, so the JS objects are
-    // checked against the same lists.
-    let keys = |obj: &JsValue, allowed: &[&str], place: &str| {
-        check_options(obj, allowed, place).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message))
-    };
-    keys(def, TRAJECTORY_KEYS, "trajectory")?;
     if let Some(g) = t.steps.as_mut() {
         let steps_js = property(&property(def, "steps"), "steps");
         for (i, step) in g.steps.iter_mut().enumerate() {
             let js = Reflect::get_u32(&steps_js, i as u32).unwrap_or(JsValue::UNDEFINED);
             let id = step.id.clone();
-            keys(&js, STEP_KEYS, &format!("steps.steps[{i}]")).map_err(|e| e.at_step(&id))?;
             let callback = |v: JsValue, what: String| {
                 optional_function(v, &what)
                     .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message).at_step(&id))
@@ -70,7 +77,6 @@ fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Err
             let pre_js = property(&js, "preconditions");
             for (j, p) in step.preconditions.iter_mut().enumerate() {
                 let p_js = Reflect::get_u32(&pre_js, j as u32).unwrap_or(JsValue::UNDEFINED);
-                keys(&p_js, PRECONDITION_KEYS, &format!("step {id:?}: preconditions[{j}]")).map_err(|e| e.at_step(&id))?;
                 if let Precondition::Custom { name, evaluate } = p {
                     let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
                     *evaluate = callback(property(&p_js, "evaluate"), what)?;

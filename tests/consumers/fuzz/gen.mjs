@@ -1120,8 +1120,12 @@ function genRun(r, at, V, env) {
     ['summarize', 'summarize(result)', () => at.summarize(env.stash.result), (s) => [messageFinding('summarize(result)', s)].filter(Boolean)],
     ['toArtifacts', 'toArtifacts(result, t)', () => at.toArtifacts(env.stash.result, viaCreate ? env.stash.t : defArg.v), () => []],
   ];
+  // toArtifacts also reads the definition: one that traps (a Proxy, a getter
+  // that throws) may be refused there, though the run could read around it.
+  const hostileDef = !viaCreate && (defArg.atoms ?? []).some((a) => /proxy|getter/i.test(a));
   for (const [exp, expr, run, after] of exportsOfResult) {
-    steps.push(step(exp, expr, () => (env.stash.result ? run() : undefined), { after: (v) => (env.stash.result ? after(v) : []), onCoded: (e) => (env.stash.result ? [`${exp} refuses a result runTrajectory produced: ${errShape(e)}${SEP}${describe(e)}`] : []) }));
+    const refused = (e) => (env.stash.result && !(exp === 'toArtifacts' && hostileDef) ? [`${exp} refuses a result runTrajectory produced: ${errShape(e)}${SEP}${describe(e)}`] : []);
+    steps.push(step(exp, expr, () => (env.stash.result ? run() : undefined), { after: (v) => (env.stash.result ? after(v) : []), onCoded: refused }));
   }
   const final = () => {
     const out = [];
