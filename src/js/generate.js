@@ -316,8 +316,10 @@ function makeGenerate(wasm, importAi) {
   };
   // The canonical JSON text of a request (what replay matches on) and its key.
   const keyed = (request, path) => guard(path, () => {
-    if (!isObject(request) || isArray(request)) throw fail('INVALID_ARGUMENT', `${path} must be a model request object`);
-    const text = JSON.stringify(canonical(request, path));
+    // Judged as JSON sees it (after any toJSON), which is what gets recorded.
+    const c = canonical(request, path);
+    if (!isObject(c) || isArray(c)) throw fail('INVALID_ARGUMENT', `${path} must be a model request object`);
+    const text = JSON.stringify(c);
     return { text, key: hash(text) };
   });
   function hash(text) {

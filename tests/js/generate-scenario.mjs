@@ -587,6 +587,9 @@ export const checks = {
     eq(pipeline.budget.tokensUsed, 3 * (120 + 7), 'agent and user-model usage counted');
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'onSinkErorr');
     expectThrow(() => at.createTrajectory({ ...chain(), maxturns: 3 }, agent()), 'INVALID_TRAJECTORY', 'maxturns');
+    const late = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onRecord: async () => { throw new Error('onRecord down'); } });
+    eq([late.end.reason, late.end.error.side, late.end.error.code], ['error', 'recorder', 'CALLBACK_FAILED'], 'an onRecord that rejects ends the run, not an unhandled rejection');
+    assert(late.end.error.message.includes('onRecord down'), late.end.error.message);
     const misspelt = chain();
     misspelt.steps.steps[1].isSatisfide = () => true;
     const m = expectThrow(() => at.createTrajectory(misspelt, agent()), 'INVALID_TRAJECTORY', 'a misspelt callback key');

@@ -472,25 +472,64 @@ pub struct JsEvents {
     pub recorder: Option<TrajectoryRecorder>,
     pub on_record: Option<Function>,
     pub mirror: Rc<Mirror>,
+    /// What a Promise `onRecord` returned rejected with, reported as the
+    /// run's failure at the next record or at the end, never dropped.
+    pub on_record_failed: Rc<RefCell<Option<JsValue>>>,
+    /// The one rejection handler of the run, given to every such Promise.
+    pub on_record_catch: Function,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A Promise, for `catch` with a plain function (js-sys takes closures).
+    type Catchable;
+    #[wasm_bindgen(method, js_name = catch)]
+    fn catch_with(this: &Catchable, f: &Function) -> JsValue;
+}
+
+/// The rejection handler a run gives the Promises `onRecord` returns: it
+/// keeps the first rejection. Made once per run and left to the JS garbage
+/// collector (`forget`): a Promise may settle after the run resolved, and a
+/// dropped handler would then throw from inside it.
+pub fn on_record_catch(slot: Rc<RefCell<Option<JsValue>>>) -> Function {
+    let keep = Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+        slot.borrow_mut().get_or_insert(e);
+    });
+    let f: Function = keep.as_ref().clone().unchecked_into();
+    keep.forget();
+    f
+}
+
+impl JsEvents {
+    fn late_failure(&self) -> Result<(), Error> {
+        match self.on_record_failed.borrow_mut().take() {
+            Some(e) => Err(from_callback("onRecord", &e)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl RunEvents for JsEvents {
     fn record(&self, payload: Payload) -> Result<(), Error> {
+        self.late_failure()?;
         let Some(r) = &self.recorder else { return Ok(()) };
         let (_, record) = r.record_payload(payload, self.on_record.is_some())?;
         if let (Some(f), Some(record)) = (&self.on_record, record) {
             let v = to_js(&record).map_err(conv)?;
-            f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;
+            let ret = f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;
+            if ret.is_object() && property(&ret, "then").is_function() {
+                Promise::resolve(&ret).unchecked_ref::<Catchable>().catch_with(&self.on_record_catch);
+            }
         }
         Ok(())
     }
 
     fn flush(&self) -> LocalBoxFuture<'_, Result<(), Error>> {
         Box::pin(async move {
-            match &self.recorder {
-                Some(r) => JsFuture::from(r.flush()).await.map(drop).map_err(|e| from_callback("the sink", &e)),
-                None => Ok(()),
+            if let Some(r) = &self.recorder {
+                JsFuture::from(r.flush()).await.map_err(|e| from_callback("the sink", &e))?;
             }
+            self.late_failure()
         })
     }
 

@@ -174,7 +174,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
     };
     let run_id = optional_string_arg(&opt("runId")?, "runTrajectory options.runId").js()?;
-    let events = JsEvents { recorder, on_record, mirror: mirror.clone() };
+    let on_record_failed = Rc::default();
+    let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
+    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch };
     let agent = JsAgent::new(agent_js, respond);
     let model = JsModel(user_model);
     let env = Env {

@@ -353,7 +353,8 @@ export function messageProblem(m) {
   if (rust) return `contains the Rust debug form ${JSON.stringify(rust[0])} (after "${site(m, rust.index)}")`;
   const one = ONE_PLURAL.exec(m);
   if (one) return `says ${JSON.stringify(one[0])} (after "${site(m, one.index)}")`;
-  const obj = m.indexOf('[object Object]');
+  // (Inside quotes it is the caller's own text, quoted back.)
+  const obj = m.search(/(?<!")\[object Object\]/);
   if (obj >= 0) return `contains "[object Object]" (after "${site(m, obj)}")`;
   return null;
 }
