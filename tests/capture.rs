@@ -63,8 +63,9 @@ fn child_runs_have_their_own_seq_space() {
     let c0 = child.stamp(started("c"), 0.0).unwrap();
     assert_eq!((c0.seq, c0.parent_run_id.as_deref(), c0.depth), (0, Some("p"), 1));
     let mut grandchild = child.child(None).unwrap();
-    let g = grandchild.stamp(tool(9), 0.0).unwrap();
+    let g = grandchild.stamp(started("g"), 0.0).unwrap();
     assert_eq!((g.seq, g.parent_run_id.as_deref(), g.depth), (0, Some("c"), 2));
+    assert_eq!(grandchild.stamp(tool(9), 0.0).unwrap().seq, 1);
     // The parent's seq space is untouched by its children.
     assert_eq!(parent.stamp(tool(2), 0.0).unwrap().seq, 2);
 }
@@ -333,4 +334,16 @@ fn reads_what_the_original_runtime_writes_and_keeps_it() {
     assert!(e.message.contains("allow[0] must be a tool name"), "{}", e.message);
     let e = jsonl::parse(&format!("{}{}\n", head(0, "run_ended"), r#","outcome":3}}"#)).unwrap_err();
     assert!(e.message.contains("outcome must be an object"), "{}", e.message);
+}
+
+#[test]
+fn an_unnamed_child_run_names_itself_first() {
+    let mut parent = Recorder::new(Some("p".into()));
+    let mut child = parent.child(None).unwrap();
+    let e = child.stamp(tool(1), 1.0).unwrap_err();
+    assert!(e.message.contains("record run_started first, or name it with child(runId)"), "{}", e.message);
+    assert_eq!(child.next_seq(), 0);
+    let started = child.stamp(started("c"), 1.0).unwrap();
+    assert_eq!((started.run_id.as_deref(), started.parent_run_id.as_deref(), started.depth), (Some("c"), Some("p"), 1));
+    assert!(child.stamp(tool(2), 1.0).is_ok());
 }

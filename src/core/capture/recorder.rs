@@ -65,6 +65,14 @@ impl Recorder {
                 payload.kind()
             )));
         }
+        // Sibling child runs share a sink: one without an id yet could not be
+        // told apart from another, so it names itself first.
+        if self.parent_run_id.is_some() && self.run_id.is_none() && !matches!(payload, Payload::RunStarted { .. }) {
+            return Err(Error::invalid_argument(format!(
+                "this child run has no run id yet: record run_started first, or name it with child(runId); {} cannot come first",
+                payload.kind()
+            )));
+        }
         // Records store whole unsigned milliseconds, so a negative time is refused too.
         if check_clock(now_ms)? < 0.0 {
             return Err(clock_error(now_ms));

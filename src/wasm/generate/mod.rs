@@ -39,20 +39,20 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
 
 /// The definition's data, without the agent and the user model: live
 /// objects that have no JSON form (an AI SDK agent may hold cycles).
-/// Functions are written as `"[function]"`, not dropped, so the core sees
-/// every key it must check (a misspelt `isSatisfide` is refused, not lost);
-/// the callbacks themselves are attached afterwards.
+/// Functions (and symbols) are written as `"[function]"` (`"[symbol]"`),
+/// not dropped, so the core sees every key it must check (a misspelt
+/// `isSatisfide` is refused, not lost); the callbacks are attached afterwards.
 fn definition_json(def: &JsValue) -> Result<Value, Error> {
     let copy = shallow_copy(def, &["agent", "userModel"])?;
-    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(
-        |_key: JsValue, value: JsValue| {
-            if value.is_function() {
-                JsValue::from_str("[function]")
-            } else {
-                value
-            }
-        },
-    );
+    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, value: JsValue| {
+        if value.is_function() {
+            JsValue::from_str("[function]")
+        } else if value.is_symbol() {
+            JsValue::from_str("[symbol]")
+        } else {
+            value
+        }
+    });
     let text = js_sys::JSON::stringify_with_replacer(&copy, replacer.as_ref().unchecked_ref())
         .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory is not JSON data: {}", describe(&e))).caused_by(cause(&e)))?
         .as_string()

@@ -394,10 +394,11 @@ export function mutateOnce(r, root, at, spec = {}) {
     }
     case 'extra': {
       const nk = r.pick(['extra', '__proto__', 'constructor', 'observer', 'onSinkErorr', 'timeout', 'maxTurn', 'lenient']);
+      // (A key set to undefined reads as absent, as JS options usually do: it is not an unknown key.)
       const [v, expr] = hostile(r, 1, at);
       Object.defineProperty(parent, nk, { value: v, enumerable: true, configurable: true, writable: true });
       const closed = spec.closed && spec.closed.includes(pathPattern(path.slice(0, -1)));
-      return { root, desc: `${pathExpr(path.slice(0, -1))}.${nk} = ${expr} added`, atom: `${pathPattern(path.slice(0, -1))}+${nk}`, unknownKey: closed && !(nk in Object.prototype) ? { key: nk, in: pathPattern(path.slice(0, -1)) } : undefined };
+      return { root, desc: `${pathExpr(path.slice(0, -1))}.${nk} = ${expr} added`, atom: `${pathPattern(path.slice(0, -1))}+${nk}`, unknownKey: closed && !(nk in Object.prototype) && v !== undefined ? { key: nk, in: pathPattern(path.slice(0, -1)) } : undefined };
     }
     case 'proxy': {
       const which = r.pick(['get', 'ownKeys', 'getOwnPropertyDescriptor', 'has']);
