@@ -55,6 +55,32 @@ pub(crate) fn optional_function(v: JsValue, what: &str) -> Result<Option<js_sys:
     v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| Error::invalid_argument(format!("{what} must be a function")))
 }
 
+/// An options object as JSON text that keeps every key: functions and
+/// symbols, which JSON would drop with their keys, are written as
+/// `"[function]"` / `"[symbol]"`, so a misspelt key is refused, not lost.
+pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error> {
+    let replacer = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, v: JsValue| {
+        if v.is_function() {
+            JsValue::from_str("[function]")
+        } else if v.is_symbol() {
+            JsValue::from_str("[symbol]")
+        } else {
+            v
+        }
+    });
+    let text = js_sys::JSON::stringify_with_replacer(value, replacer.as_ref().unchecked_ref()).map_err(|e| {
+        let why = error::message_of(&e).unwrap_or_else(|| error::describe(&e));
+        Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(&e))
+    })?;
+    text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
+}
+
+/// An options object read into a Rust type, every key kept (see [`options_json`]).
+pub(crate) fn options_from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, Error> {
+    let text = options_json(value, what)?;
+    serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("{what}: {e}")))
+}
+
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     let text = json_of(value, what)?;

@@ -17,7 +17,9 @@ use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, from_js, is_array, items, option, optional_function, optional_string_arg, property, to_js as value_to_js};
+use crate::wasm::{
+    check_options, from_js, is_array, items, option, optional_function, optional_string_arg, options_json, property, to_js as value_to_js,
+};
 
 /// A shallow copy of a definition without the `skip` keys, read key by
 /// key: a getter that throws is named (with its cause) instead of escaping.
@@ -44,19 +46,7 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
 /// `isSatisfide` is refused, not lost); the callbacks are attached afterwards.
 fn definition_json(def: &JsValue) -> Result<Value, Error> {
     let copy = shallow_copy(def, &["agent", "userModel"])?;
-    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, value: JsValue| {
-        if value.is_function() {
-            JsValue::from_str("[function]")
-        } else if value.is_symbol() {
-            JsValue::from_str("[symbol]")
-        } else {
-            value
-        }
-    });
-    let text = js_sys::JSON::stringify_with_replacer(&copy, replacer.as_ref().unchecked_ref())
-        .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory is not JSON data: {}", describe(&e))).caused_by(cause(&e)))?
-        .as_string()
-        .ok_or_else(|| Error::new(ErrorCode::InvalidTrajectory, "trajectory is not JSON data"))?;
+    let text = options_json(&copy.into(), "trajectory").map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e })?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.to_string()))
 }
 

@@ -6,10 +6,10 @@ use serde_json::Value;
 use wasm_bindgen::JsValue;
 
 use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
-use crate::core::{Error, ErrorCode};
+use crate::core::Error;
 use crate::wasm::error::describe;
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, from_js, option, optional_function, property};
+use crate::wasm::{check_options, option, optional_function, options_from_js, property};
 
 /// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
 #[derive(Clone)]
@@ -42,7 +42,7 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
         let who = format!("{at} ({kind})");
         let opts: Option<Value> = match option(entry, "options", &at)? {
             v if v.is_undefined() => None,
-            v => Some(from_js(&v, &format!("{who}: options"), ErrorCode::InvalidArgument)?),
+            v => Some(options_from_js(&v, &format!("{who}: options"))?),
         };
         let b = Builtin::from_config(&kind, opts.as_ref(), &who)?;
         (b.name().to_owned(), Some(b), None)
@@ -65,7 +65,7 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
     if trigger_js.is_undefined() {
         return Err(Error::invalid_argument(format!("{who}: trigger is required")));
     }
-    let trigger: Value = from_js(&trigger_js, &format!("{who}: trigger"), ErrorCode::InvalidArgument)?;
+    let trigger: Value = options_from_js(&trigger_js, &format!("{who}: trigger"))?;
     let trigger = Trigger::from_value(&trigger, &who)?;
     let observer = match builtin {
         Some(b) => Observer::Builtin(b),
@@ -94,7 +94,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     }
     let budget = match opt("budget")? {
         v if v.is_undefined() || v.is_null() => Budget::default(),
-        v => from_js(&v, "budget", ErrorCode::InvalidArgument)?,
+        v => options_from_js(&v, "budget")?,
     };
     let max_age_calls = match opt("maxAgeCalls")? {
         v if v.is_undefined() => 20,

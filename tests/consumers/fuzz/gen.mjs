@@ -209,7 +209,9 @@ export class Env {
     if (this.stopped) throw STOP;
     const now = performance.now();
     const t = now - this.start;
-    if (this.signalMs !== null && this.armedAt && !this.signalFired && now - this.armedAt > this.signalMs + 500) {
+    // Judged after a whole turn: a run yields once per turn, not while it
+    // sets up (50,000 steps take a few hundred ms to read and validate).
+    if (this.signalMs !== null && this.armedAt && !this.signalFired && (this.calls.agent ?? 0) >= 2 && now - this.armedAt > this.signalMs + 500) {
       this.stopped = true;
       this.finding('hang', this.exp, `the run never yields to the event loop: its AbortSignal's abort timer never fires${SEP}timer ${this.signalMs} ms, not fired after ${Math.round(now - this.armedAt)} ms and ${this.calls.agent ?? 0} agent calls`);
       throw STOP;
@@ -1124,7 +1126,7 @@ function genRun(r, at, V, env) {
   ];
   // toArtifacts also reads the definition: one that traps (a Proxy, a getter
   // that throws) may be refused there, though the run could read around it.
-  const hostileDef = !viaCreate && (defArg.atoms ?? []).some((a) => /proxy|getter/i.test(a));
+  const hostileDef = !viaCreate && (defArg.atoms ?? []).some((a) => /proxy|getter|__proto__|defineProperty/i.test(a)) || /__proto__|getter|Proxy/.test(defArg.expr ?? '');
   for (const [exp, expr, run, after] of exportsOfResult) {
     const refused = (e) => (env.stash.result && !(exp === 'toArtifacts' && hostileDef) ? [`${exp} refuses a result runTrajectory produced: ${errShape(e)}${SEP}${describe(e)}`] : []);
     steps.push(step(exp, expr, () => (env.stash.result ? run() : undefined), { after: (v) => (env.stash.result ? after(v) : []), onCoded: refused }));
