@@ -338,7 +338,7 @@ fn reads_what_the_original_runtime_writes_and_keeps_it() {
 
 #[test]
 fn an_unnamed_child_run_names_itself_first() {
-    let mut parent = Recorder::new(Some("p".into()));
+    let parent = Recorder::new(Some("p".into()));
     let mut child = parent.child(None).unwrap();
     let e = child.stamp(tool(1), 1.0).unwrap_err();
     assert!(e.message.contains("record run_started first, or name it with child(runId)"), "{}", e.message);
