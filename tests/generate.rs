@@ -12,7 +12,7 @@ use agent_trajectories::core::generate::export::{result_value, summarize, to_con
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{FixedClock, LocalBoxFuture};
 use agent_trajectories::core::message::{ModelMessage, Role};
-use agent_trajectories::core::observe::{Pipeline, ToolCallInput};
+use agent_trajectories::core::observe::Pipeline;
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -369,21 +369,6 @@ fn timeouts_and_abort() {
     assert!(r.steps.is_empty());
     assert_eq!(r.end.unwrap().reason, StopReason::Aborted);
     assert_eq!(events.records.borrow().len(), 2, "run_started and run_ended");
-}
-
-pub struct Observed(pub RefCell<Pipeline>);
-impl ToolObservers for Observed {
-    fn tool_call(&self, call: ToolCallInput) -> Result<()> {
-        self.0.borrow_mut().record_tool_call(call, 0.0, |_, _| unreachable!()).map(drop)
-    }
-    fn current(&self) -> Result<Option<ShownAssessment>> {
-        let p = self.0.borrow();
-        let text = p.context();
-        Ok(p.current().filter(|_| !text.is_empty()).map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments.clone() }))
-    }
-    fn record_tokens(&self, n: u64) -> Result<()> {
-        self.0.borrow_mut().record_tokens(n)
-    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use agent_trajectories::core::generate::export::{result_value, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Usage};
 use agent_trajectories::core::message::{ModelMessage, Role};
-use agent_trajectories::core::observe::{Budget, Builtin, Observer, Pipeline, Slot, ToolCallInput, Trigger};
+use agent_trajectories::core::observe::{Budget, Builtin, Observer, Pipeline, Slot, Trigger};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::json;
 
@@ -160,21 +160,6 @@ fn end_errors_name_the_step_that_failed() {
         (User::new(), bot(|n, _| if n == 2 { Err(Error::new(ErrorCode::CallbackFailed, "agent.respond threw: boom")) } else { Ok(says("ok")) }));
     let (r, _) = go(&def(chain()), simple(&user, &agent));
     assert_eq!(r.end.unwrap().error.unwrap().step_id.as_deref(), Some("ask"));
-}
-
-struct Observed(RefCell<Pipeline>);
-impl ToolObservers for Observed {
-    fn tool_call(&self, call: ToolCallInput) -> Result<()> {
-        self.0.borrow_mut().record_tool_call(call, 0.0, |_, _| unreachable!()).map(drop)
-    }
-    fn current(&self) -> Result<Option<ShownAssessment>> {
-        let p = self.0.borrow();
-        let text = p.context();
-        Ok(p.current().filter(|_| !text.is_empty()).map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments.clone() }))
-    }
-    fn record_tokens(&self, n: u64) -> Result<()> {
-        self.0.borrow_mut().record_tokens(n)
-    }
 }
 
 #[test]

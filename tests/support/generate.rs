@@ -12,6 +12,7 @@ use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, Usage};
 use agent_trajectories::core::message::{ModelMessage, Role};
+use agent_trajectories::core::observe::{Pipeline, ToolCallInput};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -196,4 +197,21 @@ pub fn invalid(v: Value) -> Error {
 
 pub fn reason(r: &TrajectoryResult) -> StopReason {
     r.steps.last().and_then(|t| t.end.as_ref()).or(r.end.as_ref()).unwrap().reason
+}
+
+/// An observer pipeline as the run uses it: tool calls in, the current
+/// assessment out, tokens into the budget.
+pub struct Observed(pub RefCell<Pipeline>);
+impl ToolObservers for Observed {
+    fn tool_call(&self, call: ToolCallInput) -> Result<()> {
+        self.0.borrow_mut().record_tool_call(call, 0.0, |_, _| unreachable!()).map(drop)
+    }
+    fn current(&self) -> Result<Option<ShownAssessment>> {
+        let p = self.0.borrow();
+        let text = p.context();
+        Ok(p.current().filter(|_| !text.is_empty()).map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments.clone() }))
+    }
+    fn record_tokens(&self, n: u64) -> Result<()> {
+        self.0.borrow_mut().record_tokens(n)
+    }
 }
