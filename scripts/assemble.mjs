@@ -17,11 +17,11 @@ const budget = Number(budgetArg);
 // from inside its own callback) throw a plain Error from the glue: make them
 // this package's coded errors. The build fails if the glue changes shape.
 const bindingError = `function __bindingError(message) {
-  const freed = message.startsWith('null pointer passed to rust');
-  const busy = message.startsWith('recursive use of an object');
-  const gone = 'this object was freed (by free() or a using block), or is not one of this package\\'s: make a new one';
-  const inUse = 'this object is busy with a call that has not returned (used from its own callback?)';
-  const err = new Error(freed ? gone : busy ? inUse : message);
+  const gone = 'freed (by free() or a using block), or not one of this package\\'s objects';
+  const inUse = 'busy in a call that has not returned (used from its own callback?)';
+  const freed = message.startsWith('null pointer passed');
+  const busy = /^(recursive use|attempted to take ownership)/.test(message);
+  const err = new Error(freed ? \`this object is \${gone}\` : busy ? \`this object is \${inUse}\` : message);
   err.name = 'AgentTrajectoriesError';
   err.code = freed ? 'INVALID_ARGUMENT' : busy ? 'BUSY' : 'INTERNAL';
   return err;
@@ -31,7 +31,12 @@ for (const file of ['agent_trajectories.js', 'agent_trajectories.cjs']) {
   const text = readFileSync(join(pkg, file), 'utf8');
   const thrower = /(__wbg___wbindgen_throw_[0-9a-f]+: function\(arg0, arg1\) \{\s*)throw new Error\(getStringFromWasm0\(arg0, arg1\)\);/;
   if (!thrower.test(text)) throw new Error(`assemble: ${file}: the glue's __wbindgen_throw changed shape`);
-  writeFileSync(join(pkg, file), `${bindingError}${text.replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));')}`);
+  // free() twice (or a `using` block after an explicit free) is a no-op, as disposing should be.
+  const free = /(free\(\) \{\s*const ptr = this\.__destroy_into_raw\(\);)/g;
+  const frees = text.match(free)?.length ?? 0;
+  if (frees < 5) throw new Error(`assemble: ${file}: the glue's free() changed shape (${frees} found)`);
+  const patched = text.replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));').replace(free, '$1 if (ptr === 0) return;');
+  writeFileSync(join(pkg, file), `${bindingError}${patched}`);
 }
 const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href);
 // Names starting with `__` are internals that the JS layer below wraps.

@@ -347,3 +347,10 @@ fn an_unnamed_child_run_names_itself_first() {
     assert_eq!((started.run_id.as_deref(), started.parent_run_id.as_deref(), started.depth), (Some("c"), Some("p"), 1));
     assert!(child.stamp(tool(2), 1.0).is_ok());
 }
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_line_one() {
+    let mut rec = Recorder::new(Some("r".into()));
+    let line = rec.stamp(tool(1), 1.0).unwrap().to_json();
+    assert_eq!(jsonl::parse(&format!("\u{feff}{line}\n")).unwrap().len(), 1);
+}

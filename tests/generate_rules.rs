@@ -283,3 +283,13 @@ fn messages_speak_js_not_rust() {
     v["steps"]["steps"][1]["preconditions"] = json!([{ "stepId": "greet" }]);
     assert!(invalid(v).message.ends_with("got nothing"));
 }
+
+#[test]
+fn a_goal_reached_on_the_last_allowed_turn_is_goal_reached() {
+    let mut v = base(json!({ "steps": [{ "id": "s", "instruction": "x" }], "start": "s", "terminals": ["s"] }));
+    v["maxTurns"] = json!(1);
+    let (user, agent) = (User::new(), bot(|_, _| Ok(says("done"))));
+    let (r, _) = go(&def(v), simple(&user, &agent));
+    let end = r.end.unwrap();
+    assert_eq!((r.steps.len(), end.reason, end.completed), (1, StopReason::GoalReached, true));
+}

@@ -117,7 +117,7 @@ fn child_recorder_shares_sink_with_its_own_seq() {
     let sink: JsValue = MemorySink::new().into();
     let rec = TrajectoryRecorder::new(sink.clone(), opts(&[("runId", "p".into())])).unwrap();
     rec.record(js(r#"{"kind":"turn_started"}"#)).unwrap();
-    let child = rec.child("c".into()).unwrap();
+    let child = rec.child(Some("c".into())).unwrap();
     assert_eq!(child.record(js(r#"{"kind":"turn_started"}"#)).unwrap(), 0.0);
     assert_eq!((child.depth(), child.parent_run_id().as_deref()), (1, Some("p")));
     assert_eq!(get(&sink, "length").as_f64(), Some(2.0));

@@ -14,6 +14,11 @@ use super::message::{kind_of, ModelMessage, Part};
 /// Milliseconds since the Unix epoch, as the host sees them.
 pub trait Clock {
     fn now_ms(&self) -> f64;
+    /// The reading, or why there is none (a host clock that threw says so
+    /// here, instead of reading as NaN).
+    fn try_now_ms(&self) -> Result<f64> {
+        check_clock(self.now_ms())
+    }
 }
 
 /// The error for a clock that answered something that is not a time.

@@ -107,7 +107,7 @@ export interface TrajectoryResult {
   conversationId?: string;
   steps: StepTrace[];
   /** The final marker (also on the last trace); present even when no turn ran. */
-  end?: StepTraceEnd;
+  end: StepTraceEnd;
   stepStates?: StepRuntimeState[];
 }
 

@@ -48,4 +48,7 @@ impl Clock for JsClock {
     fn now_ms(&self) -> f64 {
         self.try_now().unwrap_or(f64::NAN)
     }
+    fn try_now_ms(&self) -> Result<f64, Error> {
+        crate::core::host::check_clock(self.try_now()?)
+    }
 }

@@ -139,6 +139,30 @@ pub(crate) fn optional_string_arg(v: &JsValue, what: &str) -> Result<Option<Stri
 extern "C" {
     #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
     fn is_array_or_throw(v: &JsValue) -> Result<bool, JsValue>;
+
+    /// A Promise, for `catch` with a plain function (js-sys takes closures).
+    type Catchable;
+    #[wasm_bindgen(method, js_name = catch)]
+    fn catch_fn(this: &Catchable, f: &js_sys::Function) -> JsValue;
+}
+
+/// `Promise.resolve(thenable).catch(f)`.
+pub(crate) fn catch_with(thenable: &JsValue, f: &js_sys::Function) {
+    js_sys::Promise::resolve(thenable).unchecked_ref::<Catchable>().catch_fn(f);
+}
+
+/// Whether a callback answered with a Promise (or any thenable).
+pub(crate) fn is_thenable(v: &JsValue) -> bool {
+    v.is_object() && property(v, "then").is_function()
+}
+
+/// Marks a Promise's rejection as handled, for a Promise whose failure is
+/// reported another way (a synchronous callback that answered with one).
+/// The handler is the global `Boolean`: a plain function, no closure to keep.
+pub(crate) fn settle_quietly(thenable: &JsValue) {
+    if let Ok(f) = js_sys::Reflect::get(&js_sys::global(), &"Boolean".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+        catch_with(thenable, &f);
+    }
 }
 
 /// `Array.isArray`; false for a value it throws on (a revoked Proxy).

@@ -239,10 +239,10 @@ export interface PipelineSnapshot {
   observers: { observer: string; name: string; state: JsonValue }[];
 }
 
-/** Parses JSONL; throws a coded error with `line` on the first bad line. */
-export function parseTrajectoryJsonl(text: string, opts?: { lenient?: false }): TrajectoryRecord[];
-/** Parses JSONL; returns the good records and every bad line. */
-export function parseTrajectoryJsonl(text: string, opts: { lenient: true }): LenientJsonl;
+/** Parses JSONL (text, or UTF-8 bytes); throws a coded error with `line` on the first bad line or seq gap. */
+export function parseTrajectoryJsonl(text: string | Uint8Array, opts?: { lenient?: false }): TrajectoryRecord[];
+/** Parses JSONL (text, or UTF-8 bytes); returns the good records and every bad line and seq gap. */
+export function parseTrajectoryJsonl(text: string | Uint8Array, opts: { lenient: true }): LenientJsonl;
 "#;
 
 // Named JS types for optional parameters: `Option<T>` of an extern type keeps

@@ -248,4 +248,16 @@ export const checks = {
     expectCode(() => new at.TrajectoryRecorder(new at.MemorySink(), { onSinkErorr: 'fail' }), 'INVALID_ARGUMENT', 'a misspelt option');
     expectCode(() => new at.TrajectoryRecorder(new at.MemorySink(), { runId: 'r' }).child(123), 'INVALID_ARGUMENT', 'child(123)');
   },
+
+  async 'a freed sink refuses records instead of losing them; free() twice is a no-op; a BOM is not line 1'(at) {
+    const sink = new at.MemorySink();
+    const rec = new at.TrajectoryRecorder(sink, { onSinkError: 'fail', runId: 'r' });
+    sink.free();
+    sink.free();
+    const err = expectCode(() => rec.record({ kind: 'turn_started' }), 'SINK_FAILED', 'recording into a freed MemorySink');
+    assert(err.message.includes('was freed'), err.message);
+    expectCode(() => sink.records(), 'INVALID_ARGUMENT', 'using a freed sink');
+    eq(rec.child().parentRunId, 'r', 'child() without an id');
+    eq(at.parseTrajectoryJsonl(`\ufeff${JSON.stringify({ schema_version: 1, seq: 0, depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'turn_started' } })}`).length, 1, 'BOM');
+  },
 };

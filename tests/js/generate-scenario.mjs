@@ -548,7 +548,8 @@ export const checks = {
     const seen = [];
     const forever = (ctx) => { seen.push(ctx.lastStepId); return { stop: false }; };
     const f = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 2 }, agent(() => [{ role: 'assistant', content: '' }])), { userModel: scriptedUser(), clock, policy: forever });
-    eq([f.steps.length, f.end.reason, seen], [2, 'max-turns', [null, 'greet']], 'maxTurns caps a custom policy');
+    // Asked before each turn and once more at the cap (a goal reached on the last turn is still its call).
+    eq([f.steps.length, f.end.reason, seen], [2, 'max-turns', [null, 'greet', null]], 'maxTurns caps a custom policy');
     for (const reason of ['error', 'aborted']) {
       const stop = (ctx) => (ctx.turnIndex === 1 ? { stop: true, reason } : { stop: false });
       const r = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: stop });
@@ -600,5 +601,14 @@ export const checks = {
     eq([got.cause instanceof TypeError, got.message.includes('trajectory.goal')], [true, true], 'named, with its cause');
     const wrong = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => ({ txt: 'hi' }), clock });
     eq([wrong.end.error.code, wrong.end.error.side], ['CALLBACK_FAILED', 'user-simulator'], '{ txt } is not an empty message');
+  },
+
+  async 'a goal reached on the last allowed turn is goal-reached; a throwing clock is named; onSinkError is checked without a sink'(at) {
+    const one = { goal: 'g', persona: { description: 'd' }, maxTurns: 1, steps: { steps: [{ id: 's', instruction: 'x' }], start: 's', terminals: ['s'] } };
+    const r = await at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock });
+    eq([r.end.reason, r.end.completed], ['goal-reached', true], 'goal on the last turn');
+    const c = await at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock: () => { throw new Error('clock down'); } });
+    assert(c.end.error.message.includes('clock down'), c.end.error.message);
+    await expectRejects(at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock, onSinkError: 'fial' }), 'INVALID_ARGUMENT', 'onSinkError: fial');
   },
 };

@@ -215,4 +215,12 @@ export const checks = {
     const got = expectCode(() => new at.ObserverPipeline(throwing), 'INVALID_ARGUMENT', 'a getter that throws');
     eq(got.cause instanceof RangeError, true, 'kept as the cause');
   },
+
+  'an observer that answers with a Promise is reported as failed, not left to reject unhandled'(at) {
+    const p = pipeline(at, { observers: [{ observer: { name: 'later', observe: async () => { throw new Error('boom'); } }, trigger: { onEveryCall: true } }] });
+    const got = p.recordToolCall(read('a'));
+    const obs = got.assessments[0].observations[0];
+    eq(obs.category, 'error', 'isolated as a failure');
+    assert(obs.description.includes('returned a Promise'), obs.description);
+  },
 };

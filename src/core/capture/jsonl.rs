@@ -33,6 +33,8 @@ pub struct BadLine {
 
 /// Iterates the non-blank lines with their 1-based numbers.
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    // A byte-order mark, as some editors save files, is not part of line 1.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).filter(|(_, l)| !l.trim().is_empty())
 }
 

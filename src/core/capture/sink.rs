@@ -3,16 +3,23 @@
 
 use super::jsonl;
 use super::record::TrajectoryRecord;
-use crate::core::error::Result;
+use crate::core::error::{Error, ErrorCode, Result};
 
 pub trait Sink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()>;
+}
+
+/// What a closed sink answers: its records could never be read again, so
+/// taking them would lose them silently.
+fn closed(what: &str) -> Error {
+    Error::new(ErrorCode::SinkFailed, format!("the {what} was freed; records given to it could never be read"))
 }
 
 /// Keeps every record in memory, in delivery order.
 #[derive(Debug, Default, Clone)]
 pub struct MemorySink {
     records: Vec<TrajectoryRecord>,
+    closed: bool,
 }
 
 impl MemorySink {
@@ -34,10 +41,18 @@ impl MemorySink {
     pub fn to_jsonl(&self) -> String {
         jsonl::serialize(&self.records)
     }
+    /// No more records: the host freed the sink (a recorder may still hold it).
+    pub fn close(&mut self) {
+        self.closed = true;
+        self.records = Vec::new();
+    }
 }
 
 impl Sink for MemorySink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()> {
+        if self.closed {
+            return Err(closed("MemorySink"));
+        }
         self.records.push(record.clone());
         Ok(())
     }
@@ -48,6 +63,7 @@ impl Sink for MemorySink {
 pub struct JsonlSink {
     text: String,
     lines: usize,
+    closed: bool,
 }
 
 impl JsonlSink {
@@ -68,10 +84,23 @@ impl JsonlSink {
         self.lines = 0;
         std::mem::take(&mut self.text)
     }
+    /// No more records: the host freed the sink (a recorder may still hold it).
+    pub fn close(&mut self) {
+        self.closed = true;
+        self.take();
+    }
+    /// Refuses a record once closed, whether lines accumulate here or go to a writer.
+    pub fn check_open(&self) -> Result<()> {
+        if self.closed {
+            return Err(closed("JsonlSink"));
+        }
+        Ok(())
+    }
 }
 
 impl Sink for JsonlSink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()> {
+        self.check_open()?;
         jsonl::write_line(&mut self.text, record);
         self.lines += 1;
         Ok(())

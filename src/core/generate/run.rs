@@ -14,7 +14,7 @@ use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
 use super::trace::{iso8601, Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::core::capture::{OutcomeStatus, Payload, RunIdentity, RunOutcome};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::{check_clock, LocalBoxFuture, Usage};
+use crate::core::host::{LocalBoxFuture, Usage};
 use crate::core::message::{ModelMessage, Part, Role};
 use crate::core::observe::{with_text_part, ToolCallInput};
 
@@ -57,7 +57,7 @@ struct Runner<'a, 'e> {
 /// Runs a validated trajectory to its end. Never fails: faults end the run
 /// with reason `error` and are described on the last trace.
 pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
-    let start_ms = check_clock(env.clock.now_ms()).unwrap_or(0.0);
+    let start_ms = env.clock.try_now_ms().unwrap_or(0.0);
     let conversation_id =
         t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64));
     let mut r = Runner {
@@ -90,7 +90,7 @@ fn fault(side: Side) -> impl Fn(Error) -> Interrupt {
 
 impl Runner<'_, '_> {
     fn now(&mut self) -> std::result::Result<f64, Interrupt> {
-        let ms = check_clock(self.env.clock.now_ms()).map_err(fault(Side::Clock))?;
+        let ms = self.env.clock.try_now_ms().map_err(fault(Side::Clock))?;
         self.last_ms = ms;
         Ok(ms)
     }
@@ -143,10 +143,6 @@ impl Runner<'_, '_> {
         if self.aborted() {
             return Err(Interrupt::Aborted);
         }
-        // `maxTurns` caps every run, whatever the policy says.
-        if turn >= self.t.max_turns {
-            return Err(Interrupt::Stop(StopReason::MaxTurns, false, Some(format!("reached maxTurns ({})", self.t.max_turns))));
-        }
         let graph = self.t.steps.as_ref();
         let ctx = PolicyContext {
             turn_index: turn,
@@ -160,6 +156,11 @@ impl Runner<'_, '_> {
         let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, None).await?;
         if let Some((reason, completed, summary)) = decision.stop {
             return Err(Interrupt::Stop(reason, completed, summary));
+        }
+        // `maxTurns` caps every run, whatever the policy says (after it had
+        // its say: a goal reached on the last turn is still `goal-reached`).
+        if turn >= self.t.max_turns {
+            return Err(Interrupt::Stop(StopReason::MaxTurns, false, Some(format!("reached maxTurns ({})", self.t.max_turns))));
         }
         let (step, selection) = self.select(turn).await?;
         self.partial.step = step;
@@ -398,7 +399,8 @@ impl Runner<'_, '_> {
             Some(p) => {
                 let ctx = PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i };
                 self.guard(p.evaluate(&ctx), Side::Satisfaction, None).await.map_err(|e| match e {
-                    Interrupt::Fault(side, e) => Interrupt::Fault(side, e.within(&format!("step {:?}: isSatisfied", step.id)).at_step(&step.id)),
+                    // The callback's error already names it (`step "s": isSatisfied threw: ...`).
+                    Interrupt::Fault(side, e) => Interrupt::Fault(side, e.at_step(&step.id)),
                     other => other,
                 })?
             }
@@ -453,9 +455,21 @@ impl Runner<'_, '_> {
         let recorded = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
         let delivered = match recorded {
             Ok(()) => self.flush().await,
-            Err(e) => Err(e),
+            Err(e) => Err(Interrupt::Fault(Side::Recorder, e)),
         };
-        if let Err(e) = delivered {
+        if let (Err(Interrupt::Aborted), true) = (&delivered, end.error.is_none() && reason != StopReason::Aborted) {
+            end = End {
+                is_final: true,
+                reason: StopReason::Aborted,
+                completed: false,
+                summary: Some(format!(
+                    "aborted by the signal while the sink was still taking the last records (the run had ended: {})",
+                    reason.as_str()
+                )),
+                error: None,
+            };
+        }
+        if let Err(Interrupt::Fault(_, e)) = delivered {
             let recorder_failed_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder);
             match &mut end.error {
                 Some(_) if recorder_failed_already => {}
@@ -496,14 +510,15 @@ impl Runner<'_, '_> {
     }
 
     /// Waits for the sink, but not past the abort signal: an aborted run
-    /// ends even when its sink never answers.
-    async fn flush(&self) -> Result<()> {
+    /// ends even when its sink never answers, and says it was aborted
+    /// (its last records may not have arrived).
+    async fn flush(&self) -> std::result::Result<(), Interrupt> {
         match self.env.abort {
             Some(a) => match race(self.env.events.flush(), a.wait()).await {
-                Either::Left(r) => r,
-                Either::Right(()) => Ok(()),
+                Either::Left(r) => r.map_err(fault(Side::Recorder)),
+                Either::Right(()) => Err(Interrupt::Aborted),
             },
-            None => self.env.events.flush().await,
+            None => self.env.events.flush().await.map_err(fault(Side::Recorder)),
         }
     }
 }

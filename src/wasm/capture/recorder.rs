@@ -81,8 +81,11 @@ impl Channel {
         match &self.on_error {
             Some(f) => {
                 let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
-                // An onError that throws has nowhere further to report to.
-                let _ = f.call2(&JsValue::UNDEFINED, &js_err, &rec);
+                // An onError that throws has nowhere further to report to
+                // but the console: said there, not swallowed.
+                if let Err(thrown) = f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
+                    web_sys::console::warn_3(&"agent-trajectories: onError threw while told of a dropped record:".into(), &thrown, &js_err);
+                }
             }
             None => web_sys::console::warn_2(&"agent-trajectories: record dropped:".into(), &js_err),
         }
@@ -226,9 +229,12 @@ impl TrajectoryRecorder {
     /// from 0, `parentRunId` set to this run and `depth` one deeper.
     pub fn child(
         &self,
-        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string | undefined")] run_id: JsValue,
+        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: Option<JsValue>,
     ) -> JsResult<TrajectoryRecorder> {
-        let run_id = if run_id.is_undefined() || run_id.is_null() { None } else { Some(non_empty_run_id(&run_id).js()?) };
+        let run_id = match run_id {
+            Some(v) if !v.is_undefined() && !v.is_null() => Some(non_empty_run_id(&v).js()?),
+            _ => None,
+        };
         let child = self.state.borrow().child(run_id).js()?;
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(child)), chan: self.chan.clone(), clock: self.clock.clone() })
     }

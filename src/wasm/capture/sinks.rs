@@ -59,6 +59,9 @@ impl NativeSink {
                     Err(_) => Err(busy()),
                 }),
                 Some(writer) => {
+                    if let Err(e) = state.lines.try_borrow().map_err(|_| busy()).and_then(|l| l.check_open()) {
+                        return Delivery::Done(Err(e));
+                    }
                     let mut line = record.to_json();
                     line.push('\n');
                     match writer.call1(&JsValue::UNDEFINED, &line.into()) {
@@ -168,6 +171,10 @@ impl Default for MemorySink {
 impl Drop for MemorySink {
     fn drop(&mut self) {
         unregister(self.id);
+        // A recorder holding this sink now gets SINK_FAILED, not a black hole.
+        if let Ok(mut m) = self.inner.try_borrow_mut() {
+            m.close();
+        }
     }
 }
 
@@ -247,5 +254,8 @@ impl JsonlSink {
 impl Drop for JsonlSink {
     fn drop(&mut self) {
         unregister(self.id);
+        if let Ok(mut l) = self.state.lines.try_borrow_mut() {
+            l.close();
+        }
     }
 }

@@ -479,14 +479,6 @@ pub struct JsEvents {
     pub on_record_catch: Function,
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// A Promise, for `catch` with a plain function (js-sys takes closures).
-    type Catchable;
-    #[wasm_bindgen(method, js_name = catch)]
-    fn catch_with(this: &Catchable, f: &Function) -> JsValue;
-}
-
 /// The rejection handler a run gives the Promises `onRecord` returns: it
 /// keeps the first rejection. Made once per run and left to the JS garbage
 /// collector (`forget`): a Promise may settle after the run resolved, and a
@@ -518,7 +510,7 @@ impl RunEvents for JsEvents {
             let v = to_js(&record).map_err(conv)?;
             let ret = f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;
             if ret.is_object() && property(&ret, "then").is_function() {
-                Promise::resolve(&ret).unchecked_ref::<Catchable>().catch_with(&self.on_record_catch);
+                crate::wasm::catch_with(&ret, &self.on_record_catch);
             }
         }
         Ok(())

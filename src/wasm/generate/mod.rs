@@ -149,6 +149,12 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let signal = opt("signal")?;
     let abort = if signal.is_undefined() || signal.is_null() { None } else { Some(JsAbort::new(signal).js()?) };
     let sink = opt("sink")?;
+    // Checked even without a sink: a misspelt policy must not pass unnoticed.
+    let on_sink_error = opt("onSinkError")?;
+    if !on_sink_error.is_undefined() {
+        let given = on_sink_error.as_string().unwrap_or_else(|| crate::wasm::error::describe(&on_sink_error));
+        crate::core::capture::SinkPolicy::parse(&given).js()?;
+    }
     let on_record = optional_function(opt("onRecord")?, "onRecord").js()?;
     // One stamper per run: the recorder's. Without a sink, `onRecord` still
     // gets stamped records from a recorder that delivers nowhere else.
@@ -157,7 +163,6 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     } else {
         let ropts = Object::new();
         set(&ropts, "clock", &clock_js);
-        let on_sink_error = opt("onSinkError")?;
         if !on_sink_error.is_undefined() {
             set(&ropts, "onSinkError", &on_sink_error);
         }

@@ -104,6 +104,13 @@ impl ObserverPipeline {
         let attempt = || -> Result<Option<Assessment>, Error> {
             if let Some(should) = &obs.should_run {
                 let go = should.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} shouldRun", obs.name), &e))?;
+                if crate::wasm::is_thenable(&go) {
+                    crate::wasm::settle_quietly(&go);
+                    return Err(Error::new(
+                        ErrorCode::CallbackFailed,
+                        format!("observer {:?} shouldRun returned a Promise; it must answer true or false at once", obs.name),
+                    ));
+                }
                 if !go.is_truthy() {
                     return Ok(None);
                 }
@@ -111,6 +118,17 @@ impl ObserverPipeline {
             let out = obs.observe.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} observe", obs.name), &e))?;
             if out.is_undefined() || out.is_null() {
                 return Ok(None);
+            }
+            if crate::wasm::is_thenable(&out) {
+                // Reported here; its own rejection must not surface later as an unhandled one.
+                crate::wasm::settle_quietly(&out);
+                return Err(Error::new(
+                    ErrorCode::CallbackFailed,
+                    format!(
+                        "observer {:?} observe returned a Promise; observers run synchronously, inside recordToolCall: return the assessment itself",
+                        obs.name
+                    ),
+                ));
             }
             let mut v: Value = from_js(&out, &format!("observer {:?} observe", obs.name), ErrorCode::CallbackFailed)?;
             if let Some(o) = v.as_object_mut() {
