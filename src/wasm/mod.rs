@@ -57,13 +57,18 @@ pub(crate) fn optional_function(v: JsValue, what: &str) -> Result<Option<js_sys:
 
 /// An options object as JSON text that keeps every key: functions and
 /// symbols, which JSON would drop with their keys, are written as
-/// `"[function]"` / `"[symbol]"`, so a misspelt key is refused, not lost.
+/// `"[function]"` / `"[symbol]"`, so a misspelt key is refused, not lost;
+/// NaN and ±Infinity as `"NaN"` / `"Infinity"`, so they are refused rather
+/// than read as absent.
 pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error> {
     let replacer = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, v: JsValue| {
         if v.is_function() {
             JsValue::from_str("[function]")
         } else if v.is_symbol() {
             JsValue::from_str("[symbol]")
+        } else if v.as_f64().is_some_and(|n| !n.is_finite()) {
+            // JSON would write null, which reads as "not given": say what was given.
+            JsValue::from_str(&crate::core::number::show(v.as_f64().unwrap_or_default()))
         } else {
             v
         }

@@ -258,6 +258,10 @@ export const checks = {
     assert(err.message.includes('was freed'), err.message);
     expectCode(() => sink.records(), 'INVALID_ARGUMENT', 'using a freed sink');
     eq(rec.child().parentRunId, 'r', 'child() without an id');
+    const boom = new RangeError('disk full');
+    const failing = new at.TrajectoryRecorder({ record() { throw boom; } }, { onSinkError: 'fail' });
+    const e = expectCode(() => failing.record({ kind: 'turn_started' }), 'SINK_FAILED', 'a throwing sink');
+    eq(e.cause === boom, true, "the sink's own error is the cause");
     eq(at.parseTrajectoryJsonl(`\ufeff${JSON.stringify({ schema_version: 1, seq: 0, depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'turn_started' } })}`).length, 1, 'BOM');
   },
 };

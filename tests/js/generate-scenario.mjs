@@ -610,5 +610,7 @@ export const checks = {
     const c = await at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock: () => { throw new Error('clock down'); } });
     assert(c.end.error.message.includes('clock down'), c.end.error.message);
     await expectRejects(at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock, onSinkError: 'fial' }), 'INVALID_ARGUMENT', 'onSinkError: fial');
+    const nan = expectThrow(() => at.createTrajectory({ ...one, maxTurns: NaN }, agent()), 'INVALID_TRAJECTORY', 'maxTurns: NaN is not "absent"');
+    assert(nan.message.includes('NaN'), nan.message);
   },
 };

@@ -66,7 +66,11 @@ impl Channel {
     fn settle(&self, record: TrajectoryRecord, outcome: Result<(), Error>) -> Option<TrajectoryRecord> {
         let outcome = outcome.map_err(|e| {
             let run = record.run_id.as_deref().unwrap_or("(unnamed)");
-            Error::new(ErrorCode::SinkFailed, format!("sink failed on seq {} of run {run}: {}", record.seq, e.message))
+            // The sink's own error stays the cause.
+            let cause = e.cause.clone();
+            let mut err = Error::new(ErrorCode::SinkFailed, format!("sink failed on seq {} of run {run}: {}", record.seq, e.message));
+            err.cause = cause;
+            err
         });
         let failed = outcome.is_err().then(|| record.clone());
         let settled = self.dispatcher.borrow_mut().settle(record, outcome);
@@ -84,7 +88,8 @@ impl Channel {
                 // An onError that throws has nowhere further to report to
                 // but the console: said there, not swallowed.
                 if let Err(thrown) = f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
-                    web_sys::console::warn_3(&"agent-trajectories: onError threw while told of a dropped record:".into(), &thrown, &js_err);
+                    let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
+                    web_sys::console::warn_2(&said.into(), &js_err);
                 }
             }
             None => web_sys::console::warn_2(&"agent-trajectories: record dropped:".into(), &js_err),
@@ -227,10 +232,7 @@ impl TrajectoryRecorder {
 
     /// A recorder for a child run: same sink and clock, its own seq space
     /// from 0, `parentRunId` set to this run and `depth` one deeper.
-    pub fn child(
-        &self,
-        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: Option<JsValue>,
-    ) -> JsResult<TrajectoryRecorder> {
+    pub fn child(&self, #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: Option<JsValue>) -> JsResult<TrajectoryRecorder> {
         let run_id = match run_id {
             Some(v) if !v.is_undefined() && !v.is_null() => Some(non_empty_run_id(&v).js()?),
             _ => None,
