@@ -609,6 +609,11 @@ export const checks = {
     eq([r.end.reason, r.end.completed], ['goal-reached', true], 'goal on the last turn');
     const c = await at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock: () => { throw new Error('clock down'); } });
     assert(c.end.error.message.includes('clock down'), c.end.error.message);
+    const thrown = new TypeError('agent down');
+    const failing = { respond: () => { throw thrown; } };
+    const f = await at.runTrajectory(at.createTrajectory(one, failing), { userModel: scriptedUser(), clock });
+    eq([f.end.error.cause === thrown, f.steps[0].end.error.cause === thrown], [true, true], "the agent's own error is end.error.cause");
+    eq(JSON.stringify(f.end).includes('cause'), false, 'not written out with the data');
     await expectRejects(at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock, onSinkError: 'fial' }), 'INVALID_ARGUMENT', 'onSinkError: fial');
     const nan = expectThrow(() => at.createTrajectory({ ...one, maxTurns: NaN }, agent()), 'INVALID_TRAJECTORY', 'maxTurns: NaN is not "absent"');
     assert(nan.message.includes('NaN'), nan.message);

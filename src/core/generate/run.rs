@@ -447,7 +447,7 @@ impl Runner<'_, '_> {
             Interrupt::Fault(side, e) => {
                 let summary = format!("{} failed: {}", side_name(side), e.message);
                 let step_id = e.step_id.or_else(|| partial_step.clone());
-                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id };
+                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id, cause: e.cause };
                 (StopReason::Error, false, Some(summary), Some(error))
             }
         };
@@ -484,7 +484,13 @@ impl Runner<'_, '_> {
                         reason: StopReason::Error,
                         completed: false,
                         summary: Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
-                        error: Some(EndError { code: e.code.as_str().to_owned(), message: e.message, side: Side::Recorder, step_id: None }),
+                        error: Some(EndError {
+                            code: e.code.as_str().to_owned(),
+                            message: e.message,
+                            side: Side::Recorder,
+                            step_id: None,
+                            cause: e.cause,
+                        }),
                     };
                 }
             }

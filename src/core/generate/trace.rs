@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::state::StepRuntimeState;
+use crate::core::error::Cause;
 use crate::core::message::ModelMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -109,6 +110,10 @@ pub struct EndError {
     pub side: Side,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
+    /// What the failing callback threw, for the host to hand back as the
+    /// error's `cause`; not data, so never written out.
+    #[serde(skip)]
+    pub cause: Option<Cause>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

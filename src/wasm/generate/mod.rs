@@ -189,7 +189,25 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let out = Object::new();
     set(&out, "conversationId", &result.conversation_id.as_str().into());
     set(&out, "steps", &mirror.traces);
-    set(&out, "end", &value_to_js(&result.end)?);
+    let end = value_to_js(&result.end)?;
+    // The failing callback's own error, as `end.error.cause` (on the last
+    // trace's end too): not enumerable, so exports and JSON leave it out.
+    if let Some(thrown) =
+        result.end.as_ref().and_then(|e| e.error.as_ref()).and_then(|e| e.cause.as_ref()).and_then(|c| c.0.downcast_ref::<JsValue>())
+    {
+        let last = mirror.traces.get(mirror.traces.length().wrapping_sub(1));
+        for holder in [end.clone(), property(&last, "end")] {
+            let error = property(&holder, "error");
+            if error.is_object() {
+                let descriptor = Object::new();
+                set(&descriptor, "value", thrown);
+                set(&descriptor, "configurable", &true.into());
+                set(&descriptor, "writable", &true.into());
+                Object::define_property(error.unchecked_ref::<Object>(), &"cause".into(), &descriptor);
+            }
+        }
+    }
+    set(&out, "end", &end);
     set(&out, "stepStates", &value_to_js(&result.step_states)?);
     Ok(out.into())
 }
