@@ -1,0 +1,136 @@
+//! How a run ends: the end marker from what interrupted it, `run_ended`
+//! recorded and the sink flushed (a failure there turns the end into an
+//! error), and the marker put on the right trace.
+
+use super::{fault, Interrupt, Runner};
+use crate::core::capture::{OutcomeStatus, Payload, RunOutcome};
+use crate::core::generate::concurrency::{race, Either};
+use crate::core::generate::trace::{iso8601, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason};
+use crate::core::message::{ModelMessage, Role};
+
+impl Runner<'_, '_> {
+    /// Records `run_ended`, waits until the sink has every record, and
+    /// puts the end marker on the right trace. A sink that fails at this
+    /// point ends the run in error: the caller learns of it from the result.
+    pub(super) async fn finish(&mut self, why: Interrupt) -> End {
+        let p = std::mem::take(&mut self.partial);
+        let g = self.t.steps.as_ref();
+        let partial_step = p.step.and_then(|i| g.map(|g| g.steps[i].id.clone()));
+        // Only a fault or an abort inside a begun turn (its step selected)
+        // leaves a trace of that turn; a stop decided before it does not.
+        let inside_turn = !matches!(why, Interrupt::Stop(..)) && !p.traced && p.selection.is_some();
+        let (reason, completed, summary, error) = match why {
+            Interrupt::Stop(reason, completed, summary) => (reason, completed, summary, None),
+            Interrupt::Aborted => (StopReason::Aborted, false, Some("aborted by the signal".to_owned()), None),
+            Interrupt::Fault(side, e) => {
+                let summary = format!("{} failed: {}", side_name(side), e.message);
+                let step_id = e.step_id.or_else(|| partial_step.clone());
+                let error = EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id, cause: e.cause };
+                (StopReason::Error, false, Some(summary), Some(error))
+            }
+        };
+        let mut end = End { is_final: true, reason, completed, summary, error };
+        let recorded = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
+        let delivered = match recorded {
+            Ok(()) => self.flush().await,
+            Err(e) => Err(Interrupt::Fault(Side::Recorder, e)),
+        };
+        if let (Err(Interrupt::Aborted), true) = (&delivered, end.error.is_none() && reason != StopReason::Aborted) {
+            end = End {
+                is_final: true,
+                reason: StopReason::Aborted,
+                completed: false,
+                summary: Some(format!(
+                    "aborted by the signal while the sink was still taking the last records (the run had ended: {})",
+                    reason.as_str()
+                )),
+                error: None,
+            };
+        }
+        if let Err(Interrupt::Fault(_, e)) = delivered {
+            let recorder_failed_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder);
+            match &mut end.error {
+                Some(_) if recorder_failed_already => {}
+                // The first failure stays the run's error; the sink's is added, not dropped.
+                Some(_) => {
+                    let summary = end.summary.get_or_insert_with(String::new);
+                    summary.push_str(&format!("; then the recorder failed too: {}", e.message));
+                }
+                None => {
+                    end = End {
+                        is_final: true,
+                        reason: StopReason::Error,
+                        completed: false,
+                        summary: Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
+                        error: Some(EndError {
+                            code: e.code.as_str().to_owned(),
+                            message: e.message,
+                            side: Side::Recorder,
+                            step_id: None,
+                            cause: e.cause,
+                        }),
+                    };
+                }
+            }
+        }
+        if inside_turn {
+            let trace = StepTrace {
+                turn_index: self.traces.len() as u32,
+                user_message: p.user.unwrap_or_else(|| ModelMessage::text(Role::User, "")),
+                agent_messages: p.agent,
+                timestamp: iso8601(self.last_ms),
+                step_id: partial_step,
+                selection: p.selection.unwrap_or(Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }),
+                assessment: p.shown,
+                end: Some(end.clone()),
+            };
+            self.traces.push(trace);
+            self.env.events.trace(self.traces.last().expect("just pushed"));
+        } else if let Some(last) = self.traces.last_mut() {
+            last.end = Some(end.clone());
+            self.env.events.ended(&end);
+        }
+        end
+    }
+
+    /// Waits for the sink, but not past the abort signal: an aborted run
+    /// ends even when its sink never answers, and says it was aborted
+    /// (its last records may not have arrived).
+    async fn flush(&self) -> std::result::Result<(), Interrupt> {
+        match self.env.abort {
+            Some(a) => match race(self.env.events.flush(), a.wait()).await {
+                Either::Left(r) => r.map_err(fault(Side::Recorder)),
+                Either::Right(()) => Err(Interrupt::Aborted),
+            },
+            None => self.env.events.flush().await.map_err(fault(Side::Recorder)),
+        }
+    }
+}
+
+/// The `run_ended` outcome of an end marker.
+fn outcome_of(end: &End) -> RunOutcome {
+    RunOutcome {
+        status: match end.reason {
+            StopReason::Error => OutcomeStatus::Error,
+            StopReason::Aborted => OutcomeStatus::Aborted,
+            _ => OutcomeStatus::Completed,
+        },
+        reason: Some(end.reason.as_str().to_owned()),
+        message: end.summary.clone(),
+        error_code: end.error.as_ref().map(|e| e.code.clone()),
+    }
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::UserSimulator => "user simulator",
+        Side::Agent => "agent",
+        Side::Ranker => "step ranker",
+        Side::Precondition => "precondition",
+        Side::Satisfaction => "satisfaction check",
+        Side::Policy => "policy",
+        Side::Observer => "observer",
+        Side::Recorder => "recorder",
+        Side::Clock => "clock",
+    }
+}
