@@ -3,6 +3,7 @@
 //! exporters. Model record/replay is JS only (`src/js/generate.js`).
 
 mod host;
+mod signal;
 
 use std::rc::Rc;
 
@@ -10,7 +11,8 @@ use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use self::host::{set, JsAbort, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, JsTimer, Mirror};
+use self::host::{set, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
+use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};

@@ -1,0 +1,154 @@
+//! Time and cancellation for a run, over JS: `setTimeout` as a future, a
+//! macrotask yield per turn, and the run's `AbortSignal`.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use js_sys::{Array, Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::core::generate::{Abort, Timer};
+use crate::core::host::LocalBoxFuture;
+use crate::core::Error;
+use crate::wasm::error::from_callback;
+use crate::wasm::property;
+
+/// `setTimeout` as a future; dropping it clears the timer.
+pub struct JsTimer;
+
+impl Timer for JsTimer {
+    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
+        // The core caps step timeouts at 2^31 - 1 ms, what setTimeout takes.
+        Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, 2_147_483_647.0) as u32))
+    }
+
+    /// One macrotask: `setImmediate` where there is one (Node), else a
+    /// `MessageChannel` message (browsers, Workers), else `setTimeout(0)`.
+    /// Either lets the host's due timers run, unlike a microtask.
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        let promise = Promise::new(&mut |resolve, _| {
+            let global = js_sys::global();
+            let immediate = property(&global, "setImmediate");
+            if let Some(f) = immediate.dyn_ref::<Function>() {
+                if f.call1(&JsValue::UNDEFINED, &resolve).is_ok() {
+                    return;
+                }
+            }
+            if let Some(channel) = property(&global, "MessageChannel").dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &Array::new()).ok()) {
+                let (port1, port2) = (property(&channel, "port1"), property(&channel, "port2"));
+                let (r, p1, p2) = (resolve.clone(), port1.clone(), port2.clone());
+                let on = Closure::once_into_js(move || {
+                    // Closed ports neither keep a runtime alive nor wait for GC.
+                    for port in [&p1, &p2] {
+                        if let Ok(close) = property(port, "close").dyn_into::<Function>() {
+                            let _ = close.call0(port);
+                        }
+                    }
+                    let _ = r.call0(&JsValue::UNDEFINED);
+                });
+                let posted = Reflect::set(&port1, &"onmessage".into(), &on)
+                    .ok()
+                    .and_then(|_| property(&port2, "postMessage").dyn_into::<Function>().ok())
+                    .is_some_and(|post| post.call1(&port2, &JsValue::UNDEFINED).is_ok());
+                if posted {
+                    return;
+                }
+            }
+            let timeout = property(&global, "setTimeout");
+            if let Some(f) = timeout.dyn_ref::<Function>() {
+                if f.call2(&JsValue::UNDEFINED, &resolve, &0.into()).is_ok() {
+                    return;
+                }
+            }
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        });
+        Box::pin(async move {
+            let _ = JsFuture::from(promise).await;
+        })
+    }
+}
+
+/// An `AbortSignal`, listened to once per run. Waiting futures register
+/// wakers that they remove when dropped, so a long run does not pile up
+/// listeners or promise reactions.
+pub struct JsAbort {
+    signal: JsValue,
+    state: Rc<AbortState>,
+    listener: Closure<dyn FnMut()>,
+}
+
+#[derive(Default)]
+struct AbortState {
+    fired: Cell<bool>,
+    next: Cell<u64>,
+    wakers: RefCell<Vec<(u64, Waker)>>,
+}
+
+impl JsAbort {
+    pub fn new(signal: JsValue) -> Result<JsAbort, Error> {
+        let add =
+            property(&signal, "addEventListener").dyn_into::<Function>().map_err(|_| Error::invalid_argument("signal must be an AbortSignal"))?;
+        let state = Rc::new(AbortState::default());
+        let s = state.clone();
+        let listener = Closure::<dyn FnMut()>::new(move || {
+            s.fired.set(true);
+            for (_, w) in s.wakers.borrow_mut().drain(..) {
+                w.wake();
+            }
+        });
+        add.call2(&signal, &"abort".into(), listener.as_ref()).map_err(|e| from_callback("signal.addEventListener", &e))?;
+        Ok(JsAbort { signal, state, listener })
+    }
+}
+
+impl Drop for JsAbort {
+    fn drop(&mut self) {
+        if let Ok(remove) = property(&self.signal, "removeEventListener").dyn_into::<Function>() {
+            let _ = remove.call2(&self.signal, &"abort".into(), self.listener.as_ref());
+        }
+    }
+}
+
+struct AbortWait {
+    state: Rc<AbortState>,
+    id: u64,
+}
+
+impl Future for AbortWait {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.state.fired.get() {
+            return Poll::Ready(());
+        }
+        let mut wakers = self.state.wakers.borrow_mut();
+        match wakers.iter_mut().find(|(id, _)| *id == self.id) {
+            Some(slot) => slot.1 = cx.waker().clone(),
+            None => wakers.push((self.id, cx.waker().clone())),
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for AbortWait {
+    fn drop(&mut self) {
+        self.state.wakers.borrow_mut().retain(|(id, _)| *id != self.id);
+    }
+}
+
+impl Abort for JsAbort {
+    fn aborted(&self) -> bool {
+        self.state.fired.get() || property(&self.signal, "aborted").as_bool().unwrap_or(false)
+    }
+    fn wait(&self) -> LocalBoxFuture<'static, ()> {
+        if self.aborted() {
+            self.state.fired.set(true);
+        }
+        let id = self.state.next.get();
+        self.state.next.set(id + 1);
+        Box::pin(AbortWait { state: self.state.clone(), id })
+    }
+}
