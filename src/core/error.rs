@@ -105,8 +105,8 @@ pub struct Error {
     pub cause: Option<Cause>,
 }
 
-/// A host value the core carries without looking inside (the binding puts a
-/// `JsValue` here). Equal to any other cause: errors compare by what they say.
+/// A host value the core carries without looking inside (the binding puts a JS
+/// value here). Equal to any other cause: errors compare by what they say.
 #[derive(Clone)]
 pub struct Cause(pub Rc<dyn Any>);
 
