@@ -270,7 +270,7 @@ fn bad_input_is_refused_and_changes_nothing() {
     let e = Builtin::from_config("drift", None, "observers[1]").unwrap_err();
     assert!(e.message.contains("scope"), "{}", e.message);
     let e = Builtin::from_config("stall", Some(&json!({ "windw": 3 })), "observers[2]").unwrap_err();
-    assert!(e.message.contains("unknown field `windw`"), "{}", e.message);
+    assert!(e.message.starts_with("observers[2]: options: unknown option \"windw\"; did you mean \"window\"?"), "{}", e.message);
 }
 
 fn mixed() -> Vec<Slot> {

@@ -164,9 +164,73 @@ impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A serde_json error about data that came from a JS object, in JS terms:
+/// no "line 1 column 70" (of a JSON text the caller never saw), no Rust
+/// type names (`u64`, `struct Budget`, `sequence`).
+pub fn plain_serde(e: &serde_json::Error) -> String {
+    let mut m = e.to_string();
+    if let Some(at) = m.rfind(" at line ") {
+        m.truncate(at);
+    }
+    // "unknown field `windw`, expected one of `name`, `window`, ..." reads
+    // as every other unknown key does, naming the nearest valid one.
+    if let Some(rest) = m.strip_prefix("unknown field `") {
+        let names: Vec<&str> = rest.split('`').skip(2).step_by(2).collect();
+        if let Some(key) = rest.split('`').next().filter(|_| !names.is_empty()) {
+            return super::options::unknown_key_message(key, &names, "").trim_start_matches(": ").to_owned();
+        }
+    }
+    for (rust, js) in [
+        ("expected u64", "expected a whole number"),
+        ("expected u32", "expected a whole number"),
+        ("expected usize", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected an object"),
+    ] {
+        m = m.replace(rust, js);
+    }
+    // A number is shown bare: "floating point `1e+300`" -> "the number 1e+300".
+    for kind in ["floating point `", "integer `"] {
+        while let Some(at) = m.find(kind) {
+            let rest = &m[at + kind.len()..];
+            let Some(close) = rest.find('`') else { break };
+            let number = rest[..close].to_owned();
+            m.replace_range(at..at + kind.len() + close + 1, &format!("the number {number}"));
+        }
+    }
+    if let Some(at) = m.find("expected struct ") {
+        let end = m[at..].find([',', ';']).map_or(m.len(), |i| at + i);
+        m.replace_range(at..end, "expected an object");
+    }
+    m.replace('`', "\"")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serde_errors_read_in_js_terms() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Budget {
+            max_tokens: u64,
+        }
+        let e = serde_json::from_str::<Budget>(r#"{"max_tokens":1e300}"#).unwrap_err();
+        assert_eq!(plain_serde(&e), "invalid type: the number 1e+300, expected a whole number");
+        let e = serde_json::from_str::<Budget>("null").unwrap_err();
+        assert_eq!(plain_serde(&e), "invalid type: null, expected an object");
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
+        #[allow(dead_code)]
+        struct Opts {
+            window: Option<u64>,
+            target_window: Option<u64>,
+        }
+        let e = serde_json::from_str::<Opts>(r#"{"windw":1}"#).unwrap_err();
+        assert_eq!(plain_serde(&e), "unknown option \"windw\"; did you mean \"window\"? (valid: window, targetWindow)");
+    }
 
     #[test]
     fn codes_are_stable_strings() {

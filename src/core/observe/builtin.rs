@@ -29,7 +29,8 @@ fn options<T: serde::de::DeserializeOwned + Default>(v: Option<&Value>, who: &st
     match v {
         None | Some(Value::Null) => Ok(T::default()),
         // Through text: a single (str) instantiation of each derived impl keeps the module small.
-        Some(v) => serde_json::from_str(&v.to_string()).map_err(|e| Error::invalid_argument(format!("{who}: options: {e}"))),
+        Some(v) => serde_json::from_str(&v.to_string())
+            .map_err(|e| Error::invalid_argument(format!("{who}: options: {}", crate::core::error::plain_serde(&e)))),
     }
 }
 

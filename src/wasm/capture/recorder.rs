@@ -226,6 +226,12 @@ impl TrajectoryRecorder {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(to_js(f.clone()));
         }
+        if !payload.is_object() || crate::wasm::is_array(&payload) {
+            return Err(to_js(Error::new(
+                ErrorCode::InvalidRecord,
+                format!("payload must be an object {{ kind, ... }}, got {}", describe(&payload)),
+            )));
+        }
         let payload: Payload = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
         self.record_payload(payload, false).map(|(seq, _)| seq as f64).js()
     }
