@@ -42,11 +42,15 @@ pub enum ErrorCode {
     ReplayMiss,
     /// A record stream skips, repeats or reorders a run's `seq`: a record is missing.
     SeqGap,
+    /// A virtual-filesystem path escapes the root, is a host path, holds NUL or is too long.
+    VfsPath,
+    /// A virtual-filesystem file, or all of them, would pass a size cap.
+    VfsLimit,
 }
 
 impl ErrorCode {
     /// Every code, for reading one back from its string.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidMessage,
         ErrorCode::InvalidRecord,
@@ -62,6 +66,8 @@ impl ErrorCode {
         ErrorCode::EmptyUserMessage,
         ErrorCode::ReplayMiss,
         ErrorCode::SeqGap,
+        ErrorCode::VfsPath,
+        ErrorCode::VfsLimit,
     ];
 
     pub fn parse(s: &str) -> Option<ErrorCode> {
@@ -85,6 +91,8 @@ impl ErrorCode {
             ErrorCode::EmptyUserMessage => "EMPTY_USER_MESSAGE",
             ErrorCode::ReplayMiss => "REPLAY_MISS",
             ErrorCode::SeqGap => "SEQ_GAP",
+            ErrorCode::VfsPath => "VFS_PATH",
+            ErrorCode::VfsLimit => "VFS_LIMIT",
         }
     }
 }

@@ -9,5 +9,6 @@ pub mod message;
 pub mod number;
 pub mod observe;
 pub mod options;
+pub mod vfs;
 
 pub use error::{Error, ErrorCode};
