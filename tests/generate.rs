@@ -12,7 +12,6 @@ use agent_trajectories::core::generate::export::{result_value, summarize, to_con
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{FixedClock, LocalBoxFuture};
 use agent_trajectories::core::message::{ModelMessage, Role};
-use agent_trajectories::core::observe::Pipeline;
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -373,20 +372,10 @@ fn timeouts_and_abort() {
 
 #[test]
 fn tool_pairs_are_recorded_and_feed_the_observers() {
-    use agent_trajectories::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
-    let slot = Slot {
-        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
-        trigger: Trigger { on_every_call: true, ..Default::default() },
-    };
-    let pipeline = Pipeline::new(vec![slot], Budget::default(), 20, 0.0).unwrap();
-    let observed = Observed(RefCell::new(pipeline));
-    let failing = |n: usize| -> Vec<ModelMessage> {
-        let call = json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": format!("t{n}"), "toolName": "search", "input": { "q": "x" } }] });
-        let result = json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": format!("t{n}"), "toolName": "search", "output": { "type": "error-text", "value": "timeout after 30s" } }] });
-        vec![ModelMessage::from_value(&call).unwrap(), ModelMessage::from_value(&result).unwrap(), ModelMessage::text(Role::Assistant, "trying")]
-    };
+    use agent_trajectories::core::observe::Budget;
+    let observed = cascade_observed(Budget::default());
     let t = def(json!({ "goal": "g", "persona": { "description": "d" }, "maxTurns": 4 }));
-    let agent = bot(move |n, _| Ok(failing(n)));
+    let agent = bot(|n, _| Ok(failing_search(n)));
     let user = User::new();
     let (r, events) = go(&t, Run { observers: Some(&observed), ..simple(&user, &agent) });
     assert_eq!(r.steps.len(), 4);

@@ -3,15 +3,15 @@
 //! token usage, graph validation at scale.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::export::{result_value, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Usage};
-use agent_trajectories::core::message::{ModelMessage, Role};
-use agent_trajectories::core::observe::{Budget, Builtin, Observer, Pipeline, Slot, Trigger};
+use agent_trajectories::core::message::Role;
+use agent_trajectories::core::observe::Budget;
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::json;
 
@@ -164,18 +164,9 @@ fn end_errors_name_the_step_that_failed() {
 
 #[test]
 fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
-    let slot = Slot {
-        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
-        trigger: Trigger { on_every_call: true, ..Default::default() },
-    };
-    let observed = Observed(RefCell::new(Pipeline::new(vec![slot], Budget { max_tokens: Some(10_000), ..Default::default() }, 20, 0.0).unwrap()));
-    let failing = |n: usize| -> Vec<ModelMessage> {
-        let call = json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": format!("t{n}"), "toolName": "search", "input": { "q": "x" } }] });
-        let result = json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": format!("t{n}"), "toolName": "search", "output": { "type": "error-text", "value": "timeout after 30s" } }] });
-        vec![ModelMessage::from_value(&call).unwrap(), ModelMessage::from_value(&result).unwrap(), ModelMessage::text(Role::Assistant, "trying")]
-    };
+    let observed = cascade_observed(Budget { max_tokens: Some(10_000), ..Default::default() });
     let t = def(json!({ "goal": "g", "persona": { "description": "d" }, "maxTurns": 4 }));
-    let agent = bot(move |n, _| Ok(failing(n)));
+    let agent = bot(|n, _| Ok(failing_search(n)));
     agent.usage.set(Usage { input_tokens: Some(100), output_tokens: Some(20) });
     let user = User::new();
     let (r, events) = go(&t, Run { observers: Some(&observed), ..simple(&user, &agent) });

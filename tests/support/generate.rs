@@ -215,3 +215,20 @@ impl ToolObservers for Observed {
         self.0.borrow_mut().record_tokens(n)
     }
 }
+
+/// One agent turn that calls `search` and gets an error back, then says it retries.
+pub fn failing_search(n: usize) -> Vec<ModelMessage> {
+    let call = json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": format!("t{n}"), "toolName": "search", "input": { "q": "x" } }] });
+    let result = json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": format!("t{n}"), "toolName": "search", "output": { "type": "error-text", "value": "timeout after 30s" } }] });
+    vec![ModelMessage::from_value(&call).unwrap(), ModelMessage::from_value(&result).unwrap(), ModelMessage::text(Role::Assistant, "trying")]
+}
+
+/// A pipeline with an error-cascade observer run on every call.
+pub fn cascade_observed(budget: agent_trajectories::core::observe::Budget) -> Observed {
+    use agent_trajectories::core::observe::{Builtin, Observer, Slot, Trigger};
+    let slot = Slot {
+        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
+        trigger: Trigger { on_every_call: true, ..Default::default() },
+    };
+    Observed(RefCell::new(Pipeline::new(vec![slot], budget, 20, 0.0).unwrap()))
+}
