@@ -1,6 +1,7 @@
 //! The pure core. Nothing here reads a clock, randomness, network or files:
 //! the host injects a [`host::Clock`] and [`host::Model`]s.
 
+pub mod background;
 pub mod capture;
 pub mod error;
 pub mod generate;

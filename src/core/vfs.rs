@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::{Error, ErrorCode, Result};
 
@@ -79,7 +79,7 @@ fn within(path: &str, dir: &str) -> bool {
 }
 
 /// What happened to a path in the overlay.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     Created,

@@ -169,6 +169,28 @@ payloads! {
         #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
         turn_index: Option<u64>,
     }
+    /// A background run began iteration `iteration` (from 0).
+    IterationStarted = "iteration_started" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
+        iteration: u64,
+    }
+    /// A background iteration ended: what the model decided (`tools`,
+    /// `text`, `retry` or `error`), the tools it called, whether it failed.
+    IterationCompleted = "iteration_completed" {
+        #[serde(deserialize_with = "crate::core::number::safe_u64")]
+        iteration: u64,
+        decision: String,
+        #[serde(default)]
+        tools: Vec<String>,
+        failed: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    }
+    /// How a background run ended: `completed`, `abandoned` or `failed`, and why.
+    RunTerminated = "run_terminated" {
+        status: String,
+        reason: String,
+    }
     /// A harness's own event: a name and any JSON data.
     Custom = "custom" {
         name: String,

@@ -1,0 +1,544 @@
+//! The loop. Each iteration: guardrails → `iteration_started` → decide (or
+//! the retry reflection asked for) → act on each tool call → count the
+//! failure → reflect → `iteration_completed`. Then the final summary, the
+//! deliverable, `run_terminated` and `run_ended`. A model or tool that
+//! throws, times out or answers garbage is a counted failure the model
+//! sees; only the harness's own parts (recorder, observers, clock) and the
+//! abort signal end the run at once, and every record before is kept.
+
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::task::Poll;
+
+use serde_json::Value;
+
+use super::config::{Config, Objective};
+use super::prompt::{self, Topic, Verdict};
+use super::state::{Invocation, LastError, Retry, Snapshot, State};
+use super::tools::{self, Workspace, FINISH};
+use super::{Env, RunResult, Status};
+use crate::core::capture::{OutcomeStatus, Payload, RunIdentity, RunOutcome};
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::generate::concurrency::{race, Either};
+use crate::core::host::{LocalBoxFuture, ToolSpec, Usage};
+use crate::core::message::Part;
+use crate::core::number::show;
+use crate::core::observe::ToolCallInput;
+
+/// What ends a run at once.
+enum Fatal {
+    Aborted,
+    /// The harness's own part failed: the recorder, the observers, the clock.
+    Host(&'static str, Error),
+}
+
+struct Terminal {
+    status: Status,
+    reason: String,
+    /// What the model said when it ended the run.
+    summary: Option<String>,
+    /// The deliverable the model gave with `finish`.
+    proposed: Option<Value>,
+}
+
+impl Terminal {
+    fn new(status: Status, reason: impl Into<String>) -> Terminal {
+        Terminal { status, reason: reason.into(), summary: None, proposed: None }
+    }
+}
+
+/// One bound shared by the calls of a phase: a timer started once, which
+/// every call races (so it bounds them together, not each).
+struct Deadline {
+    sleep: RefCell<Option<LocalBoxFuture<'static, ()>>>,
+    ms: f64,
+}
+
+impl Deadline {
+    /// Resolves when the bound has passed (at once if it already has).
+    fn wait(&self) -> LocalBoxFuture<'_, ()> {
+        Box::pin(poll_fn(move |cx| {
+            let mut slot = self.sleep.borrow_mut();
+            match slot.as_mut() {
+                None => Poll::Ready(()),
+                Some(f) => match f.as_mut().poll(cx) {
+                    Poll::Ready(()) => {
+                        *slot = None;
+                        Poll::Ready(())
+                    }
+                    Poll::Pending => Poll::Pending,
+                },
+            }
+        }))
+    }
+
+    fn expired(&self) -> bool {
+        self.sleep.borrow().is_none()
+    }
+}
+
+struct Runner<'a, 'e> {
+    o: &'a Objective,
+    cfg: &'a Config,
+    env: &'a Env<'e>,
+    s: State,
+    specs: Vec<ToolSpec>,
+}
+
+/// Runs an objective to its end. Fails only before the run starts (a mount
+/// or a snapshot that cannot be used, a clock that throws); after that
+/// every fault ends the run with a status and a reason.
+pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<Snapshot>) -> Result<RunResult> {
+    let mut s = State::new(o, cfg.vfs)?;
+    if let Some(snapshot) = resume {
+        s.resume(snapshot)?;
+    }
+    let start = env.clock.try_now_ms()?;
+    let run_id = env.run_id.clone().unwrap_or_else(|| format!("background-{}", start.max(0.0) as u64));
+    let mut specs = tools::specs(cfg.allow_plan_reset, o.deliverable_schema.as_ref());
+    specs.extend(env.tools.iter().cloned());
+    let mut r = Runner { o, cfg, env, s, specs };
+    let identity = RunIdentity { run_id: run_id.clone(), parent_run_id: None, agent: Some("background".into()), model_id: None };
+    let mut end = r.record(Payload::RunStarted { identity }).err().map(|f| r.fatal(f));
+    while end.is_none() {
+        end = match r.iteration().await {
+            Ok(t) => t,
+            Err(f) => Some(r.fatal(f)),
+        };
+    }
+    let end = end.expect("the loop ends with a terminal");
+    Ok(r.finish(end, run_id).await)
+}
+
+fn failure(e: &Error) -> LastError {
+    LastError { code: e.code.as_str().to_owned(), message: e.message.clone() }
+}
+
+/// Whether a caller tool's result counts as finding nothing.
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+impl Runner<'_, '_> {
+    fn record(&self, payload: Payload) -> std::result::Result<(), Fatal> {
+        self.env.events.record(payload).map_err(|e| Fatal::Host("recorder", e))
+    }
+
+    fn fatal(&mut self, f: Fatal) -> Terminal {
+        match f {
+            Fatal::Aborted => Terminal::new(Status::Abandoned, "aborted"),
+            Fatal::Host(side, e) => {
+                let t = Terminal::new(Status::Failed, format!("error: {side} failed: {}", e.message));
+                self.s.last_error = Some(failure(&e));
+                t
+            }
+        }
+    }
+
+    fn deadline(&self) -> Option<Deadline> {
+        match (self.cfg.iteration_timeout_ms, self.env.timer) {
+            (Some(ms), Some(t)) => Some(Deadline { sleep: RefCell::new(Some(t.sleep(ms))), ms }),
+            _ => None,
+        }
+    }
+
+    /// Awaits a host call within the deadline and the abort signal: an
+    /// expired deadline is the call's `TIMEOUT` error, an abort is fatal.
+    async fn bounded<T>(&self, fut: LocalBoxFuture<'_, Result<T>>, d: Option<&Deadline>, what: &str) -> std::result::Result<Result<T>, Fatal> {
+        let timed: LocalBoxFuture<'_, Result<T>> = match d {
+            Some(d) if d.expired() => Box::pin(async move { Err(timeout(d.ms, what)) }),
+            Some(d) => Box::pin(async move {
+                match race(fut, d.wait()).await {
+                    Either::Left(r) => r,
+                    Either::Right(()) => Err(timeout(d.ms, what)),
+                }
+            }),
+            None => fut,
+        };
+        match self.env.abort {
+            Some(a) => match race(timed, a.wait()).await {
+                Either::Left(r) => Ok(r),
+                Either::Right(()) => Err(Fatal::Aborted),
+            },
+            None => Ok(timed.await),
+        }
+    }
+
+    fn spend(&self, usage: &Usage) -> std::result::Result<(), Fatal> {
+        match self.env.observers {
+            Some(o) if usage.total() > 0 => o.record_tokens(usage.total()).map_err(|e| Fatal::Host("observers", e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The observers' current assessment, recorded as it is shown.
+    fn assessment(&self) -> std::result::Result<Option<String>, Fatal> {
+        let Some(o) = self.env.observers else { return Ok(None) };
+        let shown = o.current().map_err(|e| Fatal::Host("observers", e))?;
+        if let Some(s) = &shown {
+            for a in &s.assessments {
+                self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index: None })?;
+            }
+        }
+        Ok(shown.map(|s| s.text))
+    }
+
+    async fn iteration(&mut self) -> std::result::Result<Option<Terminal>, Fatal> {
+        // The host's event loop gets a turn each iteration, so a model that
+        // answers at once cannot starve the abort signal or a timer.
+        if let Some(t) = self.env.timer {
+            t.yield_now().await;
+        }
+        if self.env.abort.is_some_and(|a| a.aborted()) {
+            return Err(Fatal::Aborted);
+        }
+        if self.s.iteration >= self.cfg.max_iterations {
+            return Ok(Some(Terminal::new(Status::Failed, "max-iterations")));
+        }
+        let i = self.s.iteration;
+        self.record(Payload::IterationStarted { iteration: i })?;
+        let deadline = self.deadline();
+        let d = deadline.as_ref();
+        let mut terminal = None;
+        let mut decision_error: Option<Error> = None;
+        // Calls that failed or found nothing, for reflection: (tool, input, result, failed).
+        let mut notable: Option<(String, Value, Value, bool)> = None;
+        let mut names = Vec::new();
+        let mut any_failed = false;
+        let decision = if let Some(retry) = self.s.retry.take() {
+            let (ok, empty, result) = self.act(&retry.tool_name, &retry.input, &format!("retry-{i}"), d).await?;
+            names.push(retry.tool_name.clone());
+            any_failed |= !ok;
+            if !ok || empty {
+                notable = Some((retry.tool_name, retry.input, result, !ok));
+            }
+            "retry"
+        } else {
+            let shown = self.assessment()?;
+            let request = prompt::decide(self.o, self.cfg, &self.s, &self.specs, shown.as_deref());
+            self.s.pending_reflection = None;
+            self.s.nudge = None;
+            match self.bounded(self.env.model.complete(request), d, "the model (decide)").await? {
+                Err(e) => {
+                    decision_error = Some(e.within("the model (decide)"));
+                    "error"
+                }
+                Ok(answer) => {
+                    self.spend(&answer.usage)?;
+                    let message = answer.to_assistant_message(|k| format!("call-{i}-{k}"));
+                    self.record(Payload::MessageAppended { message: message.clone() })?;
+                    if answer.tool_calls.is_empty() {
+                        match prompt::text_signal(&answer.text) {
+                            Some((status, summary)) => {
+                                let (status, reason) = if status == "completed" {
+                                    (Status::Completed, "model-completed")
+                                } else {
+                                    (Status::Abandoned, "model-abandoned")
+                                };
+                                terminal = Some(Terminal { summary: Some(summary).filter(|s| !s.is_empty()), ..Terminal::new(status, reason) });
+                            }
+                            None => {
+                                self.s.nudge = Some("your last answer was text without a tool call or an end signal, so nothing happened; act with the tools, or call finish".into());
+                            }
+                        }
+                        "text"
+                    } else {
+                        for part in message.parts() {
+                            let Part::ToolCall { tool_call_id, tool_name, input } = part else { continue };
+                            names.push(tool_name.clone());
+                            if tool_name == FINISH {
+                                match self.finish_call(tool_call_id, input) {
+                                    Ok(t) => {
+                                        terminal = Some(t);
+                                        break;
+                                    }
+                                    Err(e) => {
+                                        any_failed = true;
+                                        let started = Payload::ToolStarted {
+                                            tool_call_id: tool_call_id.clone(),
+                                            tool_name: FINISH.into(),
+                                            args: input.clone(),
+                                        };
+                                        self.record(started)?;
+                                        let result = self.ended(i, tool_call_id, tool_name, input, Err(e))?;
+                                        notable = Some((tool_name.clone(), input.clone(), result, true));
+                                        continue;
+                                    }
+                                }
+                            }
+                            let (ok, empty, result) = self.act(tool_name, input, tool_call_id, d).await?;
+                            any_failed |= !ok;
+                            if (!ok || empty) && notable.as_ref().is_none_or(|n| !n.3) {
+                                notable = Some((tool_name.clone(), input.clone(), result, !ok));
+                            }
+                        }
+                        "tools"
+                    }
+                }
+            }
+        };
+        let mut error = decision_error.as_ref().map(failure).or_else(|| {
+            notable.as_ref().filter(|n| n.3).map(|n| LastError { code: code_of(&n.2), message: n.2.as_str().unwrap_or_default().to_owned() })
+        });
+        if terminal.is_none() {
+            if self.cfg.enable_reflection {
+                let topic = match (&decision_error, &notable) {
+                    (Some(e), _) => Some(Topic::Decision { error: &e.message }),
+                    (None, Some((tool, input, result, failed))) => Some(Topic::Action { tool, input, result, failed: *failed }),
+                    (None, None) if self.s.plan.as_ref().is_some_and(|p| p.all_done()) => Some(Topic::PlanDone),
+                    _ => None,
+                };
+                if let Some(topic) = topic {
+                    let plan_done = matches!(topic, Topic::PlanDone);
+                    let retry_tool = notable.as_ref().map(|n| n.0.clone());
+                    match self.reflect(&topic).await? {
+                        Ok((verdict, reason)) => terminal = self.apply(verdict, reason, retry_tool, plan_done),
+                        Err(e) => {
+                            error.get_or_insert_with(|| failure(&e));
+                            any_failed = true;
+                        }
+                    }
+                }
+            } else if self.s.plan.as_ref().is_some_and(|p| p.all_done()) {
+                terminal = Some(Terminal::new(Status::Completed, "plan-completed"));
+            }
+        }
+        let failed = any_failed || decision_error.is_some();
+        if failed {
+            self.s.failures += 1;
+            self.s.consecutive_failures += 1;
+            self.s.last_error = error.clone();
+        } else {
+            self.s.consecutive_failures = 0;
+        }
+        self.record(Payload::IterationCompleted {
+            iteration: i,
+            decision: decision.into(),
+            tools: names,
+            failed,
+            error: if failed { error.map(|e| format!("{}: {}", e.code, e.message)) } else { None },
+        })?;
+        self.s.iteration += 1;
+        if terminal.is_none() && self.s.consecutive_failures >= self.cfg.max_failures {
+            let last = self.s.last_error.as_ref().map(|e| format!(": last error: {}: {}", e.code, e.message)).unwrap_or_default();
+            terminal = Some(Terminal::new(Status::Failed, format!("max-failures{last}")));
+        }
+        Ok(terminal)
+    }
+
+    /// Reads `finish`'s arguments into the end of the run.
+    fn finish_call(&self, id: &str, input: &Value) -> Result<Terminal> {
+        let a = tools::Args::new(FINISH, input, &["status", "summary", "deliverable"])?;
+        let (status, reason) = match a.str("status")? {
+            "completed" => (Status::Completed, "model-completed"),
+            "abandoned" => (Status::Abandoned, "model-abandoned"),
+            other => return Err(Error::invalid_argument(format!("finish: status must be \"completed\" or \"abandoned\", got {other:?}"))),
+        };
+        let summary = a.opt_str("summary")?.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+        let proposed = a.get("deliverable").filter(|d| !d.is_null()).cloned();
+        let args = input.clone();
+        let started = Payload::ToolStarted { tool_call_id: id.into(), tool_name: FINISH.into(), args };
+        let ended = Payload::ToolEnded {
+            tool_call_id: id.into(),
+            tool_name: FINISH.into(),
+            result: Value::String(format!("run ends: {}", status.as_str())),
+            is_error: false,
+        };
+        // A recorder failure here surfaces at the next record (run_terminated).
+        let _ = self.env.events.record(started).and_then(|_| self.env.events.record(ended));
+        Ok(Terminal { status, reason: reason.into(), summary, proposed })
+    }
+
+    /// Runs one tool call: recorded, fed to the observers, kept for the
+    /// prompt. Returns (ok, found nothing, the result or error text).
+    async fn act(&mut self, name: &str, input: &Value, id: &str, d: Option<&Deadline>) -> std::result::Result<(bool, bool, Value), Fatal> {
+        self.record(Payload::ToolStarted { tool_call_id: id.into(), tool_name: name.into(), args: input.clone() })?;
+        // Some models send arguments as JSON text.
+        let parsed;
+        let input = match input {
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(e) => {
+                    let e = Error::invalid_argument(format!("{name}: the arguments are not valid JSON: {e}"));
+                    return self.ended(self.s.iteration, id, name, input, Err(e)).map(|r| (false, false, r));
+                }
+            },
+            other => other,
+        };
+        let mut ws = Workspace { plan: &mut self.s.plan, vfs: &mut self.s.vfs, allow_reset: self.cfg.allow_plan_reset };
+        let outcome = match tools::call(name, input, &mut ws) {
+            Some(r) => r.map(|done| (done.result, done.empty)),
+            None if self.env.tools.iter().any(|t| t.name == name) => {
+                let what = format!("tool {name}");
+                self.bounded(self.env.host.call_tool(name, input, id), d, &what).await?.map(|v| {
+                    let empty = is_empty(&v);
+                    (v, empty)
+                })
+            }
+            None => {
+                let known: Vec<&str> = self.specs.iter().map(|t| t.name.as_str()).collect();
+                let near = crate::core::options::nearest(name, &known).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
+                Err(Error::invalid_argument(format!("there is no tool {name:?}{near} (tools: {})", known.join(", "))))
+            }
+        };
+        let empty = outcome.as_ref().is_ok_and(|o| o.1);
+        let ok = outcome.is_ok();
+        let result = self.ended(self.s.iteration, id, name, input, outcome.map(|o| o.0))?;
+        Ok((ok, empty, result))
+    }
+
+    /// Records a call's end, feeds the observers, keeps it for the prompt;
+    /// returns the result as the prompt quotes it.
+    fn ended(&mut self, iteration: u64, id: &str, name: &str, input: &Value, outcome: Result<Value>) -> std::result::Result<Value, Fatal> {
+        let (ok, result, error_message) = match outcome {
+            Ok(v) => (true, v, None),
+            Err(e) => (false, Value::String(format!("{}: {}", e.code.as_str(), e.message)), Some(e.message)),
+        };
+        self.record(Payload::ToolEnded { tool_call_id: id.into(), tool_name: name.into(), result: result.clone(), is_error: !ok })?;
+        if let Some(o) = self.env.observers {
+            let call =
+                ToolCallInput { tool_name: name.into(), params_json: Some(input.to_string()), params_summary: None, success: ok, error_message };
+            o.tool_call(call).map_err(|e| Fatal::Host("observers", e))?;
+        }
+        self.s.push(Invocation { iteration, tool_call_id: id.into(), tool_name: name.into(), input: input.clone(), ok, result: result.clone() });
+        Ok(result)
+    }
+
+    /// Asks the model to reflect; a call that fails or an answer that
+    /// cannot be read is a failure of the iteration (the error returned).
+    async fn reflect(&mut self, topic: &Topic<'_>) -> std::result::Result<Result<(Verdict, String)>, Fatal> {
+        let request = prompt::reflect(self.o, self.cfg, &self.s, topic);
+        let deadline = self.deadline();
+        let answer = match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (reflect)").await? {
+            Ok(a) => a,
+            Err(e) => return Ok(Err(e.within("the model (reflect)"))),
+        };
+        self.spend(&answer.usage)?;
+        Ok(prompt::parse_reflection(&answer.text).map_err(|m| Error::new(ErrorCode::CallbackFailed, format!("the model (reflect): {m}"))))
+    }
+
+    fn apply(&mut self, verdict: Verdict, reason: String, tool: Option<String>, plan_done: bool) -> Option<Terminal> {
+        let because = |what: &str| if reason.is_empty() { what.to_owned() } else { format!("{what}: {reason}") };
+        match verdict {
+            Verdict::Retry(input) => match tool {
+                Some(tool_name) if !plan_done => {
+                    self.s.pending_reflection = Some(because(&format!("retried {tool_name} with corrected arguments")));
+                    self.s.retry = Some(Retry { tool_name, input });
+                }
+                _ => self.s.pending_reflection = Some(because("there is no failed call to retry")),
+            },
+            Verdict::Abandon => {
+                return Some(Terminal { summary: Some(reason).filter(|r| !r.is_empty()), ..Terminal::new(Status::Abandoned, "reflection-abandoned") })
+            }
+            Verdict::Complete if plan_done => return Some(Terminal::new(Status::Completed, "plan-completed")),
+            Verdict::ResetPlan if self.cfg.allow_plan_reset => {
+                self.s.plan = None;
+                self.s.pending_reflection = Some(because("the plan was dropped; make a new one"));
+            }
+            Verdict::ResetPlan => self.s.pending_reflection = Some(because("a plan reset was asked for but is not allowed (allowPlanReset: false)")),
+            Verdict::Continue | Verdict::Complete => self.s.pending_reflection = Some(reason).filter(|r| !r.is_empty()),
+        }
+        None
+    }
+
+    /// The final summary, the deliverable, `run_terminated`, `run_ended`
+    /// and the flush. A failure in any of them is the run's, never lost.
+    async fn finish(&mut self, t: Terminal, run_id: String) -> RunResult {
+        let Terminal { mut status, mut reason, summary, proposed } = t;
+        let mut error = self.s.last_error.clone().filter(|_| status == Status::Failed);
+        let aborted = reason == "aborted";
+        let schema = self.o.deliverable_schema.as_ref();
+        let ask_deliverable = schema.filter(|_| status == Status::Completed && proposed.is_none() && !self.env.host.has_factory());
+        let mut proposed = proposed;
+        let written = if aborted {
+            None
+        } else {
+            let request = prompt::summarize(self.o, self.cfg, &self.s, status.as_str(), &reason, ask_deliverable);
+            let deadline = self.deadline();
+            match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (summarize)").await {
+                Ok(Ok(answer)) => {
+                    let _ = self.spend(&answer.usage);
+                    match (ask_deliverable, prompt::json_object(&answer.text)) {
+                        (Some(_), Some(mut o)) => {
+                            proposed = o.remove("deliverable");
+                            o.get("summary").and_then(Value::as_str).map(str::to_owned)
+                        }
+                        _ => Some(answer.text.trim().to_owned()),
+                    }
+                    .filter(|s| !s.trim().is_empty())
+                    .map(Ok)
+                }
+                Ok(Err(e)) => Some(Err(e)),
+                Err(_) => None,
+            }
+        };
+        let counts = format!("after {} iterations ({} failed)", self.s.iteration, self.s.failures);
+        let last = self.s.last_error.as_ref().map(|e| format!("; last error: {}: {}", e.code, e.message)).unwrap_or_default();
+        let final_summary = match written {
+            Some(Ok(text)) => text,
+            Some(Err(e)) => format!("{} ({reason}) {counts}; the summary could not be written: {}{last}", status.as_str(), e.message),
+            None => summary.clone().unwrap_or_else(|| format!("{} ({reason}) {counts}{last}", status.as_str())),
+        };
+        let mut snapshot = self.s.snapshot(&self.o.objective);
+        let deadline = self.deadline();
+        let delivered = self.bounded(self.env.host.deliver(&snapshot, status.as_str(), proposed), deadline.as_ref(), "deliverableFactory").await;
+        let deliverable = match delivered {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                status = Status::Failed;
+                reason = format!("deliverable-failed: {}", e.message);
+                error = Some(failure(&e));
+                None
+            }
+            Err(_) => None,
+        };
+        let outcome = RunOutcome {
+            status: match (status, aborted) {
+                (_, true) => OutcomeStatus::Aborted,
+                (Status::Failed, _) => OutcomeStatus::Error,
+                _ => OutcomeStatus::Completed,
+            },
+            reason: Some(reason.clone()),
+            message: Some(final_summary.clone()),
+            error_code: error.as_ref().map(|e| e.code.clone()),
+        };
+        let recorded = self
+            .env
+            .events
+            .record(Payload::RunTerminated { status: status.as_str().into(), reason: reason.clone() })
+            .and_then(|_| self.env.events.record(Payload::RunEnded { outcome: outcome.into(), new_messages: Vec::new() }));
+        let flushed = match recorded {
+            Ok(()) => match self.bounded(self.env.events.flush(), None, "the sink").await {
+                Ok(r) => r,
+                Err(_) => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = flushed {
+            if !reason.starts_with("error: recorder") {
+                reason = format!("error: recorder failed: {} (the run had ended: {} ({reason}))", e.message, status.as_str());
+                status = Status::Failed;
+                error = Some(failure(&e));
+            }
+        }
+        snapshot.last_error = self.s.last_error.clone();
+        RunResult { run_id, status, reason, iterations: self.s.iteration, failures: self.s.failures, final_summary, deliverable, snapshot, error }
+    }
+}
+
+fn timeout(ms: f64, what: &str) -> Error {
+    Error::new(ErrorCode::Timeout, format!("{what} did not answer within iterationTimeoutMs ({} ms)", show(ms)))
+}
+
+/// The code of an error text written as `CODE: message`.
+fn code_of(v: &Value) -> String {
+    v.as_str().and_then(|s| s.split_once(": ")).map(|(c, _)| c.to_owned()).unwrap_or_else(|| "CALLBACK_FAILED".into())
+}
