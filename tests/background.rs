@@ -97,7 +97,7 @@ fn review() -> Objective {
     Objective::from_value(&o, Some(schema)).unwrap()
 }
 
-fn go(o: &Objective, cfg: &Config, model: &Scripted, tools: &Tools, resume: Option<Snapshot>) -> (RunResult, Events) {
+fn go(o: &Objective, cfg: &Config, model: &Scripted, tools: &Tools, resume: Option<&Value>) -> (RunResult, Events) {
     let events = Events::default();
     let env = Env {
         clock: &FixedClock(1_700_000_000_000.0),
@@ -311,9 +311,9 @@ fn a_recorded_run_is_deterministic_and_resumable() {
     let cfg = Config { max_iterations: 2, ..Config::default() };
     let (stopped, _) = go(&review(), &cfg, &scripted(reviewer), &Tools::default(), None);
     assert_eq!(stopped.reason, "max-iterations");
-    let snapshot: Snapshot = serde_json::from_value(serde_json::to_value(&stopped.snapshot).unwrap()).unwrap();
+    let snapshot = serde_json::to_value(&stopped.snapshot).unwrap();
     let model = scripted(|n, req| reviewer(n + 2, req));
-    let (resumed, _) = go(&review(), &Config::default(), &model, &Tools::default(), Some(snapshot));
+    let (resumed, _) = go(&review(), &Config::default(), &model, &Tools::default(), Some(&snapshot));
     assert_eq!((resumed.status, resumed.iterations), (Status::Completed, 4), "{resumed:?}");
     assert_eq!(resumed.snapshot.plan.unwrap().steps[0].notes, ["add() takes b now"]);
 }

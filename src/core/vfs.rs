@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 
 use super::error::{Error, ErrorCode, Result};
 
@@ -79,8 +78,7 @@ fn within(path: &str, dir: &str) -> bool {
 }
 
 /// What happened to a path in the overlay.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     Created,
     Changed,

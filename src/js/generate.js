@@ -484,5 +484,6 @@ function makeGenerate(wasm, importAi) {
     });
   }
 
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts };
+  const { BackgroundAgentRunner } = makeBackground(wasm, { fail, why, ours, guard, isObject, isArray, asModel });
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, BackgroundAgentRunner };
 }

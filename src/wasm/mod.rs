@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod error;
+pub mod background;
 pub mod generate;
 mod host;
 pub mod message;

@@ -1,11 +1,11 @@
 //! The run's plan: the steps the model keeps through the plan tools, with
 //! a status each and the notes (findings) it records on them.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::core::error::{Error, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     Pending,
@@ -32,16 +32,15 @@ impl StepStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanStep {
     pub title: String,
     pub status: StepStatus,
-    #[serde(default)]
     pub notes: Vec<String>,
 }
 
 /// Steps are numbered from 1 in the tools and the prompt.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Plan {
     pub steps: Vec<PlanStep>,
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::config::{Config, Objective};
 use super::prompt::{self, Topic, Verdict};
-use super::state::{Invocation, LastError, Retry, Snapshot, State};
+use super::state::{Invocation, LastError, Retry, State};
 use super::tools::{self, Workspace, FINISH};
 use super::{Env, RunResult, Status};
 use crate::core::capture::{OutcomeStatus, Payload, RunIdentity, RunOutcome};
@@ -88,7 +88,7 @@ struct Runner<'a, 'e> {
 /// Runs an objective to its end. Fails only before the run starts (a mount
 /// or a snapshot that cannot be used, a clock that throws); after that
 /// every fault ends the run with a status and a reason.
-pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<Snapshot>) -> Result<RunResult> {
+pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Value>) -> Result<RunResult> {
     let mut s = State::new(o, cfg.vfs)?;
     if let Some(snapshot) = resume {
         s.resume(snapshot)?;

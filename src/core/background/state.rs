@@ -2,13 +2,13 @@
 //! `deliverableFactory` reads, what the result carries, and what a new
 //! run resumes from (plan, overlay, last calls, counters).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::config::Objective;
-use super::plan::Plan;
+use super::plan::{Plan, PlanStep, StepStatus};
 use crate::core::error::{Error, Result};
 use crate::core::vfs::{Change, Vfs, VfsLimits};
 
@@ -17,7 +17,7 @@ pub const KEPT_INVOCATIONS: usize = 5;
 
 pub const SNAPSHOT_FORMAT: &str = "agent-trajectories/background-snapshot";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Invocation {
     /// The iteration it ran in (from 0).
@@ -30,18 +30,43 @@ pub struct Invocation {
     pub result: Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LastError {
     pub code: String,
     pub message: String,
 }
 
 /// A retry reflection asked for: the call to make next iteration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Retry {
     pub tool_name: String,
     pub input: Value,
+}
+
+/// Reads snapshot fields, refusing what is missing or of the wrong kind.
+struct Reader(&'static str);
+
+impl Reader {
+    fn bad(&self, m: &str) -> Error {
+        Error::invalid_argument(format!("{}: {m}", self.0))
+    }
+    fn get<'v>(&self, v: &'v Value, key: &str) -> Result<&'v Value> {
+        v.get(key).ok_or_else(|| self.bad(&format!("{key} is missing")))
+    }
+    fn text<'v>(&self, v: &'v Value, what: &str) -> Result<&'v str> {
+        v.as_str().ok_or_else(|| self.bad(&format!("{what} must be a string")))
+    }
+    fn count(&self, v: &Value, key: &str) -> Result<u64> {
+        self.get(v, key)?.as_u64().filter(|n| *n <= crate::core::number::MAX_SAFE_INTEGER).ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
+    }
+    fn list<'v>(&self, v: &'v Value, key: &str) -> Result<&'v [Value]> {
+        match v.get(key) {
+            None | Some(Value::Null) => Ok(&[]),
+            Some(Value::Array(a)) => Ok(a),
+            Some(_) => Err(self.bad(&format!("{key} must be an array"))),
+        }
+    }
 }
 
 /// The live state of a run.
@@ -61,18 +86,18 @@ pub struct State {
     pub last_error: Option<LastError>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Overlay {
-    /// Files created or changed, with their text.
-    pub written: BTreeMap<String, String>,
+    /// Files created or changed, with their text. (JSON maps: their code
+    /// is in the module already, a BTreeMap's would be added.)
+    pub written: Map<String, Value>,
     pub deleted: Vec<String>,
-    /// Each changed path: created, changed or deleted.
-    #[serde(default)]
-    pub changes: BTreeMap<String, Change>,
+    /// Each changed path: `created`, `changed` or `deleted`.
+    pub changes: Map<String, Value>,
 }
 
 /// The JSON-safe snapshot of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
     pub format: String,
@@ -84,16 +109,13 @@ pub struct Snapshot {
     pub plan: Option<Plan>,
     pub tool_invocations: Vec<Invocation>,
     pub pending_reflection: Option<String>,
-    #[serde(default)]
     pub retry: Option<Retry>,
     /// Every visible path, sorted.
-    #[serde(default)]
     pub files: Vec<String>,
     pub overlay: Overlay,
-    #[serde(default)]
     pub last_error: Option<LastError>,
     /// The observers' state, filled in by the binding (the pipeline's own snapshot).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub observers: Option<Value>,
 }
 
@@ -118,26 +140,63 @@ impl State {
         })
     }
 
-    /// Continues from a snapshot: its counters, plan, calls and overlay.
-    pub fn resume(&mut self, s: Snapshot) -> Result<()> {
-        let bad = |m: String| Error::invalid_argument(format!("resumeFrom: {m}"));
-        if s.format != SNAPSHOT_FORMAT || s.version != 1 {
-            return Err(bad(format!("not a background run snapshot (format {:?}, version {})", s.format, s.version)));
+    /// Continues from a snapshot (as JSON): its counters, plan, calls and
+    /// overlay. Read by hand, not by a derived `Deserialize`: that cost
+    /// ~14 KB gzip of module for this one use.
+    pub fn resume(&mut self, v: &Value) -> Result<()> {
+        let r = Reader("resumeFrom");
+        if v.get("format").and_then(Value::as_str) != Some(SNAPSHOT_FORMAT) || v.get("version").and_then(Value::as_u64) != Some(1) {
+            return Err(r.bad("is not a background run snapshot (result.snapshot, format agent-trajectories/background-snapshot, version 1)"));
         }
-        for (path, text) in &s.overlay.written {
-            self.vfs.write(path, text).map_err(|e| bad(e.message))?;
+        let overlay = r.get(v, "overlay")?;
+        if let Some(written) = r.get(overlay, "written")?.as_object() {
+            for (path, text) in written {
+                let text = text.as_str().ok_or_else(|| r.bad(&format!("overlay.written[{path:?}] must be a string")))?;
+                self.vfs.write(path, text).map_err(|e| r.bad(&e.message))?;
+            }
         }
-        for path in &s.overlay.deleted {
-            self.vfs.rm(path).map_err(|e| bad(e.message))?;
+        for path in r.list(overlay, "deleted")? {
+            self.vfs.rm(r.text(path, "overlay.deleted[]")?).map_err(|e| r.bad(&e.message))?;
         }
-        self.iteration = s.iterations;
-        self.failures = s.failures;
-        self.consecutive_failures = s.consecutive_failures;
-        self.plan = s.plan;
-        self.invocations = s.tool_invocations.into_iter().rev().take(KEPT_INVOCATIONS).rev().collect();
-        self.pending_reflection = s.pending_reflection;
-        self.retry = s.retry;
-        self.last_error = s.last_error;
+        self.iteration = r.count(v, "iterations")?;
+        self.failures = r.count(v, "failures")?;
+        self.consecutive_failures = r.count(v, "consecutiveFailures")?;
+        self.plan = match v.get("plan") {
+            None | Some(Value::Null) => None,
+            Some(p) => {
+                let mut steps = Vec::new();
+                for st in r.list(p, "steps")? {
+                    let status = StepStatus::parse(r.text(r.get(st, "status")?, "plan.steps[].status")?)
+                        .ok_or_else(|| r.bad("plan.steps[].status must be pending, in_progress or done"))?;
+                    let notes = r.list(st, "notes")?.iter().map(|n| r.text(n, "plan.steps[].notes[]").map(str::to_owned)).collect::<Result<_>>()?;
+                    steps.push(PlanStep { title: r.text(r.get(st, "title")?, "plan.steps[].title")?.to_owned(), status, notes });
+                }
+                Some(Plan { steps })
+            }
+        };
+        self.invocations.clear();
+        for i in r.list(v, "toolInvocations")? {
+            self.push(Invocation {
+                iteration: r.count(i, "iteration")?,
+                tool_call_id: r.text(r.get(i, "toolCallId")?, "toolInvocations[].toolCallId")?.to_owned(),
+                tool_name: r.text(r.get(i, "toolName")?, "toolInvocations[].toolName")?.to_owned(),
+                input: i.get("input").cloned().unwrap_or(Value::Null),
+                ok: i.get("ok").and_then(Value::as_bool).unwrap_or(false),
+                result: i.get("result").cloned().unwrap_or(Value::Null),
+            });
+        }
+        self.pending_reflection = v.get("pendingReflection").and_then(Value::as_str).map(str::to_owned);
+        self.retry = match v.get("retry").filter(|r| !r.is_null()) {
+            Some(x) => Some(Retry {
+                tool_name: r.text(r.get(x, "toolName")?, "retry.toolName")?.to_owned(),
+                input: x.get("input").cloned().unwrap_or(Value::Null),
+            }),
+            None => None,
+        };
+        self.last_error = v.get("lastError").filter(|e| !e.is_null()).map(|e| LastError {
+            code: e.get("code").and_then(Value::as_str).unwrap_or("").to_owned(),
+            message: e.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+        });
         Ok(())
     }
 
@@ -155,10 +214,15 @@ impl State {
                 Change::Deleted => overlay.deleted.push(path.clone()),
                 _ => {
                     let text = self.vfs.read(&path, 0, None).unwrap_or_default();
-                    overlay.written.insert(path.clone(), text);
+                    overlay.written.insert(path.clone(), text.into());
                 }
             }
-            overlay.changes.insert(path, change);
+            let change = match change {
+                Change::Created => "created",
+                Change::Changed => "changed",
+                Change::Deleted => "deleted",
+            };
+            overlay.changes.insert(path, change.into());
         }
         Snapshot {
             format: SNAPSHOT_FORMAT.into(),

@@ -3,7 +3,7 @@
 //! calls run here, against the run's plan and filesystem. A bad argument is
 //! a failed call the model sees (coded, saying which argument), never a crash.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::plan::{Plan, StepStatus};
 use crate::core::error::{Error, Result};
@@ -22,56 +22,43 @@ pub const BUILTIN: &[&str] =
 /// Most lines `grep` returns, and most entries `ls` / `glob` list.
 const MAX_LISTED: usize = 200;
 
-fn spec(name: &str, description: &str, properties: Value, required: &[&str]) -> ToolSpec {
-    let schema = json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
-    ToolSpec { name: name.to_owned(), description: description.to_owned(), input_schema: schema }
-}
+/// The built-ins' specs as JSON text: one parse at run start costs far less
+/// module size than building the same values in code.
+const SPECS: &str = r#"[
+["plan_create","Create the plan: the steps to reach the objective, in order.",{"steps":{"type":"array","items":{"type":"string"},"minItems":1}},["steps"]],
+["plan_add_step","Add a step at the end of the plan.",{"title":{"type":"string"}},["title"]],
+["plan_update_step","Set a step's status and/or add a note (a finding) to it. Steps are numbered from 1.",{"step":{"type":"integer","minimum":1},"status":{"type":"string","enum":["pending","in_progress","done"]},"note":{"type":"string"}},["step"]],
+["plan_reset","Drop the plan, to create a new one.",{},[]],
+["ls","List a directory of the virtual filesystem (default: the root).",{"path":{"type":"string"}},[]],
+["read_file","Read a file: lines offset.. (from 0), at most limit of them.",{"path":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},["path"]],
+["write_file","Write a whole file.",{"path":{"type":"string"},"content":{"type":"string"}},["path","content"]],
+["edit_file","Replace the one exact occurrence of old with new in a file.",{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}},["path","old","new"]],
+["glob","Paths matching a pattern (* within a name, ** across directories, ? one character).",{"pattern":{"type":"string"}},["pattern"]],
+["grep","Lines containing a text (plain, not a pattern) in the files under path.",{"text":{"type":"string"},"path":{"type":"string"}},["text"]],
+["rm","Delete a file.",{"path":{"type":"string"}},["path"]],
+["finish","End the run: completed (the objective is met) or abandoned (it cannot be), with a short summary.",{"status":{"type":"string","enum":["completed","abandoned"]},"summary":{"type":"string"}},["status","summary"]]
+]"#;
 
 /// The built-in specs; `plan_reset` only when resets are allowed, and
 /// `finish` with a `deliverable` argument when the objective has a schema.
 pub fn specs(allow_reset: bool, deliverable: Option<&Value>) -> Vec<ToolSpec> {
-    let s = json!({ "type": "string" });
-    let n = json!({ "type": "integer", "minimum": 0 });
-    let status = json!({ "type": "string", "enum": ["pending", "in_progress", "done"] });
-    let mut out = vec![
-        spec(
-            "plan_create",
-            "Create the plan: the steps to reach the objective, in order.",
-            json!({ "steps": { "type": "array", "items": s, "minItems": 1 } }),
-            &["steps"],
-        ),
-        spec("plan_add_step", "Add a step at the end of the plan.", json!({ "title": s }), &["title"]),
-        spec(
-            "plan_update_step",
-            "Set a step's status and/or add a note (a finding) to it. Steps are numbered from 1.",
-            json!({ "step": { "type": "integer", "minimum": 1 }, "status": status, "note": s }),
-            &["step"],
-        ),
-    ];
-    if allow_reset {
-        out.push(spec("plan_reset", "Drop the plan, to create a new one.", json!({}), &[]));
+    let rows: Vec<(String, String, Value, Value)> = serde_json::from_str(SPECS).expect("the built-in specs are valid JSON");
+    let mut out = Vec::with_capacity(rows.len());
+    for (name, description, mut properties, mut required) in rows {
+        if name == "plan_reset" && !allow_reset {
+            continue;
+        }
+        if let (FINISH, Some(schema), Value::Object(props), Value::Array(req)) = (name.as_str(), deliverable, &mut properties, &mut required) {
+            props.insert("deliverable".into(), schema.clone());
+            req.push("deliverable".into());
+        }
+        let mut schema = Map::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), properties);
+        schema.insert("required".into(), required);
+        schema.insert("additionalProperties".into(), false.into());
+        out.push(ToolSpec { name, description, input_schema: Value::Object(schema) });
     }
-    out.extend([
-        spec("ls", "List a directory of the virtual filesystem (default: the root).", json!({ "path": s }), &[]),
-        spec("read_file", "Read a file: lines offset.. (from 0), at most limit of them.", json!({ "path": s, "offset": n, "limit": n }), &["path"]),
-        spec("write_file", "Write a whole file.", json!({ "path": s, "content": s }), &["path", "content"]),
-        spec(
-            "edit_file",
-            "Replace the one exact occurrence of old with new in a file.",
-            json!({ "path": s, "old": s, "new": s }),
-            &["path", "old", "new"],
-        ),
-        spec("glob", "Paths matching a pattern (* within a name, ** across directories, ? one character).", json!({ "pattern": s }), &["pattern"]),
-        spec("grep", "Lines containing a text (plain, not a pattern) in the files under path.", json!({ "text": s, "path": s }), &["text"]),
-        spec("rm", "Delete a file.", json!({ "path": s }), &["path"]),
-    ]);
-    let mut finish = json!({ "status": { "type": "string", "enum": ["completed", "abandoned"] }, "summary": s });
-    let mut required = vec!["status", "summary"];
-    if let (Some(schema), Some(props)) = (deliverable, finish.as_object_mut()) {
-        props.insert("deliverable".into(), schema.clone());
-        required.push("deliverable");
-    }
-    out.push(spec(FINISH, "End the run: completed (the objective is met) or abandoned (it cannot be), with a short summary.", finish, &required));
     out
 }
 
@@ -245,6 +232,7 @@ pub fn call(name: &str, input: &Value, ws: &mut Workspace<'_>) -> Option<Result<
 mod tests {
     use super::*;
     use crate::core::error::ErrorCode;
+    use serde_json::json;
     use crate::core::vfs::VfsLimits;
 
     #[test]

@@ -24,7 +24,7 @@ use crate::wasm::error::{describe, from_callback};
 use crate::wasm::{from_js, is_array, items, json_of, option, property, to_js};
 
 /// Calls `f` and awaits its answer when it is a promise (or any thenable).
-async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: &str) -> Result<JsValue, Error> {
+pub(crate) async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: &str) -> Result<JsValue, Error> {
     let ret = match args {
         [] => f.call0(this),
         [a] => f.call1(this, a),
@@ -54,15 +54,15 @@ pub fn set(obj: &Object, key: &str, value: &JsValue) {
 /// run's signal fired), the call's future is dropped, and dropping this
 /// aborts the signal, so the host can cancel the work (a fetch, an AI SDK
 /// call) instead of finishing it for nobody. An answered call disarms it.
-struct CallSignal(Option<web_sys::AbortController>);
+pub(crate) struct CallSignal(Option<web_sys::AbortController>);
 
 impl CallSignal {
-    fn new() -> CallSignal {
+    pub(crate) fn new() -> CallSignal {
         // Every supported runtime has AbortController; without one, calls go uncancelled.
         CallSignal(web_sys::AbortController::new().ok())
     }
 
-    fn options(&self) -> JsValue {
+    pub(crate) fn options(&self) -> JsValue {
         let obj = Object::new();
         if let Some(c) = &self.0 {
             set(&obj, "abortSignal", &c.signal());
@@ -70,7 +70,7 @@ impl CallSignal {
         obj.into()
     }
 
-    fn disarm(mut self) {
+    pub(crate) fn disarm(mut self) {
         self.0 = None;
     }
 }
@@ -78,7 +78,7 @@ impl CallSignal {
 impl Drop for CallSignal {
     fn drop(&mut self) {
         if let Some(c) = self.0.take() {
-            let reason = js_sys::Error::new("the trajectory run stopped waiting for this call (timeoutMs expired or the run was aborted)");
+            let reason = js_sys::Error::new("the run stopped waiting for this call (a time limit expired or the run was aborted)");
             reason.set_name("AbortError");
             c.abort_with_reason(&reason);
         }

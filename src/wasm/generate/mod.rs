@@ -2,8 +2,8 @@
 //! `runTrajectory`, which adapts models and observers in `src/js`) and the
 //! exporters. Model record/replay is JS only (`src/js/generate.js`).
 
-mod host;
-mod signal;
+pub(crate) mod host;
+pub(crate) mod signal;
 
 use std::rc::Rc;
 
@@ -122,9 +122,6 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     };
     let mirror = Rc::new(Mirror::new(Array::new(), steps));
     let def = read_definition(&t, &mirror).js()?;
-    let clock_js = opt("clock")?;
-    let clock = JsClock::from_option(clock_js.clone()).js()?;
-
     let policy_js = opt("policy")?;
     let policy: Option<JsPolicy> = if policy_js.is_undefined() || policy_js.is_null() {
         None
@@ -136,44 +133,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
             .map_err(|_| to_js(Error::invalid_argument("policy must be a function or { evaluate(ctx) }")))?;
         Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
     };
-    let observers_js = opt("observers")?;
-    let observers = if observers_js.is_undefined() || observers_js.is_null() {
-        None
-    } else {
-        let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
-        match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
-            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
-                Some(JsObservers { object: observers_js.clone(), record, context, current, tokens })
-            }
-            _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
-        }
-    };
-    let signal = opt("signal")?;
-    let abort = if signal.is_undefined() || signal.is_null() { None } else { Some(JsAbort::new(signal).js()?) };
-    let sink = opt("sink")?;
-    // Checked even without a sink: a misspelt policy must not pass unnoticed.
-    let on_sink_error = opt("onSinkError")?;
-    if !on_sink_error.is_undefined() {
-        let given = on_sink_error.as_string().unwrap_or_else(|| crate::wasm::error::describe(&on_sink_error));
-        crate::core::capture::SinkPolicy::parse(&given).js()?;
-    }
-    let on_record = optional_function(opt("onRecord")?, "onRecord").js()?;
-    // One stamper per run: the recorder's. Without a sink, `onRecord` still
-    // gets stamped records from a recorder that delivers nowhere else.
-    let recorder = if sink.is_undefined() || sink.is_null() {
-        on_record.as_ref().map(|_| TrajectoryRecorder::without_sink(clock.clone()))
-    } else {
-        let ropts = Object::new();
-        set(&ropts, "clock", &clock_js);
-        if !on_sink_error.is_undefined() {
-            set(&ropts, "onSinkError", &on_sink_error);
-        }
-        Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
-    };
-    let run_id = optional_string_arg(&opt("runId")?, "runTrajectory options.runId").js()?;
-    let on_record_failed = Rc::default();
-    let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
-    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch };
+    let Harness { clock, observers, abort, events, run_id } = harness(&opts, "runTrajectory options", mirror.clone())?;
     let agent = JsAgent::new(agent_js, respond);
     let model = JsModel(user_model);
     let env = Env {
@@ -212,6 +172,63 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     set(&out, "end", &end);
     set(&out, "stepStates", &value_to_js(&result.step_states)?);
     Ok(out.into())
+}
+
+/// What every run takes from its options: the clock, the observers, the
+/// abort signal, and where records go (sink, `onRecord`), with the run id.
+pub(crate) struct Harness {
+    pub clock: JsClock,
+    pub observers: Option<JsObservers>,
+    pub abort: Option<JsAbort>,
+    pub events: JsEvents,
+    pub run_id: Option<String>,
+}
+
+/// Reads a run's harness options (`place` names the options in errors).
+pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResult<Harness> {
+    let opt = |key: &str| option(opts, key, place).js();
+    let clock_js = opt("clock")?;
+    let clock = JsClock::from_option(clock_js.clone()).js()?;
+
+    let observers_js = opt("observers")?;
+    let observers = if observers_js.is_undefined() || observers_js.is_null() {
+        None
+    } else {
+        let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
+        match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
+                Some(JsObservers { object: observers_js.clone(), record, context, current, tokens })
+            }
+            _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
+        }
+    };
+    let signal = opt("signal")?;
+    let abort = if signal.is_undefined() || signal.is_null() { None } else { Some(JsAbort::new(signal).js()?) };
+    let sink = opt("sink")?;
+    // Checked even without a sink: a misspelt policy must not pass unnoticed.
+    let on_sink_error = opt("onSinkError")?;
+    if !on_sink_error.is_undefined() {
+        let given = on_sink_error.as_string().unwrap_or_else(|| crate::wasm::error::describe(&on_sink_error));
+        crate::core::capture::SinkPolicy::parse(&given).js()?;
+    }
+    let on_record = optional_function(opt("onRecord")?, "onRecord").js()?;
+    // One stamper per run: the recorder's. Without a sink, `onRecord` still
+    // gets stamped records from a recorder that delivers nowhere else.
+    let recorder = if sink.is_undefined() || sink.is_null() {
+        on_record.as_ref().map(|_| TrajectoryRecorder::without_sink(clock.clone()))
+    } else {
+        let ropts = Object::new();
+        set(&ropts, "clock", &clock_js);
+        if !on_sink_error.is_undefined() {
+            set(&ropts, "onSinkError", &on_sink_error);
+        }
+        Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
+    };
+    let run_id = optional_string_arg(&opt("runId")?, &format!("{place}.runId")).js()?;
+    let on_record_failed = Rc::default();
+    let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
+    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch };
+    Ok(Harness { clock, observers, abort, events, run_id })
 }
 
 fn result_of(r: &JsValue) -> Result<Value, Error> {

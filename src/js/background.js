@@ -1,0 +1,197 @@
+// The JS side of the background loop: BackgroundAgentRunner. It adapts
+// what belongs to other libraries — the model (a Model or an AI SDK model),
+// the caller's tools in the AI SDK tool() shape, schemas (a JSON Schema, a
+// Standard Schema such as zod / valibot / arktype, or an AI SDK schema:
+// converted to JSON Schema by the library's own `~standard.jsonSchema`,
+// validated by its own `validate`, a plain JSON Schema by
+// @cfworker/json-schema) — and keeps the busy state. Every decision of the
+// loop is the core's (`__runBackground`). Inlined into generate.js.
+function makeBackground(wasm, lib) {
+  const { fail, why, ours, guard, isObject, isArray, asModel } = lib;
+
+  // Loaded on first use: only runs with a plain JSON Schema need it.
+  let cfworker;
+  const loadValidator = async () => (cfworker ??= await import('@cfworker/json-schema'));
+
+  const AI_SCHEMA = Symbol.for('vercel.ai.schema');
+  const describe = (v) => (v === null ? 'null' : isArray(v) ? 'an array' : typeof v);
+
+  // The JSON Schema form of a schema, by what its library offers.
+  const jsonSchemaOf = (schema, where) => {
+    if (!isObject(schema) && typeof schema !== 'function') {
+      throw fail('INVALID_ARGUMENT', `${where} must be a JSON Schema, a Standard Schema (zod, valibot, arktype) or an AI SDK schema, got ${describe(schema)}`);
+    }
+    const std = schema['~standard'];
+    if (isObject(std)) {
+      const js = std.jsonSchema;
+      if (isObject(js) && typeof js.input === 'function') return guard(`${where}: ~standard.jsonSchema.input`, () => js.input({ target: 'draft-07' }));
+      if (typeof schema.toJsonSchema === 'function') return guard(`${where}: toJsonSchema()`, () => schema.toJsonSchema());
+      throw fail('INVALID_ARGUMENT', `${where}: this ${String(std.vendor)} schema has no JSON Schema form (no ~standard.jsonSchema); use a version of ${String(std.vendor)} that implements Standard JSON Schema, or pass a JSON Schema`);
+    }
+    if (AI_SCHEMA in schema) return schema.jsonSchema;
+    return schema;
+  };
+
+  // Where a value fails a schema, as the validator said it.
+  const stdIssues = (issues) => issues.slice(0, 3).map((i) => {
+    const path = isArray(i?.path) ? i.path.map((p) => (isObject(p) ? p.key : p)).join('.') : '';
+    return path ? `${path}: ${i?.message}` : String(i?.message);
+  }).join('; ');
+  const draftOf = (s) => {
+    const id = typeof s?.$schema === 'string' ? s.$schema : '';
+    return id.includes('2020-12') ? '2020-12' : id.includes('2019-09') ? '2019-09' : id.includes('draft-04') ? '4' : '7';
+  };
+  // A function (value) → Promise<the validated value>, throwing INVALID_ARGUMENT with the validator's message.
+  const validatorOf = (schema, json, where) => {
+    const refuse = (message, cause) => fail('INVALID_ARGUMENT', `${where}: ${message}`, cause);
+    const std = schema['~standard'];
+    if (isObject(std) && typeof std.validate === 'function') {
+      return async (v) => {
+        const r = await std.validate(v);
+        if (isArray(r?.issues)) throw refuse(stdIssues(r.issues));
+        return r.value;
+      };
+    }
+    if (AI_SCHEMA in schema && typeof schema.validate === 'function') {
+      return async (v) => {
+        const r = await schema.validate(v);
+        if (!r?.success) throw refuse(why(r?.error), r?.error);
+        return r.value;
+      };
+    }
+    let validator;
+    return async (v) => {
+      const { Validator } = await loadValidator();
+      validator ??= new Validator(await json, draftOf(await json), false);
+      const r = validator.validate(v);
+      if (!r.valid) {
+        // The deepest errors say most; the outer ones repeat them.
+        const depth = (e) => e.instanceLocation.split('/').length;
+        const max = Math.max(...r.errors.map(depth));
+        throw refuse(r.errors.filter((e) => depth(e) === max).slice(0, 3).map((e) => `${e.instanceLocation.replace(/^#\/?/, '') || '(root)'}: ${e.error}`).join('; '));
+      }
+      return v;
+    };
+  };
+
+  // The caller's tools: { name: { description?, inputSchema, execute } }.
+  const toolsOf = (tools) => {
+    if (tools == null) return [];
+    if (!isObject(tools) || isArray(tools)) throw fail('INVALID_ARGUMENT', `tools must be an object { name: tool({ description, inputSchema, execute }) }, got ${describe(tools)}`);
+    return Object.keys(tools).map((name) => {
+      const where = `tools.${name}`;
+      const t = guard(`${where}: reading it threw`, () => tools[name]);
+      if (!isObject(t)) throw fail('INVALID_ARGUMENT', `${where} must be a tool { description, inputSchema, execute }, got ${describe(t)}`);
+      const { description = '', inputSchema, execute } = guard(`${where}: reading it threw`, () => ({ ...t }));
+      if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result`);
+      if (typeof description !== 'string') throw fail('INVALID_ARGUMENT', `${where}.description must be a string`);
+      const json = jsonSchemaOf(inputSchema, `${where}.inputSchema`);
+      return { name, description, json, execute, validate: validatorOf(inputSchema, json, `tool ${name}: its input does not match inputSchema`) };
+    });
+  };
+
+  // A tool's answer; an AI SDK streaming tool (an async iterable) gives its last value.
+  const settle = async (out) => {
+    if (out != null && typeof out[Symbol.asyncIterator] === 'function') {
+      let last;
+      for await (const v of out) last = v;
+      return last;
+    }
+    return out;
+  };
+
+  const RUN_OPTIONS = ['resumeFrom'];
+
+  class BackgroundAgentRunner {
+    #opts;
+    #tools;
+    #running = false;
+
+    constructor(opts) {
+      const place = 'BackgroundAgentRunner options';
+      if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `new BackgroundAgentRunner(opts): opts must be an object ({ model, ... }), got ${describe(opts)}`);
+      const given = {};
+      for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
+        given[key] = guard(`${place}.${key}: reading it threw`, () => opts[key]);
+      }
+      wasm.checkBackground(given, given.config, Object.keys(isObject(given.tools) ? given.tools : {}));
+      if (given.model === undefined) throw fail('INVALID_ARGUMENT', `${place}.model is required: a Model function or an AI SDK language model`);
+      given.model = asModel(given.model, `${place}.model`);
+      this.#tools = toolsOf(given.tools);
+      this.#opts = given;
+    }
+
+    /** Runs one objective to its end; see the README's "Run an objective". */
+    async run(objective, options = {}) {
+      if (this.#running) throw fail('BUSY', 'this BackgroundAgentRunner is already running an objective; await it, or use another runner');
+      this.#running = true;
+      try {
+        return await this.#run(objective, options);
+      } finally {
+        this.#running = false;
+      }
+    }
+
+    async #run(objective, options) {
+      if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `run(objective, options): options must be an object ({ resumeFrom })`);
+      wasm.checkOptions(options, RUN_OPTIONS, 'run options');
+      const { tools: _, config = {}, observers: given, ...harness } = this.#opts;
+      const factory = isObject(config) ? config.deliverableFactory : undefined;
+      const resumeFrom = options.resumeFrom;
+      let schema, validate;
+      let goal = objective;
+      if (isObject(objective) && !isArray(objective)) {
+        const { deliverableSchema, ...rest } = guard('objective: reading it threw', () => ({ ...objective }));
+        goal = rest;
+        if (deliverableSchema != null) {
+          schema = await jsonSchemaOf(deliverableSchema, 'objective.deliverableSchema');
+          validate = validatorOf(deliverableSchema, schema, 'the deliverable does not match objective.deliverableSchema');
+        }
+      }
+      let observers = given;
+      if (observers != null && typeof observers.recordToolCall !== 'function') {
+        const o = isArray(observers) ? { observers } : observers;
+        const saved = resumeFrom?.observers;
+        observers = saved ? wasm.ObserverPipeline.restore(saved, o) : new wasm.ObserverPipeline(o);
+      }
+      const specs = [];
+      for (const t of this.#tools) specs.push({ name: t.name, description: t.description, inputSchema: await t.json });
+      const byName = new Map(this.#tools.map((t) => [t.name, t]));
+      const host = {
+        ...harness,
+        ...(observers == null ? {} : { observers }),
+        tools: specs,
+        hasFactory: typeof factory === 'function',
+        async callTool(name, input, { abortSignal, toolCallId }) {
+          const t = byName.get(name);
+          const valid = await t.validate(input);
+          try {
+            return await settle(await t.execute(valid, { abortSignal, toolCallId, messages: [] }));
+          } catch (e) {
+            throw ours(e) ? e : fail('CALLBACK_FAILED', `tool ${name} threw: ${why(e)}`, e);
+          }
+        },
+        async deliver({ snapshot, status, proposed }) {
+          if (observers != null) snapshot.observers = observers.snapshot();
+          let d = proposed;
+          if (typeof factory === 'function') {
+            try {
+              d = await factory(snapshot);
+            } catch (e) {
+              throw ours(e) ? e : fail('CALLBACK_FAILED', `deliverableFactory threw: ${why(e)}`, e);
+            }
+          }
+          if (d == null) {
+            if (validate && status === 'completed') throw fail('INVALID_ARGUMENT', typeof factory === 'function' ? 'deliverableFactory returned no deliverable' : 'the model gave no deliverable');
+            return null;
+          }
+          return validate ? validate(d) : d;
+        },
+      };
+      const result = await wasm.runBackground(host, goal, schema, config, resumeFrom);
+      if (observers != null) result.snapshot.observers = observers.snapshot();
+      return result;
+    }
+  }
+  return { BackgroundAgentRunner };
+}

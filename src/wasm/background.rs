@@ -1,0 +1,132 @@
+//! The background loop for JS: translates the runner's host object (model,
+//! caller tools, deliverable, harness options) into the core's traits and
+//! the result back. The class `BackgroundAgentRunner` (schemas, validation,
+//! busy state) is in `src/js/background.js`.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::core::background::{run, Config, Env, Host, Objective, Snapshot};
+use crate::core::host::{LocalBoxFuture, ToolSpec};
+use crate::core::{Error, ErrorCode};
+use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::generate::host::{call, set, CallSignal, JsModel, Mirror};
+use crate::wasm::generate::signal::JsTimer;
+use crate::wasm::generate::{harness, Harness};
+use crate::wasm::{check_options, from_js, option, options_json, property, to_js as value_to_js};
+
+/// The constructor's options; any other key is refused, naming the nearest.
+const RUNNER_OPTIONS: &[&str] = &["model", "clock", "tools", "config", "sink", "onSinkError", "onRecord", "observers", "signal", "runId"];
+
+fn config_of(config: &JsValue) -> Result<Config, Error> {
+    let text = options_json(config, "config")?;
+    Config::from_value(&serde_json::from_str(&text).map_err(|e| Error::invalid_argument(e.to_string()))?)
+}
+
+/// Checks the constructor's option keys and the config, so mistakes throw
+/// at `new BackgroundAgentRunner(...)`, not at the first run.
+#[wasm_bindgen(js_name = __checkBackground, skip_typescript)]
+pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> JsResult<()> {
+    check_options(&opts, RUNNER_OPTIONS, "BackgroundAgentRunner options").js()?;
+    if let Some(name) = tools.iter().find(|n| crate::core::background::tools::BUILTIN.contains(&n.as_str())) {
+        return Err(to_js(Error::invalid_argument(format!("tools.{name}: {name} is a built-in tool of the runner; give yours another name"))));
+    }
+    config_of(&config).js().map(drop)
+}
+
+/// Refuses keys of `obj` not in `allowed`, naming the nearest (for the JS layer's options).
+#[wasm_bindgen(js_name = __checkOptions, skip_typescript)]
+pub fn check_options_js(obj: JsValue, allowed: Vec<String>, place: String) -> JsResult<()> {
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    check_options(&obj, &allowed, &place).js()
+}
+
+/// The caller's tools and deliverable, through the JS layer's functions.
+struct JsHost {
+    call_tool: Function,
+    deliver: Function,
+    has_factory: bool,
+}
+
+fn js_of<T: serde::Serialize + ?Sized>(v: &T) -> Result<JsValue, Error> {
+    value_to_js(v).map_err(|_| Error::new(ErrorCode::Internal, "could not convert a value for JS"))
+}
+
+fn value_of(v: &JsValue, what: &str) -> Result<Value, Error> {
+    if v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    from_js(v, what, ErrorCode::CallbackFailed)
+}
+
+impl Host for JsHost {
+    fn call_tool<'a>(&'a self, name: &'a str, input: &'a Value, tool_call_id: &'a str) -> LocalBoxFuture<'a, Result<Value, Error>> {
+        Box::pin(async move {
+            let what = format!("tool {name}");
+            let signal = CallSignal::new();
+            let options = signal.options();
+            set(options.unchecked_ref(), "toolCallId", &tool_call_id.into());
+            let input = js_of(input)?;
+            let out = call(&self.call_tool, &JsValue::UNDEFINED, &[&name.into(), &input, &options], &what).await;
+            signal.disarm();
+            value_of(&out?, &format!("{what}'s result"))
+        })
+    }
+
+    fn has_factory(&self) -> bool {
+        self.has_factory
+    }
+
+    fn deliver<'a>(&'a self, snapshot: &'a Snapshot, status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>, Error>> {
+        Box::pin(async move {
+            let args = Object::new();
+            set(&args, "snapshot", &js_of(snapshot)?);
+            set(&args, "status", &status.into());
+            set(&args, "proposed", &js_of(&proposed)?);
+            let out = call(&self.deliver, &JsValue::UNDEFINED, &[&args.into()], "deliverableFactory").await?;
+            Ok(Some(value_of(&out, "the deliverable")?).filter(|v| !v.is_null()))
+        })
+    }
+}
+
+/// Runs one objective. `host` is what the JS layer built from the
+/// runner's options: `{ model, callTool, deliver, hasFactory, tools, ...harness }`.
+#[wasm_bindgen(js_name = __runBackground, skip_typescript)]
+pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, config: JsValue, resume: JsValue) -> JsResult<JsValue> {
+    let place = "BackgroundAgentRunner options";
+    let get = |key: &str| option(&host, key, place).js();
+    let model = JsModel(get("model")?.dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?);
+    let function = |key: &str| property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))));
+    let js_host = JsHost { call_tool: function("callTool")?, deliver: function("deliver")?, has_factory: property(&host, "hasFactory").is_truthy() };
+    let tools: Vec<ToolSpec> = from_js(&property(&host, "tools"), "tools", ErrorCode::InvalidArgument).js()?;
+    let cfg = config_of(&config).js()?;
+    let schema: Option<Value> = if schema.is_undefined() { None } else { Some(from_js(&schema, "objective.deliverableSchema", ErrorCode::InvalidArgument).js()?) };
+    let objective_json = if objective.is_string() { Value::String(objective.as_string().unwrap_or_default()) } else {
+        let text = options_json(&objective, "objective").js()?;
+        serde_json::from_str(&text).map_err(|e| to_js(Error::invalid_argument(e.to_string())))?
+    };
+    let objective = Objective::from_value(&objective_json, schema).js()?;
+    let resume: Option<Value> = if resume.is_undefined() || resume.is_null() {
+        None
+    } else {
+        Some(from_js(&resume, "resumeFrom", ErrorCode::InvalidArgument).js()?)
+    };
+    let Harness { clock, observers, abort, events, run_id } = harness(&host, place, Rc::new(Mirror::new(Array::new(), Vec::new())))?;
+    let env = Env {
+        clock: &clock,
+        model: &model,
+        host: &js_host,
+        tools,
+        timer: Some(&JsTimer),
+        abort: abort.as_ref().map(|a| a as _),
+        observers: observers.as_ref().map(|o| o as _),
+        events: &events,
+        run_id,
+    };
+    let result = run(&objective, &cfg, &env, resume.as_ref()).await.js()?;
+    let out: Object = value_to_js(&result)?.unchecked_into();
+    Ok(out.into())
+}
