@@ -13,7 +13,8 @@ BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-307200}
 . scripts/lib.sh
 ensure_build_tools
 
-cargo build --quiet --release --target wasm32-unknown-unknown --lib
+# FEATURES: extra cargo features (background: see Cargo.toml).
+cargo build --quiet --release --target wasm32-unknown-unknown --lib --features "${FEATURES:-}"
 raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
 rm -rf "$work" && mkdir -p "$work/web" "$work/node"

@@ -121,7 +121,9 @@ fn kinds(e: &Events) -> Vec<&'static str> {
 /// The scripted reviewer: plans, reads, lints, notes, marks done, finishes.
 fn reviewer(n: usize, req: &ModelRequest) -> Result<ModelResponse> {
     match (n, req.purpose) {
-        (0, Purpose::Decide) => calls(json!([{ "toolName": "plan_create", "input": { "steps": ["Map the changes", "Run checks", "Confirm tests"] } }])),
+        (0, Purpose::Decide) => {
+            calls(json!([{ "toolName": "plan_create", "input": { "steps": ["Map the changes", "Run checks", "Confirm tests"] } }]))
+        }
         (1, _) => calls(json!([
             { "toolName": "read_file", "input": { "path": "diff/change.patch" } },
             { "toolName": "plan_update_step", "input": { "step": 1, "status": "done", "note": "add() takes b now" } },
@@ -291,7 +293,12 @@ fn every_vfs_escape_is_a_failed_call_not_a_crash() {
         Purpose::Decide => calls(json!([{ "toolName": "finish", "input": { "status": "abandoned", "summary": "done probing" } }])),
         _ => text("probed"),
     });
-    let cfg = Config { enable_reflection: false, max_failures: 100, vfs: agent_trajectories::core::vfs::VfsLimits { max_file_bytes: 1000, ..Default::default() }, ..Config::default() };
+    let cfg = Config {
+        enable_reflection: false,
+        max_failures: 100,
+        vfs: agent_trajectories::core::vfs::VfsLimits { max_file_bytes: 1000, ..Default::default() },
+        ..Config::default()
+    };
     let (r, _) = go(&review(), &cfg, &model, &Tools::default(), None);
     assert_eq!(r.status, Status::Abandoned);
     assert_eq!(r.failures as usize, n);

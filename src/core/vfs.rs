@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 
-
 use super::error::{Error, ErrorCode, Result};
 
 /// Caps of one run's filesystem.

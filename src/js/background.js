@@ -100,6 +100,14 @@ function makeBackground(wasm, lib) {
     return out;
   };
 
+  const outcome = async (f) => {
+    try {
+      return { ok: await f() };
+    } catch (e) {
+      return { error: ours(e) ? e : fail('CALLBACK_FAILED', why(e), e) };
+    }
+  };
+
   const RUN_OPTIONS = ['resumeFrom'];
 
   class BackgroundAgentRunner {
@@ -162,7 +170,10 @@ function makeBackground(wasm, lib) {
         ...(observers == null ? {} : { observers }),
         tools: specs,
         hasFactory: typeof factory === 'function',
-        async callTool(name, input, { abortSignal, toolCallId }) {
+        // Both settle as { ok } or { error }, never reject: the error is
+        // already this package's, worded for the run, and must not be
+        // wrapped again as a callback that threw.
+        callTool: (name, input, { abortSignal, toolCallId }) => outcome(async () => {
           const t = byName.get(name);
           const valid = await t.validate(input);
           try {
@@ -170,8 +181,8 @@ function makeBackground(wasm, lib) {
           } catch (e) {
             throw ours(e) ? e : fail('CALLBACK_FAILED', `tool ${name} threw: ${why(e)}`, e);
           }
-        },
-        async deliver({ snapshot, status, proposed }) {
+        }),
+        deliver: ({ snapshot, status, proposed }) => outcome(async () => {
           if (observers != null) snapshot.observers = observers.snapshot();
           let d = proposed;
           if (typeof factory === 'function') {
@@ -186,7 +197,7 @@ function makeBackground(wasm, lib) {
             return null;
           }
           return validate ? validate(d) : d;
-        },
+        }),
       };
       const result = await wasm.runBackground(host, goal, schema, config, resumeFrom);
       if (observers != null) result.snapshot.observers = observers.snapshot();

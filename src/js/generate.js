@@ -484,6 +484,7 @@ function makeGenerate(wasm, importAi) {
     });
   }
 
-  const { BackgroundAgentRunner } = makeBackground(wasm, { fail, why, ours, guard, isObject, isArray, asModel });
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, BackgroundAgentRunner };
+  // The background runner's JS layer is inlined only in builds whose module has the loop (see Cargo.toml).
+  const background = typeof makeBackground === 'function' ? makeBackground(wasm, { fail, why, ours, guard, isObject, isArray, asModel }) : {};
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...background };
 }

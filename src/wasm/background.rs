@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use crate::core::background::{run, Config, Env, Host, Objective, Snapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{to_js, IntoJs, JsResult};
+use crate::wasm::error::{cause, to_js, IntoJs, JsResult};
 use crate::wasm::generate::host::{call, set, CallSignal, JsModel, Mirror};
 use crate::wasm::generate::signal::JsTimer;
 use crate::wasm::generate::{harness, Harness};
@@ -22,6 +22,9 @@ use crate::wasm::{check_options, from_js, option, options_json, property, to_js 
 const RUNNER_OPTIONS: &[&str] = &["model", "clock", "tools", "config", "sink", "onSinkError", "onRecord", "observers", "signal", "runId"];
 
 fn config_of(config: &JsValue) -> Result<Config, Error> {
+    if config.is_undefined() || config.is_null() {
+        return Ok(Config::default());
+    }
     let text = options_json(config, "config")?;
     Config::from_value(&serde_json::from_str(&text).map_err(|e| Error::invalid_argument(e.to_string()))?)
 }
@@ -55,6 +58,19 @@ fn js_of<T: serde::Serialize + ?Sized>(v: &T) -> Result<JsValue, Error> {
     value_to_js(v).map_err(|_| Error::new(ErrorCode::Internal, "could not convert a value for JS"))
 }
 
+/// What the JS layer's `callTool` / `deliver` settled with: `{ ok }`, or
+/// `{ error }` (always one of this package's coded errors, the caller's own
+/// thrown value as its `cause`), so its message reaches the run as written.
+fn settled(v: &JsValue, what: &str) -> Result<Value, Error> {
+    let error = property(v, "error");
+    if error.is_undefined() {
+        return value_of(&property(v, "ok"), what);
+    }
+    let text = |k: &str| property(&error, k).as_string().unwrap_or_default();
+    let code = ErrorCode::parse(&text("code")).unwrap_or(ErrorCode::CallbackFailed);
+    Err(Error::new(code, text("message")).caused_by(cause(&property(&error, "cause"))))
+}
+
 fn value_of(v: &JsValue, what: &str) -> Result<Value, Error> {
     if v.is_undefined() {
         return Ok(Value::Null);
@@ -72,7 +88,7 @@ impl Host for JsHost {
             let input = js_of(input)?;
             let out = call(&self.call_tool, &JsValue::UNDEFINED, &[&name.into(), &input, &options], &what).await;
             signal.disarm();
-            value_of(&out?, &format!("{what}'s result"))
+            settled(&out?, &format!("{what}'s result"))
         })
     }
 
@@ -87,7 +103,7 @@ impl Host for JsHost {
             set(&args, "status", &status.into());
             set(&args, "proposed", &js_of(&proposed)?);
             let out = call(&self.deliver, &JsValue::UNDEFINED, &[&args.into()], "deliverableFactory").await?;
-            Ok(Some(value_of(&out, "the deliverable")?).filter(|v| !v.is_null()))
+            Ok(Some(settled(&out, "the deliverable")?).filter(|v| !v.is_null()))
         })
     }
 }
@@ -98,22 +114,27 @@ impl Host for JsHost {
 pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, config: JsValue, resume: JsValue) -> JsResult<JsValue> {
     let place = "BackgroundAgentRunner options";
     let get = |key: &str| option(&host, key, place).js();
-    let model = JsModel(get("model")?.dyn_into::<Function>().map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?);
-    let function = |key: &str| property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))));
+    let model = get("model")?
+        .dyn_into::<Function>()
+        .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
+    let model = JsModel(model, "model");
+    let function = |key: &str| {
+        property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))))
+    };
     let js_host = JsHost { call_tool: function("callTool")?, deliver: function("deliver")?, has_factory: property(&host, "hasFactory").is_truthy() };
     let tools: Vec<ToolSpec> = from_js(&property(&host, "tools"), "tools", ErrorCode::InvalidArgument).js()?;
     let cfg = config_of(&config).js()?;
-    let schema: Option<Value> = if schema.is_undefined() { None } else { Some(from_js(&schema, "objective.deliverableSchema", ErrorCode::InvalidArgument).js()?) };
-    let objective_json = if objective.is_string() { Value::String(objective.as_string().unwrap_or_default()) } else {
+    let schema: Option<Value> =
+        if schema.is_undefined() { None } else { Some(from_js(&schema, "objective.deliverableSchema", ErrorCode::InvalidArgument).js()?) };
+    let objective_json = if objective.is_string() {
+        Value::String(objective.as_string().unwrap_or_default())
+    } else {
         let text = options_json(&objective, "objective").js()?;
         serde_json::from_str(&text).map_err(|e| to_js(Error::invalid_argument(e.to_string())))?
     };
     let objective = Objective::from_value(&objective_json, schema).js()?;
-    let resume: Option<Value> = if resume.is_undefined() || resume.is_null() {
-        None
-    } else {
-        Some(from_js(&resume, "resumeFrom", ErrorCode::InvalidArgument).js()?)
-    };
+    let resume: Option<Value> =
+        if resume.is_undefined() || resume.is_null() { None } else { Some(from_js(&resume, "resumeFrom", ErrorCode::InvalidArgument).js()?) };
     let Harness { clock, observers, abort, events, run_id } = harness(&host, place, Rc::new(Mirror::new(Array::new(), Vec::new())))?;
     let env = Env {
         clock: &clock,

@@ -225,7 +225,7 @@ impl Runner<'_, '_> {
             self.s.nudge = None;
             match self.bounded(self.env.model.complete(request), d, "the model (decide)").await? {
                 Err(e) => {
-                    decision_error = Some(e.within("the model (decide)"));
+                    decision_error = Some(e);
                     "error"
                 }
                 Ok(answer) => {
@@ -419,7 +419,7 @@ impl Runner<'_, '_> {
         let deadline = self.deadline();
         let answer = match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (reflect)").await? {
             Ok(a) => a,
-            Err(e) => return Ok(Err(e.within("the model (reflect)"))),
+            Err(e) => return Ok(Err(e)),
         };
         self.spend(&answer.usage)?;
         Ok(prompt::parse_reflection(&answer.text).map_err(|m| Error::new(ErrorCode::CallbackFailed, format!("the model (reflect): {m}"))))

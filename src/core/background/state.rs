@@ -58,7 +58,10 @@ impl Reader {
         v.as_str().ok_or_else(|| self.bad(&format!("{what} must be a string")))
     }
     fn count(&self, v: &Value, key: &str) -> Result<u64> {
-        self.get(v, key)?.as_u64().filter(|n| *n <= crate::core::number::MAX_SAFE_INTEGER).ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
+        self.get(v, key)?
+            .as_u64()
+            .filter(|n| *n <= crate::core::number::MAX_SAFE_INTEGER)
+            .ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
     }
     fn list<'v>(&self, v: &'v Value, key: &str) -> Result<&'v [Value]> {
         match v.get(key) {

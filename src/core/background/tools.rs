@@ -232,8 +232,8 @@ pub fn call(name: &str, input: &Value, ws: &mut Workspace<'_>) -> Option<Result<
 mod tests {
     use super::*;
     use crate::core::error::ErrorCode;
-    use serde_json::json;
     use crate::core::vfs::VfsLimits;
+    use serde_json::json;
 
     #[test]
     fn plan_and_files() {

@@ -29,6 +29,7 @@ pub(crate) async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: 
         [] => f.call0(this),
         [a] => f.call1(this, a),
         [a, b] => f.call2(this, a, b),
+        [a, b, c] => f.call3(this, a, b, c),
         _ => return Err(Error::new(ErrorCode::Internal, "call(): too many arguments")),
     }
     .map_err(|e| from_callback(what, &e))?;
@@ -147,14 +148,18 @@ impl Predicate for JsPredicate {
     }
 }
 
-/// `userModel(request, { abortSignal }) → Promise<string | { text?, toolCalls?, usage? }>`.
-pub struct JsModel(pub Function);
+/// `model(request, { abortSignal }) → Promise<string | { text?, toolCalls?, usage? }>`,
+/// named in errors as the caller's option is (`userModel`, `model`).
+pub struct JsModel(pub Function, pub &'static str);
 
 impl Model for JsModel {
     fn complete(&self, request: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse, Error>> {
         Box::pin(async move {
-            let what =
-                format!("userModel ({})", serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
+            let what = format!(
+                "{} ({})",
+                self.1,
+                serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+            );
             let req = to_js(&request).map_err(conv)?;
             let signal = CallSignal::new();
             let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;

@@ -135,7 +135,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     };
     let Harness { clock, observers, abort, events, run_id } = harness(&opts, "runTrajectory options", mirror.clone())?;
     let agent = JsAgent::new(agent_js, respond);
-    let model = JsModel(user_model);
+    let model = JsModel(user_model, "userModel");
     let env = Env {
         clock: &clock,
         user_model: &model,
