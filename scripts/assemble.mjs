@@ -2,13 +2,13 @@
 // pkg/, then prints raw / gzip / brotli sizes and enforces the gzip budget.
 // Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes>
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
-const [root, work, budgetArg] = process.argv.slice(2);
-const pkg = join(root, 'pkg');
+const [root, work, budgetArg, out] = process.argv.slice(2);
+const pkg = out ? resolve(root, out) : join(root, 'pkg');
 const budget = Number(budgetArg);
 
 // Everything the glue exports except its own loaders: entries re-export
@@ -127,7 +127,7 @@ export async function init() {}
 writeFileSync(join(pkg, 'node.mjs'), `${header}import { readFileSync } from 'node:fs';
 import * as glue from './agent_trajectories.js';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { makeGenerate } from './generate.js';
 glue.initSync({ module: readFileSync(new URL('./agent_trajectories_bg.wasm', import.meta.url)) });
 ${fastPaths('glue.ObserverPipeline')}
@@ -286,8 +286,11 @@ const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const field = (k) => cargo.match(new RegExp(`^${k}\\s*=\\s*"([^"]*)"`, 'm'))?.[1] ?? '';
 const manifest = readFileSync(join(root, 'pkg.json.template'), 'utf8')
   .replace(/\{\{(\w+)\}\}/g, (_, k) => JSON.stringify(field(k)).slice(1, -1));
-JSON.parse(manifest); // fail the build on a broken template
-writeFileSync(join(pkg, 'package.json'), manifest);
+const manifestJson = JSON.parse(manifest); // fails the build on a broken template
+// The background runner validates plain JSON Schemas with @cfworker/json-schema
+// (maintained, runs in Workers); a package without the runner needs nothing.
+if (background) manifestJson.dependencies = { '@cfworker/json-schema': '^4.1.1' };
+writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifestJson, null, 2)}\n`);
 copyFileSync(join(root, 'README.md'), join(pkg, 'README.md'));
 
 // Minified glue and JS layer (names kept: classes and functions are public).

@@ -30,8 +30,11 @@ cmp -s "$work/web/agent_trajectories_bg.wasm" "$work/node/agent_trajectories_bg.
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 
-rm -rf pkg && mkdir -p pkg
-cp "$work/opt.wasm" pkg/agent_trajectories_bg.wasm
-cp "$work/web/agent_trajectories.js" pkg/agent_trajectories.js
-cp "$work/node/agent_trajectories.js" pkg/agent_trajectories.cjs
-node scripts/assemble.mjs "$root" "$work" "$BUDGET_GZIP_BYTES"
+# PKG_DIR: where the package goes (default pkg/; the tests build the
+# background feature's package elsewhere).
+out=${PKG_DIR:-pkg}
+rm -rf "$out" && mkdir -p "$out"
+cp "$work/opt.wasm" "$out/agent_trajectories_bg.wasm"
+cp "$work/web/agent_trajectories.js" "$out/agent_trajectories.js"
+cp "$work/node/agent_trajectories.js" "$out/agent_trajectories.cjs"
+node scripts/assemble.mjs "$root" "$work" "$BUDGET_GZIP_BYTES" "$out"

@@ -218,6 +218,11 @@ fn reflection_retries_a_failed_read_with_the_corrected_path() {
         })
         .collect();
     assert_eq!(decisions, [("tools".into(), false), ("tools".into(), true), ("retry".into(), false), ("tools".into(), false)]);
+    let error = records.iter().find_map(|p| match p {
+        Payload::IterationCompleted { error: Some(e), .. } => Some(e.clone()),
+        _ => None,
+    });
+    assert_eq!(error.as_deref(), Some("INVALID_ARGUMENT: diff/changes.patch: no such file"));
     let retried = r.snapshot.tool_invocations.iter().find(|i| i.tool_call_id == "retry-2").unwrap();
     assert!(retried.ok && retried.result.as_str().unwrap().contains("+fn add"));
 }

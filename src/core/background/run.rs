@@ -282,9 +282,7 @@ impl Runner<'_, '_> {
                 }
             }
         };
-        let mut error = decision_error.as_ref().map(failure).or_else(|| {
-            notable.as_ref().filter(|n| n.3).map(|n| LastError { code: code_of(&n.2), message: n.2.as_str().unwrap_or_default().to_owned() })
-        });
+        let mut error = decision_error.as_ref().map(failure).or_else(|| notable.as_ref().filter(|n| n.3).map(|n| split_error(&n.2)));
         if terminal.is_none() {
             if self.cfg.enable_reflection {
                 let topic = match (&decision_error, &notable) {
@@ -538,7 +536,11 @@ fn timeout(ms: f64, what: &str) -> Error {
     Error::new(ErrorCode::Timeout, format!("{what} did not answer within iterationTimeoutMs ({} ms)", show(ms)))
 }
 
-/// The code of an error text written as `CODE: message`.
-fn code_of(v: &Value) -> String {
-    v.as_str().and_then(|s| s.split_once(": ")).map(|(c, _)| c.to_owned()).unwrap_or_else(|| "CALLBACK_FAILED".into())
+/// A failed call's result (`CODE: message`) as an error.
+fn split_error(v: &Value) -> LastError {
+    let text = v.as_str().unwrap_or_default();
+    match text.split_once(": ") {
+        Some((code, message)) => LastError { code: code.into(), message: message.into() },
+        None => LastError { code: "CALLBACK_FAILED".into(), message: text.into() },
+    }
 }

@@ -1,0 +1,177 @@
+// BackgroundAgentRunner as a user runs it: through the tarball (of the
+// build with the `background` feature), with zod, an AI SDK tool, a plain
+// JSON Schema, recordingModel / replayModel, a sink, a signal.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { tool, jsonSchema } from 'ai';
+import { BackgroundAgentRunner, MemorySink, serializeTrajectoryJsonl, parseTrajectoryJsonl, recordingModel, replayModel } from 'agent-trajectories';
+
+const diff = {
+  path: 'diff',
+  files: {
+    'change.patch': '--- a/src/lib.rs\n+++ b/src/lib.rs\n-fn add(a: i32) {}\n+fn add(a: i32, b: i32) {}\n',
+    'src/lib.rs': 'fn add(a: i32, b: i32) {}\n',
+    'tests/add.rs': '#[test] fn adds() { add(1, 2); }\n',
+  },
+};
+const Review = z.object({ verdict: z.enum(['approve', 'reject']), findings: z.array(z.string()), nextSteps: z.array(z.string()) });
+const objective = { objective: 'Review the patch in diff/ for regressions', deliverableSchema: Review, hostMounts: [diff], contextSections: [{ title: 'Checklist', body: '- tests updated' }] };
+const clock = () => 1_700_000_000_000;
+const calls = (...toolCalls) => ({ toolCalls });
+const scripted = (answers) => {
+  let i = 0;
+  const seen = [];
+  const model = async (req) => {
+    seen.push(req);
+    if (i >= answers.length) throw new Error(`script exhausted at ${req.purpose}`);
+    return answers[i++];
+  };
+  return Object.assign(model, { seen });
+};
+const lint = tool({ description: 'Lint a file', inputSchema: z.object({ path: z.string() }), execute: async ({ path }) => ({ path, warnings: 0 }) });
+
+// Plans, reads the patch (a wrong path first: reflection retries it), lints, notes, finishes.
+const review = () => [
+  calls({ toolName: 'plan_create', input: { steps: ['Map the changes', 'Run checks', 'Confirm tests'] } }),
+  calls({ toolName: 'read_file', input: { path: 'diff/changes.patch' } }),
+  '{"action": "retry", "input": {"path": "diff/change.patch"}, "reason": "the file is change.patch"}',
+  calls({ toolName: 'plan_update_step', input: { step: 1, status: 'done', note: 'add() gained a parameter b' } }, { toolName: 'lint', input: { path: 'diff/src/lib.rs' } }),
+  calls({ toolName: 'grep', input: { text: 'add(', path: 'diff/tests' } }, { toolName: 'plan_update_step', input: { step: 2, status: 'done', note: 'lint clean' } }),
+  calls(
+    { toolName: 'plan_update_step', input: { step: 3, status: 'done', note: 'tests call add(1, 2)' } },
+    { toolName: 'finish', input: { status: 'completed', summary: 'one API change', deliverable: { verdict: 'approve', findings: ['add() gained b'], nextSteps: [] } } },
+  ),
+  'Approve: add() gained a parameter; lint is clean and the tests cover it.',
+];
+
+test('the code review completes with a validated deliverable, one record stream, a retry', async () => {
+  const model = scripted(review());
+  const sink = new MemorySink();
+  const runner = new BackgroundAgentRunner({ model, clock, sink, tools: { lint } });
+  const r = await runner.run(objective);
+  assert.equal(r.status, 'completed', r.reason);
+  assert.equal(r.reason, 'model-completed');
+  assert.deepEqual([r.iterations, r.failures], [6, 1]);
+  assert.deepEqual(r.deliverable, { verdict: 'approve', findings: ['add() gained b'], nextSteps: [] });
+  assert.match(r.finalSummary, /^Approve/);
+  assert.deepEqual(r.snapshot.plan.steps.map((s) => s.status), ['done', 'done', 'done']);
+  assert.equal(model.seen.map((q) => q.purpose).join(), 'decide,decide,reflect,decide,decide,decide,summarize');
+  const first = model.seen[0];
+  assert.match(first.system, /ASCII/);
+  assert.match(first.system, /## Checklist/);
+  const finish = first.tools.find((t) => t.name === 'finish');
+  assert.deepEqual(finish.inputSchema.properties.deliverable.required, ['verdict', 'findings', 'nextSteps'], 'the zod schema as JSON Schema');
+  assert.equal(first.tools.find((t) => t.name === 'lint').inputSchema.properties.path.type, 'string');
+  const text = serializeTrajectoryJsonl(sink.records());
+  const kinds = parseTrajectoryJsonl(text).map((x) => x.payload.kind);
+  assert.equal(kinds[0], 'run_started');
+  assert.deepEqual(kinds.slice(-2), ['run_terminated', 'run_ended']);
+  assert.equal(kinds.filter((k) => k === 'iteration_started').length, 6);
+  const failed = parseTrajectoryJsonl(text).find((x) => x.payload.kind === 'iteration_completed' && x.payload.failed);
+  assert.match(failed.payload.error, /^INVALID_ARGUMENT: diff\/changes.patch: no such file/);
+});
+
+test('a recorded run replays byte for byte with no model', async () => {
+  const rec = recordingModel(scripted(review()));
+  const a = new MemorySink();
+  const first = await new BackgroundAgentRunner({ model: rec, clock, sink: a, tools: { lint } }).run(objective);
+  const b = new MemorySink();
+  const again = await new BackgroundAgentRunner({ model: replayModel(JSON.parse(JSON.stringify(rec.recording))), clock, sink: b, tools: { lint } }).run(objective);
+  assert.equal(serializeTrajectoryJsonl(b.records()), serializeTrajectoryJsonl(a.records()));
+  assert.deepEqual(again, first);
+});
+
+test('bad input throws coded errors that say where', async () => {
+  const model = async () => 'status: completed';
+  const cases = [
+    [() => new BackgroundAgentRunner({ model, confg: {} }), /unknown option "confg"; did you mean "config"/],
+    [() => new BackgroundAgentRunner({ model, config: { maxIterations: 0 } }), /config.maxIterations must be a whole number from 1/],
+    [() => new BackgroundAgentRunner({ model, config: { iterationTimeoutMs: NaN } }), /config.iterationTimeoutMs .* got NaN/],
+    [() => new BackgroundAgentRunner({ model, tools: { ls: lint } }), /tools.ls: ls is a built-in tool/],
+    [() => new BackgroundAgentRunner({ model, tools: { lint: { inputSchema: {} } } }), /tools.lint.execute must be a function/],
+    [() => new BackgroundAgentRunner({}), /model is required/],
+  ];
+  for (const [f, message] of cases) assert.throws(f, (e) => e.code === 'INVALID_ARGUMENT' && message.test(e.message));
+  const runner = new BackgroundAgentRunner({ model });
+  for (const [o, code, message] of [
+    ['', 'INVALID_ARGUMENT', /empty/],
+    ['x'.repeat(1025), 'INVALID_ARGUMENT', /1025 characters .* limit is 1024/],
+    [{ objective: 'x', hostMounts: [{ path: '../up', files: { a: 'b' } }] }, 'VFS_PATH', /hostMounts\[0\]: path "..\/up" leaves the root/],
+    [{ objectiv: 'x' }, 'INVALID_ARGUMENT', /did you mean "objective"/],
+  ]) {
+    await assert.rejects(runner.run(o), (e) => e.code === code && message.test(e.message));
+  }
+  await assert.rejects(runner.run('x', { resumeForm: {} }), /did you mean "resumeFrom"/);
+});
+
+test('a deliverable that fails a JSON Schema fails the run, quoting the validator; AI SDK jsonSchema tools work', async () => {
+  const model = async (req) => (req.purpose === 'summarize' ? '{"summary": "s", "deliverable": {"verdict": "maybe"}}' : 'Done.\nstatus: completed');
+  const schema = { type: 'object', properties: { verdict: { enum: ['approve', 'reject'] } }, required: ['verdict'] };
+  const echo = tool({ description: 'Echo', inputSchema: jsonSchema({ type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }), execute: async ({ x }) => x });
+  const r = await new BackgroundAgentRunner({ model, tools: { echo } }).run({ objective: 'x', deliverableSchema: schema });
+  assert.equal(r.status, 'failed');
+  assert.match(r.reason, /^deliverable-failed: the deliverable does not match objective.deliverableSchema: verdict: /);
+  assert.equal(r.error.code, 'INVALID_ARGUMENT');
+});
+
+test('faults are counted failures: a throwing model ends failed after maxFailures, naming the error', async () => {
+  const model = async () => {
+    throw new Error('503 from the provider');
+  };
+  const r = await new BackgroundAgentRunner({ model, config: { maxFailures: 3 } }).run('anything');
+  assert.equal(r.status, 'failed');
+  assert.match(r.reason, /^max-failures: last error: CALLBACK_FAILED: model \(decide\) threw: 503 from the provider/);
+  assert.equal(r.iterations, 3);
+  assert.match(r.finalSummary, /503 from the provider/);
+  // A tool that throws, an unknown tool, arguments that fail the schema: failed calls the model sees.
+  const bad = tool({ description: 'Boom', inputSchema: z.object({ n: z.number() }), execute: async () => { throw new TypeError('boom'); } });
+  const m = scripted([
+    calls({ toolName: 'boom', input: { n: 1 } }, { toolName: 'boom', input: { n: 'one' } }, { toolName: 'nope', input: {} }),
+    calls({ toolName: 'finish', input: { status: 'abandoned', summary: 'tools broken' } }),
+    'Abandoned: the tools are broken.',
+  ]);
+  const r2 = await new BackgroundAgentRunner({ model: m, tools: { boom: bad }, config: { enableReflection: false } }).run('x');
+  assert.equal(r2.status, 'abandoned');
+  const results = r2.snapshot.toolInvocations.map((i) => i.result);
+  assert.match(results[0], /^CALLBACK_FAILED: tool boom threw: boom/);
+  assert.match(results[1], /^INVALID_ARGUMENT: tool boom: its input does not match inputSchema: n: /);
+  assert.match(results[2], /no tool "nope"/);
+});
+
+test('iterationTimeoutMs fires the call abortSignal; the signal ends the run; a second run while busy is BUSY', async () => {
+  let aborted = 0;
+  const hang = (req, { abortSignal }) => new Promise((_, reject) => abortSignal.addEventListener('abort', () => { aborted++; reject(abortSignal.reason); }));
+  const r = await new BackgroundAgentRunner({ model: hang, config: { iterationTimeoutMs: 20, maxFailures: 2 } }).run('hang');
+  assert.equal(r.status, 'failed');
+  assert.match(r.reason, /TIMEOUT: the model \(decide\) did not answer within iterationTimeoutMs \(20 ms\)/);
+  assert.ok(aborted >= 2);
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 20);
+  const r2 = await new BackgroundAgentRunner({ model: () => new Promise(() => {}), signal: ac.signal }).run('forever');
+  assert.deepEqual([r2.status, r2.reason], ['abandoned', 'aborted']);
+  const slow = new BackgroundAgentRunner({ model: () => new Promise((res) => setTimeout(() => res('status: completed'), 20)) });
+  const first = slow.run('a');
+  await assert.rejects(slow.run('b'), (e) => e.code === 'BUSY');
+  assert.equal((await first).status, 'completed');
+  assert.equal((await slow.run('c')).status, 'completed', 'runs after it finished are fine');
+});
+
+test('a snapshot resumes a run: plan, overlay and counters carry over', async () => {
+  const m = scripted([
+    calls({ toolName: 'plan_create', input: { steps: ['write'] } }),
+    calls({ toolName: 'write_file', input: { path: 'out/report.md', content: '# Report' } }),
+    'stopped early',
+  ]);
+  const stopped = await new BackgroundAgentRunner({ model: m, config: { maxIterations: 2 } }).run('write a report');
+  assert.equal(stopped.reason, 'max-iterations');
+  assert.deepEqual(stopped.snapshot.overlay.changes, { 'out/report.md': 'created' });
+  const m2 = scripted([
+    calls({ toolName: 'read_file', input: { path: 'out/report.md' } }, { toolName: 'plan_update_step', input: { step: 1, status: 'done' } }),
+    '{"action": "complete"}',
+    'Report written.',
+  ]);
+  const resumed = await new BackgroundAgentRunner({ model: m2 }).run('write a report', { resumeFrom: JSON.parse(JSON.stringify(stopped.snapshot)) });
+  assert.deepEqual([resumed.status, resumed.reason, resumed.iterations], ['completed', 'plan-completed', 3]);
+  assert.equal(resumed.snapshot.toolInvocations.at(-2).result, '# Report');
+});
