@@ -13,6 +13,9 @@ BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-307200}
 . scripts/lib.sh
 ensure_build_tools
 
+# Panic locations name source files: keep this machine's paths (the cargo
+# registry, the checkout) out of the shipped module.
+export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=$root=/agent-trajectories"
 # FEATURES: extra cargo features (background: see Cargo.toml).
 cargo build --quiet --release --target wasm32-unknown-unknown --lib --features "${FEATURES:-}"
 raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
