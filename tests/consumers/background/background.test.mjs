@@ -175,3 +175,20 @@ test('a snapshot resumes a run: plan, overlay and counters carry over', async ()
   assert.deepEqual([resumed.status, resumed.reason, resumed.iterations], ['completed', 'plan-completed', 3]);
   assert.equal(resumed.snapshot.toolInvocations.at(-2).result, '# Report');
 });
+
+test('observers see every call, and their assessment reaches the next decision (recorded as shown)', async () => {
+  const failing = tool({ description: 'Search', inputSchema: z.object({ q: z.string() }), execute: async () => { throw new Error('timeout after 30s'); } });
+  const answers = Array.from({ length: 5 }, () => calls({ toolName: 'search', input: { q: 'same' } }));
+  const m = scripted([...answers, calls({ toolName: 'finish', input: { status: 'abandoned', summary: 'search is down' } }), 'Abandoned.']);
+  const sink = new MemorySink();
+  const r = await new BackgroundAgentRunner({
+    model: m, sink, clock, tools: { search: failing }, config: { enableReflection: false, maxFailures: 10 },
+    observers: { observers: [{ observer: 'error-cascade', trigger: { onEveryCall: true } }] },
+  }).run('find it');
+  assert.equal(r.status, 'abandoned');
+  const shown = m.seen.filter((q) => q.purpose === 'decide').map((q) => q.messages[0].content).find((t) => t.includes('\nObservers: '));
+  assert.ok(shown, 'a decision was shown the assessment');
+  assert.match(shown, /error/i);
+  assert.ok(sink.records().some((x) => x.payload.kind === 'assessment_produced'));
+  assert.equal(r.snapshot.observers.schema, 'agent-trajectories/observer-pipeline');
+});
