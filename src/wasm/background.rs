@@ -122,7 +122,18 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))))
     };
     let js_host = JsHost { call_tool: function("callTool")?, deliver: function("deliver")?, has_factory: property(&host, "hasFactory").is_truthy() };
-    let tools: Vec<ToolSpec> = from_js(&property(&host, "tools"), "tools", ErrorCode::InvalidArgument).js()?;
+    // The JS layer made these specs; read by hand (a derived reader costs module size).
+    let specs: Value = from_js(&property(&host, "tools"), "tools", ErrorCode::InvalidArgument).js()?;
+    let tools: Vec<ToolSpec> = specs
+        .as_array()
+        .map(|a| a.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|t| {
+            let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            ToolSpec { name: text("name"), description: text("description"), input_schema: t.get("inputSchema").cloned().unwrap_or(Value::Null) }
+        })
+        .collect();
     let cfg = config_of(&config).js()?;
     let schema: Option<Value> =
         if schema.is_undefined() { None } else { Some(from_js(&schema, "objective.deliverableSchema", ErrorCode::InvalidArgument).js()?) };
