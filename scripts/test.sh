@@ -140,8 +140,9 @@ run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
 # own package, over the budget on purpose, tested through its tarball.
 log "building the package with the background feature"
 if FEATURES=background PKG_DIR="$work/pkg-background" BUDGET_GZIP_BYTES=409600 scripts/build.sh >"$work/build-background.log" 2>&1; then
-  bg_tarball=$(cd "$work/pkg-background" && npm pack --silent --pack-destination .. | tail -1)
-  (cd tests/consumers/background && rm -rf node_modules && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$bg_tarball") >/dev/null \
+  mkdir -p "$work/background-tarball"
+  bg_tarball=$(cd "$work/pkg-background" && npm pack --silent --pack-destination ../background-tarball | tail -1)
+  (cd tests/consumers/background && rm -rf node_modules && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/background-tarball/$bg_tarball") >/dev/null \
     && run_node "tarball (background feature): BackgroundAgentRunner in Node" tests/consumers/background/*.test.mjs \
     || record "installing the background tarball" 0 1
 else
