@@ -1,6 +1,6 @@
 // Renders the per-runtime entries, the public types and package.json into
 // pkg/, then prints raw / gzip / brotli sizes and enforces the gzip budget.
-// Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes>
+// Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes> [package dir, default pkg]
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -127,7 +127,7 @@ export async function init() {}
 writeFileSync(join(pkg, 'node.mjs'), `${header}import { readFileSync } from 'node:fs';
 import * as glue from './agent_trajectories.js';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { makeGenerate } from './generate.js';
 glue.initSync({ module: readFileSync(new URL('./agent_trajectories_bg.wasm', import.meta.url)) });
 ${fastPaths('glue.ObserverPipeline')}
