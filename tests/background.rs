@@ -109,6 +109,7 @@ fn go(o: &Objective, cfg: &Config, model: &Scripted, tools: &Tools, resume: Opti
         observers: None,
         events: &events,
         run_id: Some("bg-1".into()),
+        run_number: 1,
     };
     let r = block_on(run(o, cfg, &env, resume)).unwrap();
     (r, events)
@@ -359,6 +360,7 @@ fn a_recorder_that_fails_ends_the_run_failed_with_records_kept() {
         observers: None,
         events: &events,
         run_id: None,
+        run_number: 1,
     };
     let r = block_on(run(&review(), &Config::default(), &env, None)).unwrap();
     assert_eq!(r.status, Status::Failed);

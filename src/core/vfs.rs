@@ -145,15 +145,34 @@ impl Vfs {
         let base = normalize(at, &self.limits)?;
         for (rel, text) in files {
             let path = normalize(&format!("{base}/{rel}"), &self.limits)?;
-            if path.is_empty() {
-                return Err(path_error(format!("mount {at:?}: a file needs a name")));
+            if path.is_empty() || path == base {
+                return Err(path_error(format!("mount {at:?}: file {rel:?} needs a name")));
             }
+            self.check_kind(&path)?;
             self.check_size(&path, text.len())?;
             let old = self.mounts.insert(path, text.clone()).map_or(0, |t| t.len());
             self.total = self.total - old + text.len();
             if self.total > self.limits.max_total_bytes {
                 return Err(limit_error(format!("the mounts hold more than {} bytes in all", self.limits.max_total_bytes)));
             }
+        }
+        Ok(())
+    }
+
+    /// A path cannot be both a file and a directory: refused when a
+    /// directory above it is a file, or files exist below it.
+    fn check_kind(&self, path: &str) -> Result<()> {
+        let mut at = 0;
+        while let Some(i) = path[at..].find('/') {
+            let dir = &path[..at + i];
+            if self.get(dir).is_some() {
+                return Err(path_error(format!("{path}: {dir} is a file, not a directory")));
+            }
+            at += i + 1;
+        }
+        let below = format!("{path}/");
+        if self.files().any(|(f, _)| f.starts_with(&below)) {
+            return Err(path_error(format!("{path} is a directory")));
         }
         Ok(())
     }
@@ -229,6 +248,7 @@ impl Vfs {
         if path.is_empty() {
             return Err(path_error("write: a file needs a name".into()));
         }
+        self.check_kind(&path)?;
         self.check_size(&path, text.len())?;
         let before = self.get(&path).map_or(0, str::len);
         let total = self.total - before + text.len();
@@ -380,6 +400,17 @@ mod tests {
         let files = [("a.rs".to_owned(), "fn a() {}\nfn b() {}".to_owned()), ("src/lib.rs".to_owned(), "pub mod a;".to_owned())];
         v.mount("diff", &files).unwrap();
         v
+    }
+
+    #[test]
+    fn a_path_is_a_file_or_a_directory_never_both() {
+        let mut v = Vfs::new(VfsLimits::default());
+        let e = v.mount("diff", &[("a".into(), "1".into()), ("a/b".into(), "2".into())]).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::VfsPath, "diff/a/b: diff/a is a file, not a directory"));
+        let mut v = Vfs::new(VfsLimits::default());
+        v.mount("diff", &[("a/b".into(), "2".into())]).unwrap();
+        assert_eq!(v.write("diff/a", "x").unwrap_err().message, "diff/a is a directory");
+        assert!(v.mount("m", &[("".into(), "x".into())]).unwrap_err().message.contains("needs a name"));
     }
 
     #[test]

@@ -2,14 +2,19 @@
 
 /** A Standard Schema (zod, valibot, arktype: anything with `~standard`). */
 export interface StandardSchemaLike<Output = unknown> {
-  readonly '~standard': { readonly version: 1; readonly vendor: string; readonly validate: (value: unknown) => unknown; readonly types?: { readonly input: unknown; readonly output: Output } };
+  readonly '~standard': { readonly version: 1; readonly vendor: string; readonly validate: (value: unknown) => unknown; readonly types?: { readonly input: unknown; readonly output: Output } | undefined };
 }
 /** A schema: a Standard Schema (zod 4.2+, valibot, arktype), an AI SDK schema (`jsonSchema()`, `zodSchema()`), or a plain JSON Schema object. */
 export type SchemaLike = StandardSchemaLike | { readonly jsonSchema: unknown } | { readonly [keyword: string]: unknown };
 /** What a deliverable schema validates to: its output type, or `unknown` for a JSON Schema. */
 export type DeliverableOf<S> = S extends StandardSchemaLike<infer O> ? O : unknown;
 export interface ContextSection { title: string; body: string }
-/** Read-only files (path relative to `path` → text) seeded into the virtual filesystem. */
+/**
+ * Files (path relative to `path` → text) seeded into the virtual filesystem
+ * as a read-only layer: the run's writes and deletions go to an overlay
+ * (`snapshot.overlay`); the mount data is never changed. A resumed run takes
+ * its mounts from the objective again, so pass the same objective.
+ */
 export interface HostMount { path: string; files: Readonly<Record<string, string>> }
 export interface AgentObjective<S extends SchemaLike = SchemaLike> {
   /** Normalised to ASCII; empty, or over 1,024 characters after that, throws INVALID_ARGUMENT. */
@@ -62,8 +67,10 @@ export interface BackgroundAgentConfig {
 }
 /** A caller tool in the AI SDK `tool()` shape; an AI SDK tool works unchanged. */
 export interface BackgroundTool {
-  description?: string;
-  inputSchema: SchemaLike;
+  /** A string, or (as AI SDK 7 allows) a function returning one, called with `{ context: undefined }`. */
+  description?: string | ((options: never) => string) | undefined;
+  /** A schema, or a function returning one (an AI SDK lazy schema). */
+  inputSchema: SchemaLike | (() => unknown);
   /** Called with the validated input and `{ abortSignal, toolCallId, messages: [] }`. */
   execute?: (input: never, options: never) => unknown;
 }

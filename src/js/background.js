@@ -75,6 +75,7 @@ function makeBackground(wasm, lib) {
   };
 
   // The caller's tools: { name: { description?, inputSchema, execute } }.
+  const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
   const toolsOf = (tools) => {
     if (tools == null) return [];
     if (!isObject(tools) || isArray(tools)) throw fail('INVALID_ARGUMENT', `tools must be an object { name: tool({ description, inputSchema, execute }) }, got ${describe(tools)}`);
@@ -82,9 +83,14 @@ function makeBackground(wasm, lib) {
       const where = `tools.${name}`;
       const t = guard(`${where}: reading it threw`, () => tools[name]);
       if (!isObject(t)) throw fail('INVALID_ARGUMENT', `${where} must be a tool { description, inputSchema, execute }, got ${describe(t)}`);
-      const { description = '', inputSchema, execute } = guard(`${where}: reading it threw`, () => ({ ...t }));
-      if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result`);
+      if (!NAME_RULE.test(name)) throw fail('INVALID_ARGUMENT', `tools: the name ${JSON.stringify(name)} is not a tool name models accept (1 to 64 of a-z, A-Z, 0-9, _ and -)`);
+      const { description: about = '', inputSchema: given, execute, parameters } = guard(`${where}: reading it threw`, () => ({ ...t }));
+      if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result (a tool the runner cannot run is not offered)`);
+      if (given === undefined && parameters !== undefined) throw fail('INVALID_ARGUMENT', `${where}: unknown option "parameters"; did you mean "inputSchema"? (AI SDK 5 renamed it)`);
+      // AI SDK 7: a description may be a function of the call's context; a schema may be lazy.
+      const description = typeof about === 'function' ? guard(`${where}.description()`, () => about({ context: undefined })) : about;
       if (typeof description !== 'string') throw fail('INVALID_ARGUMENT', `${where}.description must be a string`);
+      const inputSchema = typeof given === 'function' && !isObject(given['~standard']) ? guard(`${where}.inputSchema()`, () => given()) : given;
       const json = jsonSchemaOf(inputSchema, `${where}.inputSchema`);
       return { name, description, json, execute, validate: validatorOf(inputSchema, json, `tool ${name}: its input does not match inputSchema`) };
     });
@@ -114,6 +120,7 @@ function makeBackground(wasm, lib) {
     #opts;
     #tools;
     #running = false;
+    #runs = 0;
 
     constructor(opts) {
       const place = 'BackgroundAgentRunner options';
@@ -169,6 +176,7 @@ function makeBackground(wasm, lib) {
         ...harness,
         ...(observers == null ? {} : { observers }),
         tools: specs,
+        runNumber: ++this.#runs,
         hasFactory: typeof factory === 'function',
         // Both settle as { ok } or { error }, never reject: the error is
         // already this package's, worded for the run, and must not be
@@ -193,7 +201,11 @@ function makeBackground(wasm, lib) {
             }
           }
           if (d == null) {
-            if (validate && status === 'completed') throw fail('INVALID_ARGUMENT', typeof factory === 'function' ? 'deliverableFactory returned no deliverable' : 'the model gave no deliverable');
+            if (validate && status === 'completed') {
+              throw typeof factory === 'function'
+                ? fail('INVALID_ARGUMENT', 'deliverableFactory returned no deliverable')
+                : fail('CALLBACK_FAILED', 'the model gave no deliverable (neither in finish nor as "deliverable" in its {"summary", "deliverable"} summary answer)');
+            }
             return null;
           }
           return validate ? validate(d) : d;

@@ -15,10 +15,10 @@ export type ModelResponse =
   | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: TokenUsage };
 /** An AbortSignal, typed structurally so Node-only projects need no DOM lib. */
 export interface AbortSignalLike { readonly aborted: boolean; readonly reason?: unknown; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void }
-/** Passed with every agent and model call: `abortSignal` fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
+/** Passed with every agent and model call (a Model may leave the parameter out): `abortSignal` fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
 export interface CallOptions { abortSignal?: AbortSignalLike }
 /** An injected model: the simulated user, the step ranker. */
-export type Model = (request: ModelRequest, options?: CallOptions) => Promise<ModelResponse>;
+export type Model = (request: ModelRequest, options: CallOptions) => Promise<ModelResponse>;
 
 export interface Persona { name?: string; description: string; guardrails?: readonly string[] }
 export type StepId = string;

@@ -162,6 +162,10 @@ function makeGenerate(wasm, importAi) {
     };
   }
 
+  // A JSON Schema as the AI SDK's Schema, the shape its `jsonSchema()`
+  // returns (its marker is a registered symbol), so no import of `ai` is needed.
+  const aiSchema = (jsonSchema) => ({ [Symbol.for('vercel.ai.schema')]: true, _type: undefined, jsonSchema, validate: undefined });
+
   function fromAISdkModel(model, opts) {
     if (!isAiSdkModel(model)) throw fail('INVALID_ARGUMENT', 'fromAISdkModel needs an AI SDK language model (with doGenerate)');
     const given = guard('fromAISdkModel(model, opts)', () => {
@@ -175,8 +179,12 @@ function makeGenerate(wasm, importAi) {
     return sealed('fromAISdkModel', async (req, { abortSignal } = {}) => {
       const { generateText } = await loadAi(given);
       return guarded('fromAISdkModel: generateText', async () => {
-        const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal });
-        return { text: r.text, ...usageOf(r.totalUsage ?? r.usage) };
+        // Tools are offered without `execute`, so generateText returns the
+        // model's calls for the caller (the background loop) to run.
+        const tools = req.tools?.length ? { tools: Object.fromEntries(req.tools.map((t) => [t.name, { description: t.description, inputSchema: aiSchema(t.inputSchema) }])) } : {};
+        const r = await generateText({ model, system: req.system, messages: req.messages, abortSignal, ...tools });
+        const calls = isArray(r.toolCalls) ? r.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })) : [];
+        return { text: r.text, ...(calls.length ? { toolCalls: calls } : {}), ...usageOf(r.totalUsage ?? r.usage) };
       });
     });
   }

@@ -157,6 +157,8 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         observers: observers.as_ref().map(|o| o as _),
         events: &events,
         run_id,
+        // The JS layer counts its runner's runs (a whole number from 1).
+        run_number: property(&host, "runNumber").as_f64().filter(|n| n.is_finite() && *n >= 1.0).map_or(1, |n| n as u64),
     };
     let result = run(&objective, &cfg, &env, resume.as_ref()).await.js()?;
     let out: Object = value_to_js(&result)?.unchecked_into();

@@ -187,7 +187,7 @@ impl Objective {
             }
         };
         check_keys(o.keys().map(String::as_str), OBJECTIVE_KEYS, "objective")?;
-        let objective = to_ascii(&text(o.get("objective"), "objective.objective")?);
+        let objective = ascii_objective(&text(o.get("objective"), "objective.objective")?)?;
         if objective.is_empty() {
             return Err(Error::invalid_argument("objective.objective is empty (after normalising to ASCII and trimming)"));
         }
@@ -230,9 +230,25 @@ impl Objective {
     }
 }
 
+/// The objective as ASCII ([`to_ascii`]), refused when a character has no
+/// ASCII form (CJK, emoji, ...): replacing it would change the objective
+/// without saying so.
+fn ascii_objective(s: &str) -> Result<String> {
+    let out = to_ascii(s);
+    if out.contains('\u{FFFD}') {
+        let odd: String = s.chars().filter(|c| to_ascii(&c.to_string()).contains('\u{FFFD}')).take(5).collect();
+        return Err(Error::invalid_argument(format!(
+            "objective.objective holds characters with no ASCII form ({odd:?}); the objective is normalised to ASCII, so write it in ASCII"
+        )));
+    }
+    Ok(out)
+}
+
 /// Text as ASCII: typographic punctuation and spaces become their ASCII
-/// forms, Latin-1 letters lose their accents, any other character becomes
-/// `?`; runs of whitespace become one space, and the ends are trimmed.
+/// forms, Latin-1 letters lose their accents, combining accents and
+/// zero-width characters are dropped, runs of whitespace become one space,
+/// and the ends are trimmed. Any other character becomes U+FFFD, which
+/// callers refuse ([`ascii_objective`]) or keep visible.
 pub fn to_ascii(s: &str) -> String {
     // U+00C0..=U+00FF without their accents ('x' and '/' for × and ÷).
     const LATIN1: &[u8; 64] = b"AAAAAAACEEEEIIIIDNOOOOOxOUUUUYPsaaaaaaaceeeeiiiidnooooo/ouuuuypy";
@@ -254,7 +270,8 @@ pub fn to_ascii(s: &str) -> String {
             '\u{E6}' => out.push_str("ae"),
             '\u{DF}' => out.push_str("ss"),
             '\u{C0}'..='\u{FF}' => out.push(LATIN1[c as usize - 0xC0] as char),
-            _ => out.push('?'),
+            '\u{300}'..='\u{36F}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => {}
+            _ => out.push('\u{FFFD}'),
         }
     }
     out.trim().to_owned()
@@ -268,7 +285,9 @@ mod tests {
     #[test]
     fn ascii() {
         assert_eq!(to_ascii("  Review   “café” — now…\n"), "Review \"cafe\" - now...");
-        assert_eq!(to_ascii("日本"), "??");
+        assert_eq!(to_ascii("cafe\u{301}\u{200B}"), "cafe");
+        let e = Objective::from_value(&json!("検査 this"), None).unwrap_err();
+        assert!(e.message.contains("no ASCII form (\"検査\")"), "{}", e.message);
     }
 
     #[test]

@@ -48,6 +48,10 @@ pub struct Env<'a> {
     pub observers: Option<&'a dyn ToolObservers>,
     pub events: &'a dyn RunEvents,
     pub run_id: Option<String>,
+    /// Which run of its runner this is (from 1). Runs after the first add
+    /// `-N` to the run id, so a runner's runs never share one in a sink
+    /// (a fixed clock would otherwise give them the same default id).
+    pub run_number: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -91,10 +91,14 @@ struct Runner<'a, 'e> {
 pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Value>) -> Result<RunResult> {
     let mut s = State::new(o, cfg.vfs)?;
     if let Some(snapshot) = resume {
-        s.resume(snapshot)?;
+        s.resume(snapshot, &o.objective)?;
     }
     let start = env.clock.try_now_ms()?;
-    let run_id = env.run_id.clone().unwrap_or_else(|| format!("background-{}", start.max(0.0) as u64));
+    if env.run_id.as_deref() == Some("") {
+        return Err(Error::invalid_argument("runId is empty; leave it out for background-<start ms>"));
+    }
+    let base = env.run_id.clone().unwrap_or_else(|| format!("background-{}", start.max(0.0) as u64));
+    let run_id = if env.run_number > 1 { format!("{base}-{}", env.run_number) } else { base };
     let mut specs = tools::specs(cfg.allow_plan_reset, o.deliverable_schema.as_ref());
     specs.extend(env.tools.iter().cloned());
     let mut r = Runner { o, cfg, env, s, specs };

@@ -146,10 +146,14 @@ impl State {
     /// Continues from a snapshot (as JSON): its counters, plan, calls and
     /// overlay. Read by hand, not by a derived `Deserialize`: that cost
     /// ~14 KB gzip of module for this one use.
-    pub fn resume(&mut self, v: &Value) -> Result<()> {
+    pub fn resume(&mut self, v: &Value, objective: &str) -> Result<()> {
         let r = Reader("resumeFrom");
         if v.get("format").and_then(Value::as_str) != Some(SNAPSHOT_FORMAT) || v.get("version").and_then(Value::as_u64) != Some(1) {
             return Err(r.bad("is not a background run snapshot (result.snapshot, format agent-trajectories/background-snapshot, version 1)"));
+        }
+        let was = r.text(r.get(v, "objective")?, "objective")?;
+        if was != objective {
+            return Err(r.bad(&format!("is a snapshot of the objective {was:?}, not of {objective:?}; resume with the same objective")));
         }
         let overlay = r.get(v, "overlay")?;
         if let Some(written) = r.get(overlay, "written")?.as_object() {

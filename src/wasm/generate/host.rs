@@ -165,6 +165,12 @@ impl Model for JsModel {
             let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;
             signal.disarm();
             let v = v?;
+            if v.is_undefined() {
+                return Err(Error::new(
+                    ErrorCode::CallbackFailed,
+                    format!("{what} returned undefined; expected a string or {{ text?, toolCalls?, usage? }}"),
+                ));
+            }
             let value: serde_json::Value = if v.is_string() {
                 serde_json::Value::String(v.as_string().unwrap_or_default())
             } else {

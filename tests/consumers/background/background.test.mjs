@@ -192,3 +192,46 @@ test('observers see every call, and their assessment reaches the next decision (
   assert.ok(sink.records().some((x) => x.payload.kind === 'assessment_produced'));
   assert.equal(r.snapshot.observers.schema, 'agent-trajectories/observer-pipeline');
 });
+
+test('an AI SDK model (MockLanguageModelV4) is offered every tool and its tool calls run', async () => {
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const { generateText } = await import('ai');
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  const offered = [];
+  let n = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async ({ tools }) => {
+      offered.push((tools ?? []).map((t) => t.name));
+      n++;
+      const call = (toolName, input) => ({ content: [{ type: 'tool-call', toolCallId: `c${n}`, toolName, input: JSON.stringify(input) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] });
+      if (n === 1) return call('ls', { path: 'diff' });
+      if (n === 2) return call('finish', { status: 'completed', summary: 'listed' });
+      return { content: [{ type: 'text', text: 'Listed diff/.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+    },
+  });
+  const { fromAISdkModel } = await import('agent-trajectories');
+  const r = await new BackgroundAgentRunner({ model: fromAISdkModel(model, { generateText }), tools: { lint } }).run({ objective: 'list', hostMounts: [diff] });
+  assert.deepEqual([r.status, r.reason, r.finalSummary], ['completed', 'model-completed', 'Listed diff/.']);
+  assert.ok(offered[0].includes('finish') && offered[0].includes('read_file') && offered[0].includes('lint'), String(offered[0]));
+  assert.equal(r.snapshot.toolInvocations[0].result, 'change.patch\nsrc/\ntests/');
+});
+
+test('what a newcomer tripped on: non-ASCII objectives, one sink for many runs, tool names, old AI SDK keys, a resumed objective', async () => {
+  const done = async () => 'status: completed';
+  await assert.rejects(new BackgroundAgentRunner({ model: done }).run('検査 the patch'), (e) => e.code === 'INVALID_ARGUMENT' && /no ASCII form \("検査"\)/.test(e.message));
+  const r = await new BackgroundAgentRunner({ model: done }).run('cafe\u0301 review\u200b');
+  assert.equal(r.snapshot.objective, 'cafe review');
+  // One runner, one sink, a fixed clock: each run has its own id, and the stream reads back.
+  const sink = new MemorySink();
+  const runner = new BackgroundAgentRunner({ model: done, clock, sink });
+  await runner.run('one');
+  await runner.run('two');
+  const ids = [...new Set(parseTrajectoryJsonl(serializeTrajectoryJsonl(sink.records())).map((x) => x.run_id))];
+  assert.deepEqual(ids, ['background-1700000000000', 'background-1700000000000-2']);
+  const echo = { inputSchema: z.object({}), execute: async () => 1 };
+  assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { 'bad name!': echo } }), /not a tool name models accept/);
+  assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { old: { parameters: z.object({}), execute: async () => 1 } } }), /did you mean "inputSchema"/);
+  await assert.rejects(new BackgroundAgentRunner({ model: done }).run('two', { resumeFrom: r.snapshot }), /snapshot of the objective "cafe review", not of "two"/);
+  const silent = await new BackgroundAgentRunner({ model: async () => undefined, config: { maxFailures: 1 } }).run('x');
+  assert.match(silent.reason, /CALLBACK_FAILED: model \(decide\) returned undefined/);
+});
