@@ -56,8 +56,10 @@ export function filesUnder(dir) {
 
 // Strings only the AI SDK carries (its error markers, `vercel.ai.error.*`,
 // and its tracing names); the suites check these are found when `ai` is
-// bundled on purpose, so their absence means something.
-const AI_MARKERS = /vercel\.ai\.[a-zA-Z]/;
+// bundled on purpose, so their absence means something. `vercel.ai.schema`
+// is left out: this package names that registered symbol itself, to hand
+// the AI SDK a JSON Schema in its own Schema shape without importing `ai`.
+const AI_MARKERS = /vercel\.ai\.(?!schema\b)[a-zA-Z]/;
 /** The output files (.js, .mjs) that contain code from `ai`. */
 export function filesWithAi(files) {
   return files.filter((f) => /\.m?js$/.test(f) && AI_MARKERS.test(readFileSync(f, 'utf8')));
