@@ -235,3 +235,11 @@ test('what a newcomer tripped on: non-ASCII objectives, one sink for many runs, 
   const silent = await new BackgroundAgentRunner({ model: async () => undefined, config: { maxFailures: 1 } }).run('x');
   assert.match(silent.reason, /CALLBACK_FAILED: model \(decide\) returned undefined/);
 });
+
+test('types: an AI SDK tool() is a BackgroundTool, a Model may destructure its options, the deliverable is typed from zod (tsc --init settings)', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+  const r = spawnSync(process.execPath, [tsc, '-p', fileURLToPath(new URL('.', import.meta.url))], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
+});
