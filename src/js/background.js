@@ -136,7 +136,7 @@ function makeBackground(wasm, lib) {
       this.#opts = given;
     }
 
-    /** Runs one objective to its end; see the README's "Run an objective". */
+    /** Runs one objective to its end (the contract is in background.d.ts). */
     async run(objective, options = {}) {
       if (this.#running) throw fail('BUSY', 'this BackgroundAgentRunner is already running an objective; await it, or use another runner');
       this.#running = true;
