@@ -1,0 +1,97 @@
+//! How a background run ends: the final summary (or a report naming the
+//! last error when the model cannot give one), the deliverable (the
+//! factory's or the model's, validated), `run_terminated`, `run_ended` and
+//! the flush. A failure in any of them is the run's, never lost.
+
+use serde_json::Value;
+
+use super::{failure, Runner, Terminal};
+use crate::core::background::prompt;
+use crate::core::background::{RunResult, Status};
+use crate::core::capture::{OutcomeStatus, Payload, RunOutcome};
+
+impl Runner<'_, '_> {
+    /// The final summary, the deliverable, `run_terminated`, `run_ended`
+    /// and the flush. A failure in any of them is the run's, never lost.
+    pub(super) async fn finish(&mut self, t: Terminal, run_id: String) -> RunResult {
+        let Terminal { mut status, mut reason, summary, proposed } = t;
+        let mut error = self.s.last_error.clone().filter(|_| status == Status::Failed);
+        let aborted = reason == "aborted";
+        let schema = self.o.deliverable_schema.as_ref();
+        let ask_deliverable = schema.filter(|_| status == Status::Completed && proposed.is_none() && !self.env.host.has_factory());
+        let mut proposed = proposed;
+        let written = if aborted {
+            None
+        } else {
+            let request = prompt::summarize(self.o, self.cfg, &self.s, status.as_str(), &reason, ask_deliverable);
+            let deadline = self.deadline();
+            match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (summarize)").await {
+                Ok(Ok(answer)) => {
+                    let _ = self.spend(&answer.usage);
+                    match (ask_deliverable, prompt::json_object(&answer.text)) {
+                        (Some(_), Some(mut o)) => {
+                            proposed = o.remove("deliverable");
+                            o.get("summary").and_then(Value::as_str).map(str::to_owned)
+                        }
+                        _ => Some(answer.text.trim().to_owned()),
+                    }
+                    .filter(|s| !s.trim().is_empty())
+                    .map(Ok)
+                }
+                Ok(Err(e)) => Some(Err(e)),
+                Err(_) => None,
+            }
+        };
+        let counts = format!("after {} iterations ({} failed)", self.s.iteration, self.s.failures);
+        let last = self.s.last_error.as_ref().map(|e| format!("; last error: {}: {}", e.code, e.message)).unwrap_or_default();
+        let final_summary = match written {
+            Some(Ok(text)) => text,
+            Some(Err(e)) => format!("{} ({reason}) {counts}; the summary could not be written: {}{last}", status.as_str(), e.message),
+            None => summary.clone().unwrap_or_else(|| format!("{} ({reason}) {counts}{last}", status.as_str())),
+        };
+        let mut snapshot = self.s.snapshot(&self.o.objective);
+        let deadline = self.deadline();
+        let delivered = self.bounded(self.env.host.deliver(&snapshot, status.as_str(), proposed), deadline.as_ref(), "deliverableFactory").await;
+        let deliverable = match delivered {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                status = Status::Failed;
+                reason = format!("deliverable-failed: {}", e.message);
+                error = Some(failure(&e));
+                None
+            }
+            Err(_) => None,
+        };
+        let outcome = RunOutcome {
+            status: match (status, aborted) {
+                (_, true) => OutcomeStatus::Aborted,
+                (Status::Failed, _) => OutcomeStatus::Error,
+                _ => OutcomeStatus::Completed,
+            },
+            reason: Some(reason.clone()),
+            message: Some(final_summary.clone()),
+            error_code: error.as_ref().map(|e| e.code.clone()),
+        };
+        let recorded = self
+            .env
+            .events
+            .record(Payload::RunTerminated { status: status.as_str().into(), reason: reason.clone() })
+            .and_then(|_| self.env.events.record(Payload::RunEnded { outcome: outcome.into(), new_messages: Vec::new() }));
+        let flushed = match recorded {
+            Ok(()) => match self.bounded(self.env.events.flush(), None, "the sink").await {
+                Ok(r) => r,
+                Err(_) => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = flushed {
+            if !reason.starts_with("error: recorder") {
+                reason = format!("error: recorder failed: {} (the run had ended: {} ({reason}))", e.message, status.as_str());
+                status = Status::Failed;
+                error = Some(failure(&e));
+            }
+        }
+        snapshot.last_error = self.s.last_error.clone();
+        RunResult { run_id, status, reason, iterations: self.s.iteration, failures: self.s.failures, final_summary, deliverable, snapshot, error }
+    }
+}
