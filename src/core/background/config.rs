@@ -157,14 +157,16 @@ pub struct Objective {
 
 const OBJECTIVE_KEYS: &[&str] = &["objective", "deliverableSchema", "contextSections", "hostMounts"];
 
-fn text(v: Option<&Value>, place: &str) -> Result<String> {
+/// A string field, refused naming `place` when absent or not a string.
+pub(super) fn text<'a>(v: Option<&'a Value>, place: &str) -> Result<&'a str> {
     match v {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok(s),
         other => Err(Error::invalid_argument(format!("{place} must be a string, got {}", other.map_or("undefined", kind_of)))),
     }
 }
 
-fn list<'a>(v: Option<&'a Value>, place: &str) -> Result<&'a [Value]> {
+/// An array field (absent or null: empty), refused naming `place` otherwise.
+pub(super) fn list<'a>(v: Option<&'a Value>, place: &str) -> Result<&'a [Value]> {
     match v {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),
@@ -187,7 +189,7 @@ impl Objective {
             }
         };
         check_keys(o.keys().map(String::as_str), OBJECTIVE_KEYS, "objective")?;
-        let objective = ascii_objective(&text(o.get("objective"), "objective.objective")?)?;
+        let objective = ascii_objective(text(o.get("objective"), "objective.objective")?)?;
         if objective.is_empty() {
             return Err(Error::invalid_argument("objective.objective is empty (after normalising to ASCII and trimming)"));
         }
@@ -203,8 +205,8 @@ impl Objective {
             let s = object(s, &place)?.ok_or_else(|| Error::invalid_argument(format!("{place} must be {{ title, body }}, got null")))?;
             check_keys(s.keys().map(String::as_str), &["title", "body"], &place)?;
             sections.push(Section {
-                title: to_ascii(&text(s.get("title"), &format!("{place}.title"))?),
-                body: text(s.get("body"), &format!("{place}.body"))?,
+                title: to_ascii(text(s.get("title"), &format!("{place}.title"))?),
+                body: text(s.get("body"), &format!("{place}.body"))?.to_owned(),
             });
         }
         let mut mounts = Vec::new();
@@ -212,10 +214,10 @@ impl Objective {
             let place = format!("objective.hostMounts[{i}]");
             let m = object(m, &place)?.ok_or_else(|| Error::invalid_argument(format!("{place} must be {{ path, files }}, got null")))?;
             check_keys(m.keys().map(String::as_str), &["path", "files"], &place)?;
-            let path = text(m.get("path"), &format!("{place}.path"))?;
+            let path = text(m.get("path"), &format!("{place}.path"))?.to_owned();
             let files = match m.get("files") {
                 Some(Value::Object(f)) => {
-                    f.iter().map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k:?}]"))?))).collect::<Result<Vec<_>>>()?
+                    f.iter().map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k:?}]"))?.to_owned()))).collect::<Result<Vec<_>>>()?
                 }
                 other => {
                     return Err(Error::invalid_argument(format!(

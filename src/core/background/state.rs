@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::config::Objective;
+use super::config::{list, text};
 use super::plan::{Plan, PlanStep, StepStatus};
 use crate::core::error::{Error, Result};
 use crate::core::vfs::{Change, Vfs, VfsLimits};
@@ -44,7 +45,8 @@ pub struct Retry {
     pub input: Value,
 }
 
-/// Reads snapshot fields, refusing what is missing or of the wrong kind.
+/// Reads snapshot fields, refusing what is missing or of the wrong kind
+/// (strings and arrays through the objective's readers in `config.rs`).
 struct Reader(&'static str);
 
 impl Reader {
@@ -54,21 +56,11 @@ impl Reader {
     fn get<'v>(&self, v: &'v Value, key: &str) -> Result<&'v Value> {
         v.get(key).ok_or_else(|| self.bad(&format!("{key} is missing")))
     }
-    fn text<'v>(&self, v: &'v Value, what: &str) -> Result<&'v str> {
-        v.as_str().ok_or_else(|| self.bad(&format!("{what} must be a string")))
-    }
     fn count(&self, v: &Value, key: &str) -> Result<u64> {
         self.get(v, key)?
             .as_u64()
             .filter(|n| *n <= crate::core::number::MAX_SAFE_INTEGER)
             .ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
-    }
-    fn list<'v>(&self, v: &'v Value, key: &str) -> Result<&'v [Value]> {
-        match v.get(key) {
-            None | Some(Value::Null) => Ok(&[]),
-            Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(self.bad(&format!("{key} must be an array"))),
-        }
     }
 }
 
@@ -151,7 +143,7 @@ impl State {
         if v.get("format").and_then(Value::as_str) != Some(SNAPSHOT_FORMAT) || v.get("version").and_then(Value::as_u64) != Some(1) {
             return Err(r.bad("is not a background run snapshot (result.snapshot, format agent-trajectories/background-snapshot, version 1)"));
         }
-        let was = r.text(r.get(v, "objective")?, "objective")?;
+        let was = text(v.get("objective"), "resumeFrom.objective")?;
         if was != objective {
             return Err(r.bad(&format!("is a snapshot of the objective {was:?}, not of {objective:?}; resume with the same objective")));
         }
@@ -162,8 +154,8 @@ impl State {
                 self.vfs.write(path, text).map_err(|e| r.bad(&e.message))?;
             }
         }
-        for path in r.list(overlay, "deleted")? {
-            self.vfs.rm(r.text(path, "overlay.deleted[]")?).map_err(|e| r.bad(&e.message))?;
+        for path in list(overlay.get("deleted"), "resumeFrom.overlay.deleted")? {
+            self.vfs.rm(text(Some(path), "resumeFrom.overlay.deleted[]")?).map_err(|e| r.bad(&e.message))?;
         }
         self.iteration = r.count(v, "iterations")?;
         self.failures = r.count(v, "failures")?;
@@ -172,21 +164,24 @@ impl State {
             None | Some(Value::Null) => None,
             Some(p) => {
                 let mut steps = Vec::new();
-                for st in r.list(p, "steps")? {
-                    let status = StepStatus::parse(r.text(r.get(st, "status")?, "plan.steps[].status")?)
+                for st in list(p.get("steps"), "resumeFrom.plan.steps")? {
+                    let status = StepStatus::parse(text(st.get("status"), "resumeFrom.plan.steps[].status")?)
                         .ok_or_else(|| r.bad("plan.steps[].status must be pending, in_progress or done"))?;
-                    let notes = r.list(st, "notes")?.iter().map(|n| r.text(n, "plan.steps[].notes[]").map(str::to_owned)).collect::<Result<_>>()?;
-                    steps.push(PlanStep { title: r.text(r.get(st, "title")?, "plan.steps[].title")?.to_owned(), status, notes });
+                    let notes = list(st.get("notes"), "resumeFrom.plan.steps[].notes")?
+                        .iter()
+                        .map(|n| text(Some(n), "resumeFrom.plan.steps[].notes[]").map(str::to_owned))
+                        .collect::<Result<_>>()?;
+                    steps.push(PlanStep { title: text(st.get("title"), "resumeFrom.plan.steps[].title")?.to_owned(), status, notes });
                 }
                 Some(Plan { steps })
             }
         };
         self.invocations.clear();
-        for i in r.list(v, "toolInvocations")? {
+        for i in list(v.get("toolInvocations"), "resumeFrom.toolInvocations")? {
             self.push(Invocation {
                 iteration: r.count(i, "iteration")?,
-                tool_call_id: r.text(r.get(i, "toolCallId")?, "toolInvocations[].toolCallId")?.to_owned(),
-                tool_name: r.text(r.get(i, "toolName")?, "toolInvocations[].toolName")?.to_owned(),
+                tool_call_id: text(i.get("toolCallId"), "resumeFrom.toolInvocations[].toolCallId")?.to_owned(),
+                tool_name: text(i.get("toolName"), "resumeFrom.toolInvocations[].toolName")?.to_owned(),
                 input: i.get("input").cloned().unwrap_or(Value::Null),
                 ok: i.get("ok").and_then(Value::as_bool).unwrap_or(false),
                 result: i.get("result").cloned().unwrap_or(Value::Null),
@@ -195,7 +190,7 @@ impl State {
         self.pending_reflection = v.get("pendingReflection").and_then(Value::as_str).map(str::to_owned);
         self.retry = match v.get("retry").filter(|r| !r.is_null()) {
             Some(x) => Some(Retry {
-                tool_name: r.text(r.get(x, "toolName")?, "retry.toolName")?.to_owned(),
+                tool_name: text(x.get("toolName"), "resumeFrom.retry.toolName")?.to_owned(),
                 input: x.get("input").cloned().unwrap_or(Value::Null),
             }),
             None => None,
