@@ -7,7 +7,7 @@
 // @cfworker/json-schema) — and keeps the busy state. Every decision of the
 // loop is the core's (`__runBackground`). Inlined into generate.js.
 function makeBackground(wasm, lib) {
-  const { fail, why, ours, guard, isObject, isArray, asModel } = lib;
+  const { fail, why, ours, guard, guarded, isObject, isArray, asModel } = lib;
 
   // Loaded on first use: only runs with a plain JSON Schema need it.
   let cfworker;
@@ -184,21 +184,14 @@ function makeBackground(wasm, lib) {
         callTool: (name, input, { abortSignal, toolCallId }) => outcome(async () => {
           const t = byName.get(name);
           const valid = await t.validate(input);
-          try {
-            return await settle(await t.execute(valid, { abortSignal, toolCallId, messages: [] }));
-          } catch (e) {
-            throw ours(e) ? e : fail('CALLBACK_FAILED', `tool ${name} threw: ${why(e)}`, e);
-          }
+          return guarded(`tool ${name}`, async () => settle(await t.execute(valid, { abortSignal, toolCallId, messages: [] })));
         }),
         deliver: ({ snapshot, status, proposed }) => outcome(async () => {
-          if (observers != null) snapshot.observers = observers.snapshot();
           let d = proposed;
           if (typeof factory === 'function') {
-            try {
-              d = await factory(snapshot);
-            } catch (e) {
-              throw ours(e) ? e : fail('CALLBACK_FAILED', `deliverableFactory threw: ${why(e)}`, e);
-            }
+            // The factory sees the observers' state too, as the result's snapshot will hold it.
+            if (observers != null) snapshot.observers = observers.snapshot();
+            d = await guarded('deliverableFactory', () => factory(snapshot));
           }
           if (d == null) {
             if (validate && status === 'completed') {
