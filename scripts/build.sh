@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: cargo (wasm32, release) -> wasm-bindgen
-# (web glue for ESM entries, nodejs glue for CommonJS; both over one .wasm)
+# (web glue; the CommonJS entry requires the ES module, so one copy ships)
 # -> wasm-opt -> entries, types and package.json. Prints sizes and fails
 # over the gzip budget.
 set -euo pipefail
@@ -20,12 +20,8 @@ export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}
 cargo build --quiet --release --target wasm32-unknown-unknown --lib --features "${FEATURES:-}"
 raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
-rm -rf "$work" && mkdir -p "$work/web" "$work/node"
+rm -rf "$work" && mkdir -p "$work/web"
 wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$raw"
-wasm-bindgen --target nodejs --out-dir "$work/node" --out-name agent_trajectories "$raw"
-# The CommonJS glue loads the shared .wasm; that only holds if both are one module.
-cmp -s "$work/web/agent_trajectories_bg.wasm" "$work/node/agent_trajectories_bg.wasm" \
-  || { echo "build: web and nodejs glue disagree on the .wasm; cannot share one module" >&2; exit 1; }
 
 # Feature flags rustc enables by default; plain -Oz refuses bulk memory and
 # --all-features emits stringref, which Node 20 refuses.
@@ -39,5 +35,4 @@ out=${PKG_DIR:-pkg}
 rm -rf "$out" && mkdir -p "$out"
 cp "$work/opt.wasm" "$out/agent_trajectories_bg.wasm"
 cp "$work/web/agent_trajectories.js" "$out/agent_trajectories.js"
-cp "$work/node/agent_trajectories.js" "$out/agent_trajectories.cjs"
 node scripts/assemble.mjs "$root" "$work" "$BUDGET_GZIP_BYTES" "$out"

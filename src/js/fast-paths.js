@@ -1,0 +1,26 @@
+// Fast path for ObserverPipeline.recordToolCall, installed by every entry on
+// the glue's class. A plain call crosses as values (params as one
+// JSON.stringify) through one export; anything else takes the checked path.
+// Rust judges both by the same rules. Measured: tests/bench/observe.mjs.
+function installFastPaths(cls) {
+  const checked = cls.prototype.recordToolCall;
+  cls.prototype.recordToolCall = function recordToolCall(call) {
+    // Transport only: the fields cross as values and the params as one JSON
+    // text, far cheaper than an object read key by key; every rule is the
+    // Rust side's. Anything unusual (not an object, a key that is not a
+    // call's, a getter that throws, params JSON cannot write) goes to the
+    // checked path, which reads the call itself and says what is wrong.
+    let toolName, json, paramsSummary, success, errorMessage;
+    try {
+      if (call === null || typeof call !== 'object' || Array.isArray(call)) throw call;
+      for (const k in call) if (k !== 'toolName' && k !== 'params' && k !== 'paramsSummary' && k !== 'success' && k !== 'errorMessage') throw k;
+      const params = call.params;
+      json = params === undefined ? undefined : JSON.stringify(params);
+      if (params !== undefined && typeof json !== 'string') throw params;
+      ({ toolName, paramsSummary, success, errorMessage } = call);
+    } catch {
+      return checked.call(this, call);
+    }
+    return this.__recordToolCallFields(toolName, json, paramsSummary, success, errorMessage);
+  };
+}
