@@ -494,5 +494,6 @@ function makeGenerate(wasm, importAi) {
 
   // The background runner's JS layer is inlined only in builds whose module has the loop (see Cargo.toml).
   const background = typeof makeBackground === 'function' ? makeBackground(wasm, { fail, why, ours, guard, guarded, isObject, isArray, asModel }) : {};
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...background };
+  const aiSdk = makeAISdk(wasm, { fail, why, guard, guarded, isObject, isArray });
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...background };
 }

@@ -40,13 +40,6 @@ pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> J
     config_of(&config).js().map(drop)
 }
 
-/// Refuses keys of `obj` not in `allowed`, naming the nearest (for the JS layer's options).
-#[wasm_bindgen(js_name = __checkOptions, skip_typescript)]
-pub fn check_options_js(obj: JsValue, allowed: Vec<String>, place: String) -> JsResult<()> {
-    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-    check_options(&obj, &allowed, &place).js()
-}
-
 /// The caller's tools and deliverable, through the JS layer's functions.
 struct JsHost {
     call_tool: Function,

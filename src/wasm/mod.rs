@@ -121,6 +121,14 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
     crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
 }
 
+/// Refuses keys of `obj` not in `allowed`, naming the nearest (for the JS layer's options).
+#[wasm_bindgen(js_name = __checkOptions, skip_typescript)]
+pub fn check_options_js(obj: JsValue, allowed: Vec<String>, place: String) -> error::JsResult<()> {
+    use error::IntoJs;
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    check_options(&obj, &allowed, &place).js()
+}
+
 /// A number argument, refused (naming it) when it is not a JS number.
 pub(crate) fn number_arg(v: &JsValue, what: &str) -> Result<f64, Error> {
     v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{what} must be a number, got {}", error::describe(v))))

@@ -1,0 +1,125 @@
+// observeAISdk and trajectoryMiddleware in real AI SDK 7 loops over its
+// mock model: loops.ts is compiled by `tsc --strict` (tsc --init settings),
+// then its loops are checked here through the installed tarball.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseTrajectoryJsonl, observeAISdk, trajectoryMiddleware } from 'agent-trajectories';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+
+test('loops.ts compiles under tsc --strict against the real ai types: the settings spread into generateText, streamText and ToolLoopAgent', () => {
+  assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
+});
+
+const s = built.status === 0 ? await import(pathToFileURL(`${dir}.out/loops.js`).href) : null;
+const STALL = /Trajectory Assessment[\s\S]*stall/i;
+const kinds = (lines) => parseTrajectoryJsonl(lines.join('\n')).map((r) => r.payload.kind);
+
+/** The first model call whose prompt carries the stall assessment, and where in the prompt. */
+function firstNudge(calls) {
+  const i = calls.findIndex((c) => c.some((m) => STALL.test(m.text)));
+  return { i, message: i < 0 ? undefined : calls[i].find((m) => STALL.test(m.text)) };
+}
+
+test('generateText: after the same call failed three times, the next model call has the stall assessment in its instructions, once', { skip: !s }, async (t) => {
+  const loop = await s.generateLoop();
+  const { i, message } = firstNudge(loop.calls);
+  assert.equal(i, 3, 'the call after the third failure');
+  assert.equal(message.role, 'system', 'in the system text (the instructions), where every provider takes it');
+  assert.ok(message.text.startsWith(`${s.INSTRUCTIONS}\n\n`), 'after the caller\'s instructions');
+  for (const c of loop.calls.slice(0, 3)) assert.ok(!c.some((m) => STALL.test(m.text)), 'nothing before there was an assessment');
+  for (const c of loop.calls) assert.equal(c.filter((m) => m.role === 'system').length, 1, 'one system message: assessments are replaced, never stacked');
+  for (const c of loop.calls.slice(i)) assert.equal(c[0].text.match(/Trajectory Assessment/g)?.length, 1);
+  t.diagnostic(`report: the prompt after the stall: ${JSON.stringify(message.text)}`);
+  assert.equal(loop.userPrepares, loop.calls.length, 'your prepareStep ran before every call');
+  assert.equal(loop.userSteps, loop.steps, 'your onStepFinish ran after every step');
+  assert.equal(loop.steps, 7, 'without stopOn the loop runs to the model\'s answer');
+});
+
+test('generateText: the recorded stream is ordered, complete and reads back', { skip: !s }, async () => {
+  const loop = await s.generateLoop();
+  const records = parseTrajectoryJsonl(loop.lines.join('\n'));
+  assert.deepEqual(records.map((r) => r.seq), records.map((_, i) => i));
+  const k = records.map((r) => r.payload.kind);
+  assert.equal(k[0], 'run_started');
+  assert.equal(k.at(-1), 'run_ended');
+  assert.equal(k.filter((x) => x === 'provider_request_prepared').length, 7);
+  assert.equal(k.filter((x) => x === 'tool_started').length, 6);
+  const ended = records.filter((r) => r.payload.kind === 'tool_ended');
+  assert.equal(ended.length, 6);
+  assert.ok(ended.every((r) => r.payload.is_error && /no tables in Lisbon/.test(JSON.stringify(r.payload.result))));
+  const assessed = records.filter((r) => r.payload.kind === 'assessment_produced');
+  assert.ok(assessed.length >= 1 && assessed[0].payload.assessment.observerName === 'Stall');
+  assert.equal(assessed[0].payload.call_index, 3, 'the assessment cites the call where it fired');
+  const prepared = records.find((r) => r.payload.kind === 'provider_request_prepared').payload;
+  assert.deepEqual(prepared.tools, ['book']);
+  assert.equal(records.at(-1).payload.outcome.reason, 'stop');
+});
+
+test('stopOn: \'warning\' stops the loop when the stall escalates to a warning; times: 2 waits for the second', { skip: !s }, async () => {
+  const once = await s.generateLoop('warning');
+  assert.ok(once.steps < 7, `stopped early (${once.steps} steps)`);
+  const end = parseTrajectoryJsonl(once.lines.join('\n')).at(-1).payload;
+  assert.equal(end.outcome.reason, 'stopped-on-warning');
+  assert.match(end.outcome.message, /^Stall: .*escalated to warning/);
+  const caution = await s.generateLoop({ severity: 'caution', times: 1 });
+  const twice = await s.generateLoop({ severity: 'caution', times: 2 });
+  assert.ok(caution.steps < twice.steps, `nudge once, stop when it repeats (${caution.steps} < ${twice.steps})`);
+});
+
+test('streamText: the same assessment, stop and record stream', { skip: !s }, async () => {
+  const loop = await s.streamLoop();
+  assert.equal(firstNudge(loop.calls).i, 3);
+  const k = kinds(loop.lines);
+  assert.equal(k[0], 'run_started');
+  assert.equal(k.at(-1), 'run_ended');
+  assert.ok(k.includes('assessment_produced'));
+  assert.equal(loop.userSteps, loop.steps);
+});
+
+test('ToolLoopAgent: the settings spread into its constructor work the same', { skip: !s }, async () => {
+  const loop = await s.agentLoop();
+  assert.equal(firstNudge(loop.calls).i, 3);
+  assert.equal(loop.steps, 5);
+  assert.ok(kinds(loop.lines).includes('tool_ended'));
+});
+
+test('trajectoryMiddleware: every model call recorded, streaming included, usage as model_usage', { skip: !s }, async () => {
+  const { generate, stream } = await s.middlewareCalls();
+  for (const lines of [generate, stream]) {
+    const records = parseTrajectoryJsonl(lines.join('\n'));
+    assert.deepEqual(records.map((r) => r.payload.kind), [
+      'provider_request_prepared', 'message_appended', 'custom',
+      'provider_request_prepared', 'message_appended', 'custom',
+    ]);
+    const [first, answer, use] = records.map((r) => r.payload);
+    assert.equal(first.tool_count, 1);
+    assert.equal(first.system_prompt_chars, 'You book restaurant tables.'.length);
+    assert.equal(answer.message.content[0].type, 'tool-call');
+    assert.deepEqual(answer.message.content[0].input, { city: 'Lisbon' });
+    assert.deepEqual(use.data, { input_tokens: 10, output_tokens: 4, finish_reason: 'tool-calls' });
+    assert.equal(records[4].payload.message.content[0].text, 'Could not book.');
+  }
+});
+
+test('bad options are refused with coded errors naming the option', () => {
+  const refused = (f, re) => assert.throws(f, (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message));
+  refused(() => observeAISdk({ observer: [] }), /observeAISdk options.*observer.*observers/);
+  refused(() => observeAISdk({ stopOn: 'warn' }), /stopOn must be 'info', 'caution' or 'warning'/);
+  refused(() => observeAISdk({ stopOn: { severity: 'warning', times: 0 } }), /stopOn.times/);
+  refused(() => observeAISdk({ stopOn: { severity: 'warning', tims: 2 } }), /tims.*times/);
+  refused(() => observeAISdk({ recorder: {} }), /recorder must be a TrajectoryRecorder/);
+  refused(() => observeAISdk({ prepareStep: 1 }), /prepareStep must be a function/);
+  refused(() => trajectoryMiddleware({}), /recorder must be a TrajectoryRecorder/);
+  refused(() => trajectoryMiddleware({ recorder: null, rec: 1 }), /rec.*recorder/);
+});
+
+test('a callback of yours that throws fails the loop with CALLBACK_FAILED and your error as cause', async () => {
+  const mine = new Error('mine');
+  const settings = observeAISdk({ onStepFinish: () => { throw mine; } });
+  await assert.rejects(settings.onStepFinish({ content: [] }), (e) => e.code === 'CALLBACK_FAILED' && e.cause === mine && /your onStepFinish/.test(e.message));
+});
