@@ -133,6 +133,7 @@ run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cj
 run_node "tarball: TypeScript types per condition" tests/consumers/typescript-conditions/*.test.mjs
 run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "tarball: observeAISdk + trajectoryMiddleware in ai 7 loops, strict TS" tests/consumers/ai-sdk-loop/*.test.mjs
+run_node "tarball: agent-trajectories/otel with the OpenTelemetry SDK, strict TS" tests/consumers/otel/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs

@@ -5,7 +5,7 @@
 // `importAi` yields `ai`'s exports where the entry can get them (Node by
 // name, agent-trajectories/ai by its import); elsewhere it is undefined and
 // the caller passes `generateText`, since no entry may name `ai` for bundlers.
-function makeGenerate(wasm, importAi) {
+function makeGenerate(wasm, importAi, otelApi) {
   const NAME = 'AgentTrajectoriesError';
   const fail = (code, message, cause) => {
     const err = new Error(message, cause === undefined ? undefined : { cause });
@@ -495,5 +495,7 @@ function makeGenerate(wasm, importAi) {
   // The background runner's JS layer is inlined only in builds whose module has the loop (see Cargo.toml).
   const background = typeof makeBackground === 'function' ? makeBackground(wasm, { fail, why, ours, guard, guarded, isObject, isArray, asModel }) : {};
   const aiSdk = makeAISdk(wasm, { fail, why, guard, guarded, isObject, isArray });
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...background };
+  // agent-trajectories/otel passes @opentelemetry/api; no other entry has the exporter.
+  const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...otel, ...background };
 }

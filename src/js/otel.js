@@ -1,0 +1,189 @@
+// Records as OpenTelemetry spans, following the GenAI semantic conventions:
+// a run is an `invoke_agent` span, a model call (provider_request_prepared
+// to its answer, or a generated turn) a `chat` span, a tool call an
+// `execute_tool` span; a child run is a child span of the tool call that
+// was open when it started (else of its parent run). Times come from the
+// records. Spans go through the caller's Tracer, so whatever exporter they
+// configured receives them. Only agent-trajectories/otel, which imports
+// @opentelemetry/api, builds this. Inlined into generate.js.
+function makeOtel(api, lib) {
+  const { fail, why, isObject, isArray } = lib;
+  const { trace, context, SpanKind, SpanStatusCode } = api;
+
+  // As [seconds, nanoseconds]: the SDK reads a plain number smaller than
+  // its own start as performance.now() time, which would move a stored
+  // run's spans to today.
+  const hr = (ms) => {
+    const s = Math.floor(ms / 1000);
+    return [s, Math.round((ms - s * 1000) * 1e6)];
+  };
+  const json = (v) => {
+    try {
+      return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+    } catch {
+      return why(v);
+    }
+  };
+  const readOptions = (opts, where) => {
+    if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
+    const allowed = ['tracer', 'content'];
+    for (const k of Object.keys(opts)) {
+      if (!allowed.includes(k)) throw fail('INVALID_ARGUMENT', `${where}: unknown option ${JSON.stringify(k)}${k.toLowerCase().includes('trac') ? '; did you mean "tracer"?' : ' (options: tracer, content)'}`);
+    }
+    if (!isObject(opts.tracer) || typeof opts.tracer.startSpan !== 'function') {
+      throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
+    }
+    if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${why(opts.content)}`);
+    return { tracer: opts.tracer, content: opts.content === true };
+  };
+
+  // One stream of records (any number of runs, interleaved) to spans.
+  function makeState({ tracer, content }) {
+    const runs = new Map(); // run id -> its span, its open chat and tool spans, its last record's time
+    const start = (name, kind, attributes, time, parent) =>
+      tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, parent ? trace.setSpan(context.active(), parent) : context.active());
+    const runOf = (r, time) => {
+      const id = typeof r.run_id === 'string' ? r.run_id : '';
+      let run = runs.get(id);
+      if (!run) {
+        const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
+        const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
+        // The parent's open tool call started this run, if there is one.
+        const openTool = parentRun?.toolOrder.findLast((t) => parentRun.tools.has(t));
+        const parent = openTool ? parentRun.tools.get(openTool) : parentRun?.span;
+        const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
+        const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
+        if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
+        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false };
+        runs.set(id, run);
+      }
+      return run;
+    };
+    const endChat = (run, time, error) => {
+      if (!run.chat) return;
+      if (error) run.chat.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      // A model call ends when its answer came, if that was recorded.
+      run.chat.end(hr(run.answered ?? time));
+      run.chat = undefined;
+      run.answered = undefined;
+    };
+    const startChat = (run, time, model, turn) => {
+      run.turn = turn;
+      const m = typeof model === 'string' ? model : run.model;
+      run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
+    };
+    const endRun = (run, time, outcome) => {
+      if (run.ended) return;
+      run.ended = true;
+      endChat(run, time);
+      for (const id of run.toolOrder) run.tools.get(id)?.end(hr(time));
+      run.tools.clear();
+      if (isObject(outcome) && outcome.status === 'error') {
+        run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
+        run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
+      } else if (typeof outcome === 'string' && outcome !== 'completed') {
+        run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      }
+      if (isObject(outcome) && typeof outcome.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', outcome.reason);
+      run.span.end(hr(time));
+    };
+
+    function push(r, i) {
+      if (!isObject(r) || !isObject(r.payload) || typeof r.payload.kind !== 'string' || typeof r.recorded_at_unix_ms !== 'number') {
+        throw fail('INVALID_RECORD', `record ${i}: not a trajectory record (needs payload.kind and recorded_at_unix_ms), got ${why(r)}`);
+      }
+      const p = r.payload;
+      const time = r.recorded_at_unix_ms;
+      const run = runOf(r, time);
+      run.last = time;
+      switch (p.kind) {
+        case 'provider_request_prepared':
+          endChat(run, time);
+          startChat(run, time, p.model_id);
+          run.chat.setAttribute('gen_ai.request.message_count', p.message_count);
+          break;
+        case 'turn_started':
+          endChat(run, time);
+          startChat(run, time, undefined, true);
+          if (Number.isSafeInteger(p.turn_index)) run.chat.setAttribute('agent_trajectories.turn', p.turn_index);
+          break;
+        case 'message_appended':
+          if (!run.chat || p.message?.role !== 'assistant') break;
+          if (content) run.chat.setAttribute('gen_ai.output.messages', json([p.message]));
+          if (!run.turn) run.answered = time;
+          break;
+        case 'turn_ended':
+          if (run.chat && content) run.chat.setAttribute('gen_ai.output.messages', json([p.assistant]));
+          endChat(run, time);
+          break;
+        case 'custom':
+          if (p.name === 'model_usage' && run.chat && isObject(p.data)) {
+            if (typeof p.data.input_tokens === 'number') run.chat.setAttribute('gen_ai.usage.input_tokens', p.data.input_tokens);
+            if (typeof p.data.output_tokens === 'number') run.chat.setAttribute('gen_ai.usage.output_tokens', p.data.output_tokens);
+            if (typeof p.data.finish_reason === 'string') run.chat.setAttribute('gen_ai.response.finish_reasons', [p.data.finish_reason]);
+            run.answered = undefined;
+            endChat(run, time);
+          } else if (p.name === 'model_error' && run.chat) {
+            run.chat.setAttribute('error.type', 'model_error');
+            endChat(run, time, typeof p.data?.message === 'string' ? p.data.message : 'model call failed');
+          }
+          break;
+        case 'tool_started': {
+          const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' };
+          if (content && p.args !== undefined) attributes['gen_ai.tool.call.arguments'] = json(p.args);
+          // A model call's span ends where its tool calls begin; a turn's holds them.
+          if (run.chat && !run.turn) endChat(run, time);
+          run.tools.set(p.tool_call_id, start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, attributes, time, run.span));
+          run.toolOrder.push(p.tool_call_id);
+          break;
+        }
+        case 'tool_ended': {
+          const span = run.tools.get(p.tool_call_id);
+          if (!span) break;
+          if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
+          if (p.is_error) {
+            span.setAttribute('error.type', 'tool_error');
+            span.setStatus({ code: SpanStatusCode.ERROR, message: typeof p.result === 'string' ? p.result : json(p.result) });
+          }
+          span.end(hr(time));
+          run.tools.delete(p.tool_call_id);
+          run.toolOrder = run.toolOrder.filter((id) => id !== p.tool_call_id);
+          break;
+        }
+        case 'assessment_produced': {
+          const a = isObject(p.assessment) ? p.assessment : {};
+          run.span.addEvent('agent_trajectories.assessment', { observer: String(a.observerName), severity: String(a.severity), summary: String(a.summary), call_index: p.call_index }, hr(time));
+          break;
+        }
+        case 'run_ended':
+          endRun(run, time, p.outcome);
+          break;
+        default:
+      }
+    }
+    // Ends what the records left open (a run without run_ended) at its last record.
+    const finish = () => {
+      for (const run of runs.values()) endRun(run, run.last);
+    };
+    return { push, finish };
+  }
+
+  /** Exports a record stream (one run or many) as spans through `tracer`; returns how many runs. */
+  function exportSpans(records, options) {
+    const where = 'exportSpans(records, options)';
+    if (!isArray(records)) throw fail('INVALID_ARGUMENT', `${where}: records must be an array of trajectory records (parseTrajectoryJsonl(text) reads JSONL), got ${why(records)}`);
+    const state = makeState(readOptions(options, where));
+    records.forEach((r, i) => state.push(r, i));
+    state.finish();
+  }
+
+  /** Spans for a live run: pass `onRecord` to a run (or `sink` as a recorder's sink); `end()` closes what is still open. */
+  function spanSink(options) {
+    const state = makeState(readOptions(options, 'spanSink(options)'));
+    let n = 0;
+    const onRecord = (r) => state.push(r, n++);
+    return { onRecord, record: onRecord, end: state.finish };
+  }
+
+  return { exportSpans, spanSink };
+}

@@ -1,0 +1,121 @@
+// agent-trajectories/otel against the real OpenTelemetry JS SDK's in-memory
+// exporter: spans.ts is compiled by `tsc --strict`, then its spans checked.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { trace } from '@opentelemetry/api';
+import { exportSpans, spanSink } from 'agent-trajectories/otel';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+
+test('spans.ts compiles under tsc --strict with the real OpenTelemetry SDK types', () => {
+  assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
+});
+const s = built.status === 0 ? await import(pathToFileURL(`${dir}.out/spans.js`).href) : null;
+
+const ms = (hr) => hr[0] * 1e3 + hr[1] / 1e6;
+/** The span tree as indented lines: name [status] {attributes picked}. */
+function tree(spans, pick = []) {
+  const byParent = new Map();
+  for (const sp of spans) {
+    const parent = sp.parentSpanContext?.spanId ?? '';
+    byParent.set(parent, [...(byParent.get(parent) ?? []), sp]);
+  }
+  const ids = new Set(spans.map((sp) => sp.spanContext().spanId));
+  const roots = spans.filter((sp) => !ids.has(sp.parentSpanContext?.spanId ?? ''));
+  const lines = [];
+  const walk = (sp, depth) => {
+    const attrs = pick.filter((k) => sp.attributes[k] !== undefined).map((k) => `${k}=${JSON.stringify(sp.attributes[k])}`);
+    lines.push(`${'  '.repeat(depth)}${sp.name}${sp.status.code === 2 ? ' [ERROR]' : ''}${attrs.length ? ` {${attrs.join(', ')}}` : ''}`);
+    for (const c of (byParent.get(sp.spanContext().spanId) ?? []).sort((a, b) => ms(a.startTime) - ms(b.startTime))) walk(c, depth + 1);
+  };
+  roots.forEach((r) => walk(r, 0));
+  return lines;
+}
+
+test('a generated run: invoke_agent > chat per turn + execute_tool per call, GenAI attributes, times from the records; live equals offline', { skip: !s }, async (t) => {
+  const { records, offline, live } = await s.generatedRun();
+  const lines = tree(offline, ['gen_ai.operation.name', 'gen_ai.tool.name', 'gen_ai.tool.call.id']);
+  t.diagnostic(`report: span tree of a generated run:\n${lines.join('\n')}`);
+  const root = offline.filter((sp) => sp.name.startsWith('invoke_agent'));
+  assert.equal(root.length, 1);
+  assert.equal(root[0].attributes['gen_ai.operation.name'], 'invoke_agent');
+  assert.equal(root[0].attributes['gen_ai.conversation.id'], records[0].run_id);
+  const chats = offline.filter((sp) => sp.attributes['gen_ai.operation.name'] === 'chat');
+  const tools = offline.filter((sp) => sp.attributes['gen_ai.operation.name'] === 'execute_tool');
+  const count = (kind) => records.filter((r) => r.payload.kind === kind).length;
+  assert.ok(count('turn_started') >= 1 && count('tool_started') >= 1);
+  assert.equal(chats.length, count('turn_started'), 'one chat span per turn');
+  assert.equal(tools.length, count('tool_started'), 'one execute_tool span per call');
+  for (const sp of [...chats, ...tools]) assert.equal(sp.parentSpanContext?.spanId, root[0].spanContext().spanId);
+  assert.equal(tools[0].name, 'execute_tool find_table');
+  assert.equal(tools[0].attributes['gen_ai.tool.type'], 'function');
+  assert.equal(tools[0].attributes['gen_ai.tool.call.result'], JSON.stringify({ type: 'text', value: 'none left' }), 'content: true puts results on the span');
+  assert.equal(ms(root[0].startTime), records[0].recorded_at_unix_ms);
+  assert.equal(ms(root[0].endTime), records.at(-1).recorded_at_unix_ms);
+  const started = records.find((r) => r.payload.kind === 'tool_started');
+  assert.equal(ms(tools[0].startTime), started.recorded_at_unix_ms);
+  assert.deepEqual(tree(live), tree(offline), 'the live spans have the offline tree');
+  assert.equal(live.find((sp) => sp.attributes['gen_ai.operation.name'] === 'execute_tool').attributes['gen_ai.tool.call.result'], undefined, 'no content by default');
+});
+
+test('child runs are child spans of the tool call that started them; errors are span status', { skip: !s }, () => {
+  const spans = s.childRun();
+  assert.deepEqual(tree(spans), [
+    'invoke_agent planner',
+    '  execute_tool delegate',
+    '    invoke_agent searcher [ERROR]',
+    '      execute_tool search [ERROR]',
+  ]);
+  const child = spans.find((sp) => sp.name === 'invoke_agent searcher');
+  assert.equal(child.attributes['error.type'], 'CALLBACK_FAILED');
+  assert.equal(child.status.message, 'search failed');
+  assert.equal(child.attributes['gen_ai.request.model'], 'm-1');
+  assert.equal(spans.find((sp) => sp.name === 'execute_tool search').attributes['error.type'], 'tool_error');
+});
+
+test('observeAISdk records: chat spans per model call with usage; assessments as events', async () => {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = createRequire(import.meta.url)('@opentelemetry/sdk-trace-base');
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('t');
+  const r = (seq, ms, payload) => ({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: ms, payload });
+  exportSpans([
+    r(0, 10, { kind: 'run_started', identity: { run_id: 'r', agent: 'ai-sdk', model_id: 'gpt-x' } }),
+    r(1, 11, { kind: 'provider_request_prepared', iteration: 0, model_id: 'gpt-x', system_prompt_chars: 3, message_count: 1, tool_count: 1 }),
+    r(2, 15, { kind: 'message_appended', message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'book', input: {} }] } }),
+    r(3, 15, { kind: 'custom', name: 'model_usage', data: { input_tokens: 10, output_tokens: 4, finish_reason: 'tool-calls' } }),
+    r(4, 16, { kind: 'tool_started', tool_call_id: 'a', tool_name: 'book', args: {} }),
+    r(5, 18, { kind: 'tool_ended', tool_call_id: 'a', tool_name: 'book', result: 'no', is_error: true }),
+    r(6, 18, { kind: 'assessment_produced', call_index: 1, assessment: { observerName: 'Stall', summary: 'stuck', severity: 'warning' } }),
+    r(7, 20, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stopped-on-warning' } }),
+  ], { tracer });
+  const spans = exporter.getFinishedSpans();
+  const chat = spans.find((sp) => sp.name === 'chat gpt-x');
+  assert.equal(chat.attributes['gen_ai.usage.input_tokens'], 10);
+  assert.equal(chat.attributes['gen_ai.usage.output_tokens'], 4);
+  assert.deepEqual(chat.attributes['gen_ai.response.finish_reasons'], ['tool-calls']);
+  assert.equal(chat.kind, 2, 'CLIENT');
+  assert.deepEqual([ms(chat.startTime), ms(chat.endTime)], [11, 15]);
+  const agent = spans.find((sp) => sp.name === 'invoke_agent ai-sdk');
+  assert.equal(agent.events[0].name, 'agent_trajectories.assessment');
+  assert.equal(agent.events[0].attributes.severity, 'warning');
+  assert.equal(agent.attributes['agent_trajectories.stop_reason'], 'stopped-on-warning');
+});
+
+test('bad input: coded errors naming the option or the record', () => {
+  const tracer = trace.getTracer('noop');
+  assert.throws(() => exportSpans('{}', { tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /records must be an array/.test(e.message));
+  assert.throws(() => exportSpans([], {}), (e) => e.code === 'INVALID_ARGUMENT' && /options.tracer must be an OpenTelemetry Tracer/.test(e.message));
+  assert.throws(() => exportSpans([], { tracr: tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /"tracr".*"tracer"/.test(e.message));
+  assert.throws(() => exportSpans([{ seq: 0 }], { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 0/.test(e.message));
+  assert.throws(() => spanSink({ tracer, content: 'yes' }), (e) => e.code === 'INVALID_ARGUMENT' && /content must be a boolean/.test(e.message));
+});
+
+test('agent-trajectories/otel loads from require() too', () => {
+  const m = createRequire(`${dir}x.cjs`)('agent-trajectories/otel');
+  assert.equal(typeof m.exportSpans, 'function');
+});
