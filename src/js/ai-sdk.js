@@ -21,10 +21,11 @@ function makeAISdk(wasm, lib) {
       return why(v);
     }
   };
+  // A token count as the AI SDK gives it (a number) or as its providers do ({ total }).
+  const count = (x) => (typeof x === 'number' ? x : isObject(x) && typeof x.total === 'number' ? x.total : undefined);
   const totalTokens = (u) => {
     if (!isObject(u)) return 0;
-    const n = (x) => (typeof x === 'number' ? x : isObject(x) && typeof x.total === 'number' ? x.total : 0);
-    const total = typeof u.totalTokens === 'number' ? u.totalTokens : n(u.inputTokens) + n(u.outputTokens);
+    const total = typeof u.totalTokens === 'number' ? u.totalTokens : (count(u.inputTokens) ?? 0) + (count(u.outputTokens) ?? 0);
     return Number.isSafeInteger(total) && total > 0 ? total : 0;
   };
   const textOf = (instructions) => {
@@ -209,35 +210,31 @@ function makeAISdk(wasm, lib) {
     const answered = (text, calls, usage, finishReason) => {
       const parts = [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parseInput(c.input) }))];
       recorder.record({ kind: 'message_appended', message: { role: 'assistant', content: parts.length ? parts : '' } });
-      const n = (x) => (typeof x === 'number' ? x : isObject(x) && typeof x.total === 'number' ? x.total : undefined);
-      const data = { input_tokens: n(usage?.inputTokens), output_tokens: n(usage?.outputTokens), finish_reason: isObject(finishReason) ? finishReason.unified : finishReason };
+      const data = { input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: isObject(finishReason) ? finishReason.unified : finishReason };
       recorder.record({ kind: 'custom', name: 'model_usage', data: asJson(data) });
     };
     const failed = (e) => {
       recorder.record({ kind: 'custom', name: 'model_error', data: { message: why(e) } });
       return e;
     };
+    // The request recorded, then the call; a call that throws is recorded and rethrown.
+    const call = async (params, model, f) => {
+      prepared(params, model);
+      try {
+        return await f();
+      } catch (e) {
+        throw failed(e);
+      }
+    };
     return {
       async wrapGenerate({ doGenerate, params, model }) {
-        prepared(params, model);
-        let r;
-        try {
-          r = await doGenerate();
-        } catch (e) {
-          throw failed(e);
-        }
+        const r = await call(params, model, doGenerate);
         const content = isArray(r?.content) ? r.content : [];
         answered(content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), content.filter((p) => p?.type === 'tool-call'), r?.usage, r?.finishReason);
         return r;
       },
       async wrapStream({ doStream, params, model }) {
-        prepared(params, model);
-        let r;
-        try {
-          r = await doStream();
-        } catch (e) {
-          throw failed(e);
-        }
+        const r = await call(params, model, doStream);
         let text = '';
         const toolCalls = [];
         let usage;
