@@ -126,14 +126,15 @@ NODE=$node22 run_node "tarball: Node $("$node22" --version) CJS" tests/consumers
 run_node "tarball: Chromium page" tests/consumers/browser/*.test.mjs
 run_node "tarball: workerd (Miniflare)" tests/consumers/workerd/*.test.mjs
 run_node "tarball: Vite 8 and 6 app (build, dev server)" tests/consumers/vite/*.test.mjs
-run_node "tarball: esbuild bundles (browser, Node)" tests/consumers/esbuild/*.test.mjs
-run_node "tarball: wrangler Worker bundle in workerd" tests/consumers/wrangler/*.test.mjs
+run_node "tarball: esbuild bundles (browser, Node; the integrations in Chromium)" tests/consumers/esbuild/*.test.mjs
+run_node "tarball: wrangler Worker bundles in workerd (the integrations too)" tests/consumers/wrangler/*.test.mjs
 run_node "tarball: TypeScript consumer (ESM, strict)" tests/consumers/typescript/*.test.mjs
 run_node "tarball: TypeScript consumer (CommonJS)" tests/consumers/typescript-cjs/*.test.mjs
 run_node "tarball: TypeScript types per condition" tests/consumers/typescript-conditions/*.test.mjs
 run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "tarball: observeAISdk + trajectoryMiddleware in ai 7 loops, strict TS" tests/consumers/ai-sdk-loop/*.test.mjs
 run_node "tarball: agent-trajectories/otel with the OpenTelemetry SDK, strict TS" tests/consumers/otel/*.test.mjs
+run_node "tarball: observeMastra in @mastra/core agents, strict TS" tests/consumers/mastra/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs

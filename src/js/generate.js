@@ -494,8 +494,10 @@ function makeGenerate(wasm, importAi, otelApi) {
 
   // The background runner's JS layer is inlined only in builds whose module has the loop (see Cargo.toml).
   const background = typeof makeBackground === 'function' ? makeBackground(wasm, { fail, why, ours, guard, guarded, isObject, isArray, asModel }) : {};
-  const aiSdk = makeAISdk(wasm, { fail, why, guard, guarded, isObject, isArray });
+  const loops = makeLoopCapture(wasm, { fail, why, guard, isObject, isArray });
+  const aiSdk = makeAISdk(wasm, { fail, why, guarded, isObject, isArray, loops });
+  const mastra = makeMastra(wasm, { fail, why, isObject, isArray, loops });
   // agent-trajectories/otel passes @opentelemetry/api; no other entry has the exporter.
   const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...otel, ...background };
+  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

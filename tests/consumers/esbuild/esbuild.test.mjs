@@ -1,7 +1,8 @@
 // esbuild consumer: the installed tarball bundled by esbuild with no
 // externals, in a folder where `ai` is not installed: for the browser
 // (loaded in headless Chromium) and for Node (ESM and CommonJS, run). Then,
-// where `ai` is installed, an app using agent-trajectories/ai.
+// where `ai` is installed, an app using agent-trajectories/ai, and the
+// integrations app (tests/js/integrations-app.mjs) in Chromium.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../../../scripts/serve.mjs';
 import { isolatedApp, appSource, run, tools, filesUnder, filesWithAi, sizeReport, appResult, checkAppResult } from '../../js/bundlers.mjs';
+import { expected as integrationsExpected } from '../../js/integrations-app.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const app = isolatedApp(here, { 'src/main.js': appSource });
@@ -69,6 +71,23 @@ test('where `ai` is installed: agent-trajectories/ai bundled for the browser, ru
     const server = await serveStatic(out);
     try {
       assert.deepEqual(await appResult(server.url), { end: 'goal-reached', user: 'A table, please.', agent: 'Booked for two.' });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('the integrations in Chromium: observeAISdk + trajectoryMiddleware in an ai 7 loop, and agent-trajectories/otel with the OpenTelemetry SDK', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'at-esbuild-integrations-'));
+  try {
+    run(here, tools.esbuild, ['integrations-app.js', '--bundle', '--format=esm', '--platform=browser', `--outfile=${join(out, 'main.js')}`]);
+    copyFileSync(wasm(here), join(out, 'agent_trajectories_bg.wasm'));
+    writeFileSync(join(out, 'index.html'), page);
+    const server = await serveStatic(out);
+    try {
+      assert.deepEqual(await appResult(server.url), { ...integrationsExpected, mastra: null });
     } finally {
       await server.close();
     }

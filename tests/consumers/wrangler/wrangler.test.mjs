@@ -3,15 +3,17 @@
 // installed, then run in workerd through Miniflare. Also: the same Worker
 // bundled by Rolldown (what Vite 8 and Cloudflare's Vite plugin bundle with),
 // whose reading of `sideEffects: false` must keep the entry's set-up; and,
-// where `ai` is installed, a Worker using agent-trajectories/ai.
+// where `ai` is installed, a Worker using agent-trajectories/ai, and one
+// running the integrations app (tests/js/integrations-app.mjs).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { isolatedApp, run, tools, importTool, filesUnder, filesWithAi, sizeReport } from '../../js/bundlers.mjs';
+import { expected as integrationsExpected } from '../../js/integrations-app.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const app = isolatedApp(here);
@@ -87,6 +89,32 @@ test('where `ai` is installed: a Worker using agent-trajectories/ai over the AI 
     assert.equal(filesWithAi(files).length, 1, '`ai` is in this bundle, and the marker check finds it');
     t.diagnostic(`report: ${sizeReport('wrangler Worker bundle with agent-trajectories/ai and ai (for comparison)', files)}`);
     assert.deepEqual(await answer(join(out, 'ai-worker.js')), { end: 'goal-reached', user: 'A table, please.', agent: 'Booked for two.' });
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(join(here, '.wrangler'), { recursive: true, force: true });
+  }
+});
+
+test('the integrations in workerd: observeAISdk + trajectoryMiddleware in an ai 7 loop, observeMastra in a Mastra Agent (nodejs_compat), agent-trajectories/otel with the OpenTelemetry SDK', async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'at-wrangler-integrations-'));
+  try {
+    run(here, tools.wrangler, ['deploy', '--dry-run', '--outdir', out, '-c', 'wrangler.integrations.jsonc'], { ...env, WRANGLER_LOG_PATH: join(out, 'logs') });
+    rmSync(join(out, 'logs'), { recursive: true, force: true });
+    t.diagnostic(`report: ${sizeReport('wrangler Worker bundle with ai, @mastra/core and the OpenTelemetry SDK (for comparison)', filesUnder(out))}`);
+    // Mastra imports some modules by computed names, which Miniflare cannot
+    // follow: the bundle's modules are listed instead (as wrangler uploads them).
+    const files = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
+    const main = 'integrations-worker.js';
+    const modules = [main, ...files.filter((f) => f !== main)].map((f) => ({ type: f.endsWith('.wasm') ? 'CompiledWasm' : 'ESModule', path: join(out, f) }));
+    const mf = new Miniflare({ modules, modulesRoot: out, compatibilityDate: '2025-09-01', compatibilityFlags: ['nodejs_compat'] });
+    try {
+      const res = await mf.dispatchFetch('http://localhost/');
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      assert.deepEqual(JSON.parse(text), integrationsExpected);
+    } finally {
+      await mf.dispose();
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
     rmSync(join(here, '.wrangler'), { recursive: true, force: true });

@@ -1,0 +1,128 @@
+// Observers and capture where Mastra agents run, through Mastra's own
+// extension point: one processor, listed among the input, output and error
+// processors, that observeMastra() returns to spread into `new Agent(...)`
+// or `agent.generate / stream(messages, ...)`. Per step it
+//   processInputStep   feeds the previous step's tool results to the
+//                      observers, records them, and stops the run (a
+//                      tripwire) once `stopOn` is met;
+//   processLLMRequest  shows the observers' assessment to this model call
+//                      only: the prompt it returns is not written back to
+//                      the message list, so memory never stores it;
+//   processOutputStep  records the assistant's text and tool calls (before
+//                      the tools run, so tool_started is on time) and the
+//                      step's tokens;
+//   processOutputResult records the last step's results and run_ended;
+//   processAPIError    keeps the model's error for run_ended.
+// Nothing here imports @mastra/core. Inlined into generate.js.
+function makeMastra(wasm, lib) {
+  const { fail, why, isArray, isObject } = lib;
+  const { loopCapture } = lib.loops;
+  const OPTIONS = ['observers', 'recorder', 'stopOn', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
+  const ID = 'agent-trajectories';
+
+  const processors = (v, where) => {
+    if (v === undefined) return [];
+    if (!isArray(v)) throw fail('INVALID_ARGUMENT', `${where} must be an array of processors, got ${why(v)}`);
+    return v;
+  };
+  const systemText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
+  // A tool result part of a Mastra step: { output: { type: 'json' | 'text' | 'error-text' | ..., value } }, or a tool-error part.
+  const ending = (p) => {
+    const out = p.output;
+    const wrapped = isObject(out) && typeof out.type === 'string' && 'value' in out;
+    const failed = p.type === 'tool-error' || (wrapped && out.type.startsWith('error'));
+    const value = wrapped ? out.value : out;
+    return { output: value, error: p.type === 'tool-error' ? p.error : value, failed };
+  };
+
+  function observeMastra(options = {}) {
+    const place = 'observeMastra options';
+    wasm.checkOptions(options, OPTIONS, place);
+    const o = options ?? {};
+    const cap = loopCapture(o, 'observeMastra');
+    const mine = {
+      input: processors(o.inputProcessors, `${place}.inputProcessors`),
+      output: processors(o.outputProcessors, `${place}.outputProcessors`),
+      error: processors(o.errorProcessors, `${place}.errorProcessors`),
+    };
+    let toolNames;
+    let settled = 0; // steps whose tool results are recorded
+    const started = new Set(); // tool_started recorded, by call id
+    let modelError;
+
+    const start = (args) => cap.start('mastra', args?.model?.modelId);
+    // Records the tool calls of every finished step not yet recorded, in order.
+    const settle = (steps) => {
+      if (!isArray(steps)) return;
+      for (; settled < steps.length; settled++) {
+        const content = isArray(steps[settled]?.content) ? steps[settled].content : [];
+        for (const call of content.filter((p) => p?.type === 'tool-call')) {
+          if (!started.has(call.toolCallId)) cap.toolStarted(call.toolCallId, call.toolName, call.input);
+          started.delete(call.toolCallId);
+          const end = content.find((p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
+          if (end) cap.toolEnded(call.toolCallId, call.toolName, call.input, ending(end));
+        }
+      }
+    };
+
+    const processor = {
+      id: ID,
+      name: 'agent-trajectories observers and capture',
+      processInputStep(args) {
+        start(args);
+        if (isObject(args?.tools)) toolNames = Object.keys(args.tools);
+        settle(args?.steps);
+        const stopped = cap.stoppedBy;
+        if (stopped && typeof args?.abort === 'function') {
+          cap.end(cap.stoppedOutcome());
+          args.abort(`${stopped.observerName}: ${stopped.summary}`, { metadata: { stoppedOn: cap.stopOn.severity, assessment: stopped } });
+        }
+      },
+      processLLMRequest(args) {
+        start(args);
+        const prompt = isArray(args?.prompt) ? args.prompt : [];
+        const context = cap.context();
+        let sent = prompt;
+        if (context) {
+          // After the leading system messages: providers that take system
+          // text only at the start of the conversation still accept it.
+          let at = 0;
+          while (at < prompt.length && prompt[at]?.role === 'system') at++;
+          sent = [...prompt.slice(0, at), { role: 'system', content: context }, ...prompt.slice(at)];
+        }
+        const system = sent.filter((m) => m?.role === 'system');
+        cap.prepared({ iteration: args?.stepNumber, modelId: args?.model?.modelId, systemChars: system.map(systemText).join('\n').length, messageCount: sent.length - system.length, tools: toolNames });
+        return context ? { prompt: sent } : undefined;
+      },
+      processOutputStep(args) {
+        start(args);
+        const calls = (isArray(args?.toolCalls) ? args.toolCalls : []).map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.args }));
+        cap.assistant(typeof args?.text === 'string' ? args.text : '', calls);
+        cap.tokens(args?.usage);
+        for (const c of calls) {
+          cap.toolStarted(c.toolCallId, c.toolName, c.input);
+          started.add(c.toolCallId);
+        }
+        return args.messageList;
+      },
+      processOutputResult(args) {
+        settle(args?.result?.steps);
+        const reason = typeof args?.result?.finishReason === 'string' ? args.result.finishReason : 'finished';
+        if (reason === 'error') {
+          if (modelError === undefined) cap.record({ kind: 'custom', name: 'model_error', data: { message: 'the model call failed' } });
+          cap.end({ status: 'error', reason: 'error', message: modelError ?? 'the model call failed' });
+        } else cap.end({ status: 'completed', reason });
+        return args.messageList;
+      },
+      processAPIError(args) {
+        modelError = why(args?.error);
+        cap.record({ kind: 'custom', name: 'model_error', data: { message: modelError } });
+      },
+    };
+    // Ours last among the input processors (it sees the prompt the model
+    // gets) and first among the output ones (it records what the model said).
+    return { inputProcessors: [...mine.input, processor], outputProcessors: [processor, ...mine.output], errorProcessors: [...mine.error, processor] };
+  }
+
+  return { observeMastra };
+}
