@@ -44,32 +44,40 @@ function spanTree(spans) {
   return [...new Set(spans.map(path))].sort();
 }
 
-export async function integrations(lib) {
-  const { JsonlSink, TrajectoryRecorder, observeAISdk, trajectoryMiddleware, observeMastra, parseTrajectoryJsonl, exportSpans, Agent, createTool } = lib;
-  const kinds = (sink) => parseTrajectoryJsonl(sink.lines().join('\n')).map((r) => r.payload.kind);
-
-  // AI SDK: observers, capture and stopOn in a generateText loop; the middleware on the model.
-  const aiSink = new JsonlSink();
-  const aiRecorder = new TrajectoryRecorder(aiSink, { runId: 'ai-sdk' });
-  const mwSink = new JsonlSink();
+/** The AI SDK loop: observers, capture and stopOn 'warning' in generateText, the middleware on the model. */
+export async function aiSdkLoop(lib) {
+  const { JsonlSink, TrajectoryRecorder, observeAISdk, trajectoryMiddleware } = lib;
+  const sink = new JsonlSink();
+  const recorder = new TrajectoryRecorder(sink, { runId: 'ai-sdk' });
+  const middlewareSink = new JsonlSink();
   const nudged = [];
-  const model = wrapLanguageModel({ model: repeatingModel(nudged), middleware: trajectoryMiddleware({ recorder: new TrajectoryRecorder(mwSink, { runId: 'mw' }) }) });
-  const ai = await generateText({ model, instructions: 'You book tables.', prompt: 'Book Lisbon.', tools: { book }, stopWhen: stepCountIs(10), ...observeAISdk({ observers: stall, recorder: aiRecorder, stopOn: 'warning' }) });
-  await aiRecorder.flush();
-  const aiRecords = parseTrajectoryJsonl(aiSink.lines().join('\n'));
+  const model = wrapLanguageModel({ model: repeatingModel(nudged), middleware: trajectoryMiddleware({ recorder: new TrajectoryRecorder(middlewareSink, { runId: 'mw' }) }) });
+  const r = await generateText({ model, instructions: 'You book tables.', prompt: 'Book Lisbon.', tools: { book }, stopWhen: stepCountIs(10), ...observeAISdk({ observers: stall, recorder, stopOn: 'warning' }) });
+  await recorder.flush();
+  return { lines: sink.lines(), middlewareLines: middlewareSink.lines(), steps: r.steps.length, nudged };
+}
 
-  // Mastra: the same loop through an Agent's processors.
-  let mastra = null;
-  if (Agent) {
-    const mSink = new JsonlSink();
-    const mRecorder = new TrajectoryRecorder(mSink, { runId: 'mastra' });
-    const mNudged = [];
-    const mBook = createTool({ id: 'book', description: 'Books a table', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => { throw new Error(`no tables in ${city}`); } });
-    const agent = new Agent({ id: 'booker', name: 'booker', instructions: 'You book tables.', model: repeatingModel(mNudged), tools: { book: mBook } });
-    const r = await agent.generate('Book Lisbon.', { maxSteps: 10, ...observeMastra({ observers: stall, recorder: mRecorder }) });
-    await mRecorder.flush();
-    mastra = { steps: r.steps.length, firstNudge: mNudged.indexOf(true), kinds: [...new Set(kinds(mSink))] };
-  }
+/** The same loop in a Mastra Agent, through observeMastra (no stopOn: it runs to the model's answer). */
+export async function mastraLoop(lib) {
+  const { JsonlSink, TrajectoryRecorder, observeMastra, Agent, createTool } = lib;
+  const sink = new JsonlSink();
+  const recorder = new TrajectoryRecorder(sink, { runId: 'mastra' });
+  const nudged = [];
+  const mBook = createTool({ id: 'book', description: 'Books a table', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => { throw new Error(`no tables in ${city}`); } });
+  const agent = new Agent({ id: 'booker', name: 'booker', instructions: 'You book tables.', model: repeatingModel(nudged), tools: { book: mBook } });
+  const r = await agent.generate('Book Lisbon.', { maxSteps: 10, ...observeMastra({ observers: stall, recorder }) });
+  await recorder.flush();
+  return { lines: sink.lines(), steps: r.steps.length, nudged };
+}
+
+export async function integrations(lib) {
+  const { parseTrajectoryJsonl, exportSpans, Agent } = lib;
+  const read = (lines) => parseTrajectoryJsonl(lines.join('\n'));
+  const kinds = (lines) => [...new Set(read(lines).map((r) => r.payload.kind))];
+
+  const ai = await aiSdkLoop(lib);
+  const aiRecords = read(ai.lines);
+  const m = Agent ? await mastraLoop(lib) : null;
 
   // OpenTelemetry: the AI SDK run's records as spans.
   const exporter = new InMemorySpanExporter();
@@ -77,14 +85,9 @@ export async function integrations(lib) {
   exportSpans(aiRecords, { tracer: provider.getTracer('app') });
 
   return {
-    aiSdk: {
-      steps: ai.steps.length,
-      firstNudge: nudged.indexOf(true),
-      end: aiRecords.at(-1).payload.outcome.reason,
-      kinds: [...new Set(aiRecords.map((r) => r.payload.kind))],
-    },
-    middleware: [...new Set(kinds(mwSink))],
-    mastra,
+    aiSdk: { steps: ai.steps, firstNudge: ai.nudged.indexOf(true), end: aiRecords.at(-1).payload.outcome.reason, kinds: kinds(ai.lines) },
+    middleware: kinds(ai.middlewareLines),
+    mastra: m && { steps: m.steps, firstNudge: m.nudged.indexOf(true), kinds: kinds(m.lines) },
     spans: spanTree(exporter.getFinishedSpans()),
   };
 }
