@@ -42,6 +42,7 @@ function makeAISdk(wasm, lib) {
     };
 
     async function prepareStep(step) {
+      if (step?.stepNumber === 0) cap.begin();
       const mine = userPrepare ? await guarded('observeAISdk: your prepareStep', () => userPrepare(step)) : undefined;
       cap.start('ai-sdk', step?.model?.modelId);
       const result = isObject(mine) ? { ...mine } : {};

@@ -57,6 +57,7 @@ function makeLoopCapture(wasm, lib) {
     }
     const stopOn = readStopOn(o.stopOn, place);
     let fresh = false; // this capture began the run, so it also ends it
+    let begun = false;
     let started = false;
     let ended = false;
     let hits = 0; // assessments at or above stopOn's severity
@@ -70,6 +71,15 @@ function makeLoopCapture(wasm, lib) {
       /** The assessment that met `stopOn`, once one has. */
       get stoppedBy() {
         return stoppedBy;
+      },
+      /**
+       * At a run's first step. The observers and the recorder are one run's,
+       * so a second run through the same settings is refused rather than
+       * mixed into the first one's records and findings.
+       */
+      begin() {
+        if (begun) throw fail('INVALID_ARGUMENT', `${name}: these settings already observed a run; call ${name}() once per run (its observers and recorder belong to that run)`);
+        begun = true;
       },
       /** run_started, once, and only into a fresh recorder (else the caller began the run). */
       start(agent, modelId) {

@@ -69,6 +69,11 @@ function makeMastra(wasm, lib) {
       id: ID,
       name: 'agent-trajectories observers and capture',
       processInputStep(args) {
+        // Mastra gives each processor one `state` object per request: a new one is a new run.
+        if (isObject(args?.state) && !args.state[ID]) {
+          args.state[ID] = true;
+          cap.begin();
+        }
         start(args);
         if (isObject(args?.tools)) toolNames = Object.keys(args.tools);
         settle(args?.steps);

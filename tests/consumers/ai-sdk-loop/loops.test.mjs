@@ -123,3 +123,23 @@ test('a callback of yours that throws fails the loop with CALLBACK_FAILED and yo
   const settings = observeAISdk({ onStepFinish: () => { throw mine; } });
   await assert.rejects(settings.onStepFinish({ content: [] }), (e) => e.code === 'CALLBACK_FAILED' && e.cause === mine && /your onStepFinish/.test(e.message));
 });
+
+test('the settings are one run\'s: a second run through them fails at its first step with INVALID_ARGUMENT, and the first run\'s records stay whole', async () => {
+  const { generateText } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const { JsonlSink, TrajectoryRecorder } = await import('agent-trajectories');
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({ content: [{ type: 'text', text: 'Hello.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] }),
+  });
+  const sink = new JsonlSink();
+  const settings = observeAISdk({ recorder: new TrajectoryRecorder(sink, { runId: 'once' }) });
+  assert.equal((await generateText({ model, prompt: 'hi', ...settings })).text, 'Hello.');
+  const first = sink.lines();
+  await assert.rejects(generateText({ model, prompt: 'hi again', ...settings }), (e) => {
+    assert.equal(e.code, 'INVALID_ARGUMENT');
+    assert.match(e.message, /observeAISdk: these settings already observed a run; call observeAISdk\(\) once per run/);
+    return true;
+  });
+  assert.deepEqual(sink.lines(), first);
+  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'run_ended']);
+});

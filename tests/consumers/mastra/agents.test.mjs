@@ -161,3 +161,16 @@ test('observeMastra loads from require() too', async () => {
   const cjs = createRequire(import.meta.url)('agent-trajectories');
   assert.equal(typeof cjs.observeMastra, 'function');
 });
+
+test('the processors are one run\'s: a second run through them fails at its first step, naming the fix, and the first run\'s records stay whole', async () => {
+  const { Agent } = await import('@mastra/core/agent');
+  const { repeatingModel } = await import('./model.mjs');
+  const agent = new Agent({ id: 'greeter', name: 'greeter', instructions: 'Greet.', model: repeatingModel([], 1) });
+  const sink = new JsonlSink();
+  const settings = observeMastra({ recorder: new TrajectoryRecorder(sink, { runId: 'once' }) });
+  assert.equal((await agent.generate('hi', settings)).text, 'Could not book.');
+  const first = sink.lines();
+  await assert.rejects(agent.generate('hi again', settings), /observeMastra: these settings already observed a run; call observeMastra\(\) once per run/);
+  assert.deepEqual(sink.lines(), first);
+  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'run_ended']);
+});
