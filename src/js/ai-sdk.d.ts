@@ -8,14 +8,27 @@ export interface AISdkPrepareStepOptions {
   system?: unknown;
   messages?: readonly unknown[];
 }
-/** What `observeAISdk`'s `onStepFinish` reads of a finished step. */
+/**
+ * A finished step, as your `onStepFinish` sees it when you do not annotate
+ * it (annotate `step: StepResult<typeof tools>` for the AI SDK's full,
+ * typed step).
+ */
 export interface AISdkStepResult {
-  content?: readonly unknown[];
-  usage?: unknown;
-  model?: unknown;
+  readonly stepNumber: number;
+  readonly model: { readonly provider: string; readonly modelId: string };
+  readonly content: readonly unknown[];
+  readonly text: string;
+  readonly toolCalls: readonly { readonly toolCallId: string; readonly toolName: string; readonly input?: unknown }[];
+  readonly toolResults: readonly { readonly toolCallId: string; readonly toolName: string; readonly output?: unknown }[];
+  readonly finishReason: string;
+  readonly usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined; readonly totalTokens?: number | undefined };
 }
-/** What `observeAISdk`'s `onFinish` reads of the end of the loop. */
-export interface AISdkFinishEvent { finishReason?: unknown }
+/** The end of the loop, as your `onFinish` sees it when you do not annotate it. */
+export interface AISdkFinishEvent {
+  readonly finishReason: string;
+  readonly text: string;
+  readonly steps: readonly unknown[];
+}
 /** An AI SDK stop condition, as `stopWhen` takes it. */
 export type AISdkStopCondition = (options: { steps: readonly unknown[] }) => boolean | PromiseLike<boolean>;
 /** The instructions `prepareStep` returns when it shows an assessment: the caller's, plus the assessment. */
@@ -24,32 +37,46 @@ export type AISdkInstructions = string | { role: 'system'; content: string }[];
 /** When the loop stops on the observers' findings: a severity (the first assessment at or above it), or that severity `times` times ("nudge once, stop if it repeats": `times: 2`). */
 export type StopOnSeverity = Severity | { severity: Severity; times?: number };
 
-export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, Finish, Stop> {
+/** A step whose model call failed, as your `onStepError` sees it when you do not annotate it. */
+export interface AISdkStepErrorEvent {
+  readonly error: unknown;
+}
+
+export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
-  /** Where the loop's records go: provider_request_prepared, message_appended, tool_started / tool_ended, assessment_produced; run_started and run_ended when the recorder is fresh. */
+  /** Where the loop's records go: provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced; run_started and run_ended when the recorder is fresh. */
   recorder?: TrajectoryRecorder;
   /** Stop the loop on an assessment of this severity (default: never). */
   stopOn?: StopOnSeverity;
+  /** The agent's name in run_started (default 'ai-sdk'). */
+  agent?: string;
   /** The step cap when `stopOn` is set and you give no `stopWhen` of your own (default 20, the ToolLoopAgent default). */
   maxSteps?: number;
-  /** The tools you pass to the loop (or their names), to name them in provider_request_prepared. */
+  /** The tools you pass to the loop (or their names), to name them in provider_request_prepared (the AI SDK does not show them to prepareStep). */
   tools?: Readonly<Record<string, unknown>> | readonly string[];
   /** Yours, called first; its result is kept (instructions get the assessment added). */
   prepareStep?: (options: PrepareOptions) => PrepareResult | PromiseLike<PrepareResult>;
-  /** Yours, called after the step is recorded and observed. */
+  /** Yours, called after the step is recorded and observed. What it throws fails the loop at its next step (CALLBACK_FAILED, your error as `cause`) and is written into run_ended. */
+  onStepEnd?: (step: Step) => unknown;
+  /** @deprecated The AI SDK's old name for `onStepEnd`; called like it. */
   onStepFinish?: (step: Step) => unknown;
-  /** Yours, called after run_ended is recorded. */
-  onFinish?: (event: Finish) => unknown;
+  /** Yours, called when a step's model call fails, after run_ended records the error. */
+  onStepError?: (event: StepError) => unknown;
+  /** Yours, called before run_ended is recorded (what it throws is written into run_ended). */
+  onEnd?: (event: End) => unknown;
+  /** @deprecated The AI SDK's old name for `onEnd`; called like it. */
+  onFinish?: (event: End) => unknown;
   /** Yours, kept: the loop stops when any condition holds. */
   stopWhen?: Stop | readonly Stop[];
 }
 
 /** The settings to spread into `generateText`, `streamText` or `new ToolLoopAgent(...)`. */
-export interface AISdkLoopSettings<PrepareOptions, PrepareResult, Step, Finish, Stop> {
+export interface AISdkLoopSettings<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
   prepareStep: (options: PrepareOptions & AISdkPrepareStepOptions) => Promise<PrepareResult | { instructions?: AISdkInstructions } | undefined>;
-  onStepFinish: (step: Step & AISdkStepResult) => Promise<void>;
-  onFinish: (event: Finish & AISdkFinishEvent) => Promise<void>;
+  onStepEnd: (step: Step & AISdkStepResult) => Promise<void>;
+  onStepError: (event: StepError & AISdkStepErrorEvent) => Promise<void>;
+  onEnd: (event: End & AISdkFinishEvent) => Promise<void>;
   /** Present when `stopOn` or your own `stopWhen` is given. */
   stopWhen?: (Stop | AISdkStopCondition)[];
 }
@@ -57,17 +84,24 @@ export interface AISdkLoopSettings<PrepareOptions, PrepareResult, Step, Finish, 
 /**
  * Wires observers and capture into an AI SDK tool loop:
  * `generateText({ model, tools, ...observeAISdk({ observers, recorder, stopOn: 'warning' }) })`.
- * Your own `prepareStep` / `onStepFinish` / `onFinish` / `stopWhen` go in
- * its options and are composed, not replaced. Throws INVALID_ARGUMENT for
- * a bad option (an unknown key names the nearest valid one).
+ * Your own `prepareStep` / `onStepEnd` / `onStepError` / `onEnd` /
+ * `stopWhen` go in its options and are composed, not replaced (a
+ * callback given to generateText beside the spread replaces ours). One
+ * run per call. Throws INVALID_ARGUMENT for a bad option (an unknown key
+ * names the nearest valid one). The result's types take nothing from the
+ * call it is spread into (NoInfer): inferred from there, they would be
+ * `never`.
  */
 export function observeAISdk<
   PrepareOptions = AISdkPrepareStepOptions,
   PrepareResult = undefined,
   Step = AISdkStepResult,
-  Finish = AISdkFinishEvent,
+  End = AISdkFinishEvent,
   Stop = AISdkStopCondition,
->(options?: ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, Finish, Stop>): AISdkLoopSettings<PrepareOptions, PrepareResult, Step, Finish, Stop>;
+  StepError = AISdkStepErrorEvent,
+>(
+  options?: ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, Stop, StepError>,
+): AISdkLoopSettings<NoInfer<PrepareOptions>, NoInfer<PrepareResult>, NoInfer<Step>, NoInfer<End>, NoInfer<Stop>, NoInfer<StepError>>;
 
 /** A language-model middleware, as `wrapLanguageModel({ model, middleware })` takes it. */
 export interface TrajectoryMiddleware {

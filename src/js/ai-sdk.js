@@ -1,35 +1,52 @@
 // Observers and capture where AI SDK agents already run. observeAISdk()
 // returns the loop settings to spread into generateText / streamText /
 // new ToolLoopAgent(...): prepareStep shows the observers' assessment to
-// the next model call, onStepFinish feeds each tool call to the observers
-// and writes the step to a recorder, stopWhen stops on a severity.
-// trajectoryMiddleware() records every model call for wrapLanguageModel.
-// Neither imports `ai`: both are plain objects of functions the AI SDK
-// calls, so no bundle carries `ai` through them. Inlined into generate.js.
+// the next model call, onStepEnd feeds each tool call to the observers and
+// writes the step to a recorder, onStepError and onEnd end the run,
+// stopWhen stops on a severity. trajectoryMiddleware() records every model
+// call for wrapLanguageModel. Neither imports `ai`: both are plain objects
+// of functions the AI SDK calls, so no bundle carries `ai` through them.
+// Inlined into generate.js.
 function makeAISdk(wasm, lib) {
   const { fail, why, guarded, isObject, isArray } = lib;
-  const { loopCapture, asJson, count, callable } = lib.loops;
-  const OPTIONS = ['observers', 'recorder', 'stopOn', 'maxSteps', 'tools', 'prepareStep', 'onStepFinish', 'stopWhen', 'onFinish'];
+  const { loopCapture, asJson, count, callable, shown } = lib.loops;
 
-  const textOf = (instructions) => {
+  function textOf(instructions) {
     if (typeof instructions === 'string') return instructions;
     if (isArray(instructions)) return instructions.map(textOf).join('\n');
     return isObject(instructions) && typeof instructions.content === 'string' ? instructions.content : '';
-  };
+  }
 
   function observeAISdk(options = {}) {
     const place = 'observeAISdk options';
-    wasm.checkOptions(options, OPTIONS, place);
+    const known = 'observers recorder stopOn agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish';
+    wasm.checkOptions(options, known.split(' '), place);
     const o = options ?? {};
     const cap = loopCapture(o, 'observeAISdk');
     const maxSteps = o.maxSteps ?? 20;
-    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1) throw fail('INVALID_ARGUMENT', `${place}.maxSteps must be a whole number from 1, got ${why(maxSteps)}`);
+    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1) throw fail('INVALID_ARGUMENT', `${place}.maxSteps must be a whole number from 1, got ${shown(maxSteps)}`);
     const userPrepare = callable(o.prepareStep, `${place}.prepareStep`);
-    const userStepFinish = callable(o.onStepFinish, `${place}.onStepFinish`);
-    const userFinish = callable(o.onFinish, `${place}.onFinish`);
+    // AI SDK 7 names them onStepEnd / onEnd (onStepFinish / onFinish are its
+    // deprecated aliases); either name is yours, and both are called.
+    const userStepEnds = ['onStepEnd', 'onStepFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean);
+    const userEnds = ['onEnd', 'onFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean);
+    const userStepError = callable(o.onStepError, `${place}.onStepError`);
     const userStops = o.stopWhen === undefined ? [] : isArray(o.stopWhen) ? [...o.stopWhen] : [o.stopWhen];
     userStops.forEach((s, i) => callable(s, `${place}.stopWhen${isArray(o.stopWhen) ? `[${i}]` : ''}`));
-    const toolNames = isObject(o.tools) ? Object.keys(o.tools) : isArray(o.tools) ? o.tools.map(String) : undefined;
+    if (o.tools !== undefined && !isObject(o.tools)) throw fail('INVALID_ARGUMENT', `${place}.tools must be your tool set (or an array of tool names), got ${shown(o.tools)}`);
+    const toolNames = isArray(o.tools) ? o.tools.map(String) : isObject(o.tools) ? Object.keys(o.tools) : undefined;
+    // AI SDK 7 ignores what its step and end callbacks throw. A failure in
+    // ours or yours is kept here, written as run_ended, and thrown from the
+    // next step's prepareStep, so the loop fails with it instead.
+    let failure;
+    const keep = async (where, f) => {
+      try {
+        await guarded(where, f);
+      } catch (e) {
+        failure ??= e;
+        cap.end({ status: 'error', reason: 'error', message: why(e), ...(typeof e?.code === 'string' ? { error_code: e.code } : {}) });
+      }
+    };
 
     // What the last injection replaced: the AI SDK carries an instructions
     // override forward, so the next step would otherwise stack assessments.
@@ -42,9 +59,10 @@ function makeAISdk(wasm, lib) {
     };
 
     async function prepareStep(step) {
+      if (failure) throw failure;
       if (step?.stepNumber === 0) cap.begin();
       const mine = userPrepare ? await guarded('observeAISdk: your prepareStep', () => userPrepare(step)) : undefined;
-      cap.start('ai-sdk', step?.model?.modelId);
+      cap.start(o.agent ?? 'ai-sdk', step?.model?.modelId);
       const result = isObject(mine) ? { ...mine } : {};
       if (cap.observers) {
         const context = cap.context();
@@ -72,27 +90,40 @@ function makeAISdk(wasm, lib) {
       return mine === undefined && !('instructions' in result) ? undefined : result;
     }
 
-    async function onStepFinish(step) {
-      cap.start('ai-sdk', step?.model?.modelId);
-      const content = isArray(step?.content) ? step.content : [];
-      const calls = content.filter((p) => p?.type === 'tool-call');
-      cap.assistant(content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), calls);
-      cap.tokens(step?.usage);
-      for (const call of calls) {
-        cap.toolStarted(call.toolCallId, call.toolName, call.input);
-        const end = content.find((p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
-        if (!end) continue; // a tool without execute: the caller answers it
-        cap.toolEnded(call.toolCallId, call.toolName, call.input, { output: end.output, error: end.error, failed: end.type === 'tool-error' });
-      }
-      if (userStepFinish) await guarded('observeAISdk: your onStepFinish', () => userStepFinish(step));
+    async function onStepEnd(step) {
+      await keep('observeAISdk: recording the step', () => {
+        cap.start(o.agent ?? 'ai-sdk', step?.model?.modelId);
+        const content = isArray(step?.content) ? step.content : [];
+        const calls = content.filter((p) => p?.type === 'tool-call');
+        cap.assistant(content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), calls);
+        cap.usage(step?.usage, step?.finishReason);
+        for (const call of calls) {
+          cap.toolStarted(call.toolCallId, call.toolName, call.input);
+          const end = content.find((p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
+          if (!end) continue; // a tool without execute: the caller answers it
+          cap.toolEnded(call.toolCallId, call.toolName, call.input, { output: end.output, error: end.error, failed: end.type === 'tool-error' });
+        }
+      });
+      for (const f of userStepEnds) await keep('observeAISdk: your onStepEnd', () => f(step));
     }
 
-    async function onFinish(event) {
+    // A step whose model call failed: the loop rejects with the error.
+    async function onStepError(event) {
+      await keep('observeAISdk: recording the failed step', () => {
+        cap.start(o.agent ?? 'ai-sdk', event?.model?.modelId);
+        cap.record({ kind: 'custom', name: 'model_error', data: { message: why(event?.error) } });
+        cap.end({ status: 'error', reason: 'error', message: why(event?.error) });
+      });
+      if (userStepError) await keep('observeAISdk: your onStepError', () => userStepError(event));
+    }
+
+    async function onEnd(event) {
+      // Yours first, so a failure in it is still written into run_ended.
+      for (const f of userEnds) await keep('observeAISdk: your onEnd', () => f(event));
       cap.end(cap.stoppedBy ? cap.stoppedOutcome() : { status: 'completed', reason: typeof event?.finishReason === 'string' ? event.finishReason : 'finished' });
-      if (userFinish) await guarded('observeAISdk: your onFinish', () => userFinish(event));
     }
 
-    const settings = { prepareStep, onStepFinish, onFinish };
+    const settings = { prepareStep, onStepEnd, onStepError, onEnd };
     if (cap.stopOn || userStops.length) {
       const ours = () => cap.stoppedBy !== undefined;
       // Our condition replaces the AI SDK's default one, so the step cap

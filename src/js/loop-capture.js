@@ -23,6 +23,8 @@ function makeLoopCapture(wasm, lib) {
     const total = typeof u.totalTokens === 'number' ? u.totalTokens : (count(u.inputTokens) ?? 0) + (count(u.outputTokens) ?? 0);
     return Number.isSafeInteger(total) && total > 0 ? total : 0;
   };
+  // A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
+  const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
   const callable = (v, where) => {
     if (v !== undefined && typeof v !== 'function') throw fail('INVALID_ARGUMENT', `${where} must be a function, got ${v === null ? 'null' : typeof v}`);
     return v;
@@ -34,10 +36,10 @@ function makeLoopCapture(wasm, lib) {
     const s = isObject(v) && !isArray(v) ? v : { severity: v };
     if (isObject(v)) wasm.checkOptions(v, ['severity', 'times'], `${place}.stopOn`);
     if (!SEVERITIES.includes(s.severity)) {
-      throw fail('INVALID_ARGUMENT', `${place}.stopOn${isObject(v) ? '.severity' : ''} must be 'info', 'caution' or 'warning', got ${why(s.severity)}`);
+      throw fail('INVALID_ARGUMENT', `${place}.stopOn${isObject(v) ? '.severity' : ''} must be 'info', 'caution' or 'warning', got ${shown(s.severity)}`);
     }
     const times = s.times ?? 1;
-    if (!Number.isSafeInteger(times) || times < 1) throw fail('INVALID_ARGUMENT', `${place}.stopOn.times must be a whole number from 1, got ${why(times)}`);
+    if (!Number.isSafeInteger(times) || times < 1) throw fail('INVALID_ARGUMENT', `${place}.stopOn.times must be a whole number from 1, got ${shown(times)}`);
     return { rank: SEVERITIES.indexOf(s.severity), severity: s.severity, times };
   };
 
@@ -52,9 +54,11 @@ function makeLoopCapture(wasm, lib) {
       observers = new wasm.ObserverPipeline(isArray(observers) ? { observers } : observers);
     }
     const recorder = o.recorder ?? undefined;
-    if (recorder !== undefined && (!isObject(recorder) || typeof recorder.record !== 'function')) {
-      throw fail('INVALID_ARGUMENT', `${place}.recorder must be a TrajectoryRecorder, got ${why(recorder)}`);
+    if (recorder !== undefined && (!isObject(recorder) || typeof recorder.record !== 'function' || typeof recorder.nextSeq !== 'number')) {
+      const sink = isObject(recorder) && typeof recorder.record === 'function';
+      throw fail('INVALID_ARGUMENT', `${place}.recorder must be a TrajectoryRecorder, got ${sink ? 'a sink (wrap it: new TrajectoryRecorder(sink))' : shown(recorder)}`);
     }
+    if (o.agent !== undefined && (typeof o.agent !== 'string' || !o.agent)) throw fail('INVALID_ARGUMENT', `${place}.agent must be the agent's name (a non-empty string), got ${shown(o.agent)}`);
     const stopOn = readStopOn(o.stopOn, place);
     let fresh = false; // this capture began the run, so it also ends it
     let begun = false;
@@ -108,7 +112,11 @@ function makeLoopCapture(wasm, lib) {
         const parts = [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: asJson(c.input) ?? {} }))];
         if (parts.length) record({ kind: 'message_appended', message: { role: 'assistant', content: parts } });
       },
-      tokens(usage) {
+      /** A model call's usage: a `custom` model_usage record (as trajectoryMiddleware writes it), and its tokens to the observers' budget. */
+      usage(usage, finishReason) {
+        const reason = isObject(finishReason) ? finishReason.unified : finishReason;
+        const data = asJson({ input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: typeof reason === 'string' ? reason : undefined });
+        if (isObject(usage)) record({ kind: 'custom', name: 'model_usage', data });
         const n = totalTokens(usage);
         if (n && observers) observers.recordTokens(n);
       },
@@ -138,5 +146,5 @@ function makeLoopCapture(wasm, lib) {
     };
   }
 
-  return { loopCapture, asJson, count, callable };
+  return { loopCapture, asJson, count, callable, shown };
 }

@@ -28,6 +28,8 @@ export interface ObserveMastraOptions<Input extends readonly unknown[], Output e
   recorder?: TrajectoryRecorder;
   /** Stop the run (a Mastra tripwire) on an assessment of this severity (default: never). */
   stopOn?: StopOnSeverity;
+  /** The agent's name in run_started (default 'mastra'). */
+  agent?: string;
   /** Your own input processors: kept, ours runs after them. */
   inputProcessors?: Input;
   /** Your own output processors: kept, ours runs before them. */

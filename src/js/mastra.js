@@ -17,12 +17,15 @@
 function makeMastra(wasm, lib) {
   const { fail, why, isArray, isObject } = lib;
   const { loopCapture } = lib.loops;
-  const OPTIONS = ['observers', 'recorder', 'stopOn', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
+  const OPTIONS = ['observers', 'recorder', 'stopOn', 'agent', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
   const ID = 'agent-trajectories';
 
   const processors = (v, where) => {
     if (v === undefined) return [];
     if (!isArray(v)) throw fail('INVALID_ARGUMENT', `${where} must be an array of processors, got ${why(v)}`);
+    v.forEach((p, i) => {
+      if (!isObject(p) || typeof p.id !== 'string') throw fail('INVALID_ARGUMENT', `${where}[${i}] must be a Mastra processor (an object with an id), got ${why(p)}`);
+    });
     return v;
   };
   const systemText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
@@ -50,7 +53,7 @@ function makeMastra(wasm, lib) {
     const started = new Set(); // tool_started recorded, by call id
     let modelError;
 
-    const start = (args) => cap.start('mastra', args?.model?.modelId);
+    const start = (args) => cap.start(o.agent ?? 'mastra', args?.model?.modelId);
     // Records the tool calls of every finished step not yet recorded, in order.
     const settle = (steps) => {
       if (!isArray(steps)) return;
@@ -103,7 +106,7 @@ function makeMastra(wasm, lib) {
         start(args);
         const calls = (isArray(args?.toolCalls) ? args.toolCalls : []).map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.args }));
         cap.assistant(typeof args?.text === 'string' ? args.text : '', calls);
-        cap.tokens(args?.usage);
+        cap.usage(args?.usage, args?.finishReason);
         for (const c of calls) {
           cap.toolStarted(c.toolCallId, c.toolName, c.input);
           started.add(c.toolCallId);

@@ -36,7 +36,7 @@ test('generateText: after the same call failed three times, the next model call 
   for (const c of loop.calls.slice(i)) assert.equal(c[0].text.match(/Trajectory Assessment/g)?.length, 1);
   t.diagnostic(`report: the prompt after the stall: ${JSON.stringify(message.text)}`);
   assert.equal(loop.userPrepares, loop.calls.length, 'your prepareStep ran before every call');
-  assert.equal(loop.userSteps, loop.steps, 'your onStepFinish ran after every step');
+  assert.equal(loop.userSteps, loop.steps, 'your onStepEnd ran after every step');
   assert.equal(loop.steps, 7, 'without stopOn the loop runs to the model\'s answer');
 });
 
@@ -113,15 +113,42 @@ test('bad options are refused with coded errors naming the option', () => {
   refused(() => observeAISdk({ stopOn: { severity: 'warning', times: 0 } }), /stopOn.times/);
   refused(() => observeAISdk({ stopOn: { severity: 'warning', tims: 2 } }), /tims.*times/);
   refused(() => observeAISdk({ recorder: {} }), /recorder must be a TrajectoryRecorder/);
+  refused(() => observeAISdk({ recorder: { record() {} } }), /recorder must be a TrajectoryRecorder, got a sink \(wrap it: new TrajectoryRecorder\(sink\)\)/);
+  refused(() => observeAISdk({ maxSteps: Number.NaN }), /maxSteps must be a whole number from 1, got NaN/);
+  refused(() => observeAISdk({ stopOn: 'fatal' }), /got "fatal"/);
+  refused(() => observeAISdk({ tools: 5 }), /tools must be your tool set/);
+  refused(() => observeAISdk({ agent: '' }), /agent must be the agent's name/);
   refused(() => observeAISdk({ prepareStep: 1 }), /prepareStep must be a function/);
   refused(() => trajectoryMiddleware({}), /recorder must be a TrajectoryRecorder/);
   refused(() => trajectoryMiddleware({ recorder: null, rec: 1 }), /rec.*recorder/);
 });
 
-test('a callback of yours that throws fails the loop with CALLBACK_FAILED and your error as cause', async () => {
-  const mine = new Error('mine');
-  const settings = observeAISdk({ onStepFinish: () => { throw mine; } });
-  await assert.rejects(settings.onStepFinish({ content: [] }), (e) => e.code === 'CALLBACK_FAILED' && e.cause === mine && /your onStepFinish/.test(e.message));
+test('the inline spread type-checks and runs (generateText, streamText with your own onStepEnd, unannotated)', { skip: !s }, async () => {
+  assert.deepEqual(await s.inlineSpreads(), { generated: 3, streamed: 3, toolCalls: 2 });
+});
+
+test('your onStepEnd throws: the AI SDK would ignore it, so the loop fails at its next step with CALLBACK_FAILED, your error as cause, and run_ended records it', { skip: !s }, async () => {
+  const run = await s.failingLoop('callback');
+  assert.equal(run.error?.code, 'CALLBACK_FAILED');
+  assert.ok(run.error.cause instanceof RangeError && run.error.cause.message === 'my bug');
+  assert.match(run.error.message, /your onStepEnd threw: my bug/);
+  assert.equal(run.calls, 2, 'no model call after the failure');
+  const records = parseTrajectoryJsonl(run.lines.join('\n'));
+  assert.equal(records[0].payload.identity.agent, 'booker');
+  assert.deepEqual(records.at(-1).payload.outcome, { status: 'error', reason: 'error', message: run.error.message, error_code: 'CALLBACK_FAILED' });
+  assert.equal(records.filter((r) => r.payload.kind === 'tool_ended').length, 2, 'both steps kept');
+});
+
+test('the model fails: the loop rejects with its error, and the records end with model_error and run_ended error', { skip: !s }, async () => {
+  const run = await s.failingLoop('model');
+  assert.match(String(run.error?.message), /provider is down/);
+  const records = parseTrajectoryJsonl(run.lines.join('\n'));
+  const k = records.map((r) => r.payload.kind);
+  assert.deepEqual(k.slice(-2), ['custom', 'run_ended']);
+  assert.equal(records.at(-2).payload.name, 'model_error');
+  assert.equal(records.at(-1).payload.outcome.status, 'error');
+  assert.match(records.at(-1).payload.outcome.message, /provider is down/);
+  assert.ok(k.includes('tool_ended'), 'the first step is kept');
 });
 
 test('the settings are one run\'s: a second run through them fails at its first step with INVALID_ARGUMENT, and the first run\'s records stay whole', async () => {
@@ -141,5 +168,5 @@ test('the settings are one run\'s: a second run through them fails at its first 
     return true;
   });
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'run_ended']);
 });

@@ -22,12 +22,14 @@ const seen = (prompt: readonly PromptMessage[]): Seen =>
     return { role: m.role, text };
   });
 
-/** A model that calls `book` with the same arguments on every step, until `answerAt` calls (then it answers). */
-function repeatingModel(calls: Seen[], answerAt: number): MockLanguageModelV4 {
-  const answer = (n: number): GenerateResult =>
-    n < answerAt
+/** A model that calls `book` with the same arguments on every step, until `answerAt` calls (then it answers); call `failAt` throws. */
+function repeatingModel(calls: Seen[], answerAt: number, failAt = 0): MockLanguageModelV4 {
+  const answer = (n: number): GenerateResult => {
+    if (n === failAt) throw new Error('the provider is down');
+    return n < answerAt
       ? { content: [{ type: 'tool-call', toolCallId: `call-${n}`, toolName: 'book', input: JSON.stringify({ city: 'Lisbon' }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] }
       : { content: [{ type: 'text', text: 'Could not book.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+  };
   return new MockLanguageModelV4({
     doGenerate: async ({ prompt }) => {
       calls.push(seen(prompt));
@@ -81,7 +83,7 @@ function setUp(stopOn?: Severity | { severity: Severity; times: number }) {
       counts.userPrepares += 1;
       return stepNumber === 0 ? { toolChoice: 'auto' as const } : undefined;
     },
-    onStepFinish: (step: StepResult<typeof tools>) => {
+    onStepEnd: (step: StepResult<typeof tools>) => {
       counts.userSteps += step.toolCalls.length >= 0 ? 1 : 0;
     },
   });
@@ -132,4 +134,50 @@ export async function middlewareCalls(): Promise<{ generate: string[]; stream: s
     out[mode] = sink.lines();
   }
   return out;
+}
+
+/** The README's inline spreads type-check as written (no variable, no annotations), and run. */
+export async function inlineSpreads(): Promise<{ generated: number; streamed: number; toolCalls: number }> {
+  let toolCalls = 0;
+  const generated = await generateText({ model: repeatingModel([], 3), prompt: 'Book Lisbon.', tools, ...observeAISdk({ stopOn: 'warning', tools }) });
+  const streamed = streamText({
+    model: repeatingModel([], 3),
+    prompt: 'Book Lisbon.',
+    tools,
+    stopWhen: stepCountIs(5),
+    ...observeAISdk({
+      onStepEnd: (step) => {
+        toolCalls += step.toolCalls.length;
+      },
+    }),
+  });
+  await streamed.text;
+  return { generated: generated.steps.length, streamed: (await streamed.steps).length, toolCalls };
+}
+
+/** A loop where your onStepEnd throws at the second step, or the model fails at its second call. */
+export async function failingLoop(what: 'callback' | 'model'): Promise<{ error: unknown; lines: string[]; calls: number }> {
+  const calls: Seen[] = [];
+  const sink = new JsonlSink();
+  const recorder = new TrajectoryRecorder(sink, { runId: `failing-${what}` });
+  let error: unknown;
+  try {
+    await generateText({
+      model: repeatingModel(calls, 7, what === 'model' ? 2 : 0),
+      prompt: 'Book Lisbon.',
+      tools,
+      stopWhen: stepCountIs(6),
+      ...observeAISdk({
+        recorder,
+        agent: 'booker',
+        onStepEnd: ({ stepNumber }) => {
+          if (what === 'callback' && stepNumber === 1) throw new RangeError('my bug');
+        },
+      }),
+    });
+  } catch (e) {
+    error = e;
+  }
+  await recorder.flush();
+  return { error, lines: sink.lines(), calls: calls.length };
 }

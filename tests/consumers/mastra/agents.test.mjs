@@ -172,5 +172,5 @@ test('the processors are one run\'s: a second run through them fails at its firs
   const first = sink.lines();
   await assert.rejects(agent.generate('hi again', settings), /observeMastra: these settings already observed a run; call observeMastra\(\) once per run/);
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'run_ended']);
 });
