@@ -105,7 +105,18 @@ import { join } from 'node:path';
 import { makeGenerate, installFastPaths } from './generate.js';
 // import.meta.url is empty where a bundler turns this module into CommonJS
 // (esbuild --format=cjs); __dirname is the bundle's folder there.
-glue.initSync({ module: readFileSync(import.meta.url ? new URL('./agent_trajectories_bg.wasm', import.meta.url) : \`\${__dirname}/agent_trajectories_bg.wasm\`) });
+const wasmFile = import.meta.url ? new URL('./agent_trajectories_bg.wasm', import.meta.url) : \`\${__dirname}/agent_trajectories_bg.wasm\`;
+let wasmBytes;
+try {
+  wasmBytes = readFileSync(wasmFile);
+} catch (e) {
+  // Most often a bundle without the .wasm copied beside it.
+  const err = new Error(\`agent-trajectories: cannot read its WebAssembly module (\${e.code ?? e.message}: \${wasmFile}); a bundle needs agent_trajectories_bg.wasm copied beside it\`, { cause: e });
+  err.name = 'AgentTrajectoriesError';
+  err.code = 'NOT_INITIALIZED';
+  throw err;
+}
+glue.initSync({ module: wasmBytes });
 installFastPaths(glue.ObserverPipeline);
 ${wire((n) => `glue.${n}`, nodeImportAi)}
 export const { ${generated.join(', ')} } = generate;

@@ -238,7 +238,10 @@ impl TrajectoryRecorder {
 
     /// A recorder for a child run: same sink and clock, its own seq space
     /// from 0, `parentRunId` set to this run and `depth` one deeper.
-    pub fn child(&self, #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: Option<JsValue>) -> JsResult<TrajectoryRecorder> {
+    pub fn child(
+        &self,
+        #[wasm_bindgen(js_name = runId, unchecked_optional_param_type = "string")] run_id: Option<JsValue>,
+    ) -> JsResult<TrajectoryRecorder> {
         let run_id = match run_id {
             Some(v) if !v.is_undefined() && !v.is_null() => Some(non_empty_run_id(&v).js()?),
             _ => None,

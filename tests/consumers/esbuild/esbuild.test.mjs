@@ -53,6 +53,11 @@ for (const [name, entry, format] of [['ESM', 'node-app.mjs', 'esm'], ['CommonJS'
     assert.equal(seen.records, 1);
     assert.equal(seen.writeArtifacts, 'function');
     assert.match(seen.error, /^INVALID_ARGUMENT: .*npm install ai.*agent-trajectories\/ai/);
+    // Without the .wasm beside it, the bundle says what is missing and where.
+    rmSync(join(out, 'agent_trajectories_bg.wasm'));
+    const missing = spawnSync(process.execPath, [file], { cwd: app.dir, encoding: 'utf8', timeout: 60_000 });
+    assert.notEqual(missing.status, 0);
+    assert.match(missing.stderr, /cannot read its WebAssembly module \(ENOENT: .*agent_trajectories_bg\.wasm\); a bundle needs agent_trajectories_bg\.wasm copied beside it/);
   });
 }
 

@@ -40,6 +40,8 @@ const payload: TrajectoryPayload = { kind: 'run_started', identity: { run_id: 'r
 const seq: number = rec.record(payload);
 const child: TrajectoryRecorder = rec.child('sub');
 child.record({ kind: 'tool_started', tool_call_id: 'c1', tool_name: 'ls', args: { dir: '/' } });
+const unnamed: TrajectoryRecorder = rec.child(); // the run id is optional, as the README shows
+unnamed.free();
 await rec.flush();
 new TrajectoryRecorder(asyncSink).record({ kind: 'turn_started' });
 
