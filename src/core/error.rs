@@ -175,6 +175,23 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A serde_json error about data that came from a JS object, in JS terms:
 /// no "line 1 column 70" (of a JSON text the caller never saw), no Rust
 /// type names (`u64`, `struct Budget`, `sequence`).
+/// [`plain_serde`] of an error reading `text` (one line of JSON), with the
+/// key whose value it is about: `"repeatThreshold: invalid value: ..."`.
+/// serde_json names no field, but its column ends at the bad value, and the
+/// last `"key":` before it is that value's key.
+pub fn serde_error_in(text: &str, e: &serde_json::Error) -> String {
+    let message = plain_serde(e);
+    if message.starts_with("unknown option") || e.line() != 1 {
+        return message; // names its key already / not the one-line text we wrote
+    }
+    let before = text.get(..e.column().min(text.len())).unwrap_or_default();
+    let key = before.rfind("\":").and_then(|end| before[..end].rfind('"').map(|start| &before[start + 1..end]));
+    match key {
+        Some(k) if !k.is_empty() => format!("{k}: {message}"),
+        _ => message,
+    }
+}
+
 pub fn plain_serde(e: &serde_json::Error) -> String {
     let mut m = e.to_string();
     if let Some(at) = m.rfind(" at line ") {
@@ -211,6 +228,10 @@ pub fn plain_serde(e: &serde_json::Error) -> String {
         let end = m[at..].find([',', ';']).map_or(m.len(), |i| at + i);
         m.replace_range(at..end, "expected an object");
     }
+    // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
+    for n in ["NaN", "Infinity", "-Infinity"] {
+        m = m.replace(&format!("invalid type: string \"{n}\""), &format!("invalid value: the number {n}"));
+    }
     m.replace('`', "\"")
 }
 
@@ -238,6 +259,23 @@ mod tests {
         }
         let e = serde_json::from_str::<Opts>(r#"{"windw":1}"#).unwrap_err();
         assert_eq!(plain_serde(&e), "unknown option \"windw\"; did you mean \"window\"? (valid: window, targetWindow)");
+    }
+
+    #[test]
+    fn serde_errors_name_the_key_of_the_bad_value() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Stall {
+            #[serde(default)]
+            window: u32,
+            #[serde(default)]
+            repeat_threshold: u32,
+        }
+        let read = |text: &str| serde_error_in(text, &serde_json::from_str::<Stall>(text).unwrap_err());
+        assert_eq!(read(r#"{"window":8,"repeatThreshold":-1}"#), "repeatThreshold: invalid value: the number -1, expected a whole number");
+        assert_eq!(read(r#"{"window":"Infinity"}"#), "window: invalid value: the number Infinity, expected a whole number");
+        assert_eq!(read(r#"{"windw":8}"#), "unknown option \"windw\"; did you mean \"window\"? (valid: window, repeatThreshold)");
     }
 
     #[test]

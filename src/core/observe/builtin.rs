@@ -29,8 +29,11 @@ fn options<T: serde::de::DeserializeOwned + Default>(v: Option<&Value>, who: &st
     match v {
         None | Some(Value::Null) => Ok(T::default()),
         // Through text: a single (str) instantiation of each derived impl keeps the module small.
-        Some(v) => serde_json::from_str(&v.to_string())
-            .map_err(|e| Error::invalid_argument(format!("{who}: options: {}", crate::core::error::plain_serde(&e)))),
+        Some(v) => {
+            let text = v.to_string();
+            serde_json::from_str(&text)
+                .map_err(|e| Error::invalid_argument(format!("{who}: options: {}", crate::core::error::serde_error_in(&text, &e))))
+        }
     }
 }
 
