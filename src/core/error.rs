@@ -172,9 +172,6 @@ impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A serde_json error about data that came from a JS object, in JS terms:
-/// no "line 1 column 70" (of a JSON text the caller never saw), no Rust
-/// type names (`u64`, `struct Budget`, `sequence`).
 /// [`plain_serde`] of an error reading `text` (one line of JSON), with the
 /// key whose value it is about: `"repeatThreshold: invalid value: ..."`.
 /// serde_json names no field, but its column ends at the bad value, and the
@@ -192,6 +189,9 @@ pub fn serde_error_in(text: &str, e: &serde_json::Error) -> String {
     }
 }
 
+/// A serde_json error about data that came from a JS object, in JS terms:
+/// no "line 1 column 70" (of a JSON text the caller never saw), no Rust
+/// type names (`u64`, `struct Budget`, `sequence`).
 pub fn plain_serde(e: &serde_json::Error) -> String {
     let mut m = e.to_string();
     if let Some(at) = m.rfind(" at line ") {
