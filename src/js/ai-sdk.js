@@ -9,7 +9,7 @@
 // Inlined into generate.js.
 function makeAISdk(wasm, lib) {
   const { fail, why, guarded, isObject, isArray } = lib;
-  const { loopCapture, asJson, count, callable, shown } = lib.loops;
+  const { loopCapture, asJson, callable, shown, assistantParts, usageData } = lib.loops;
 
   function textOf(instructions) {
     if (typeof instructions === 'string') return instructions;
@@ -166,10 +166,9 @@ function makeAISdk(wasm, lib) {
       }
     };
     const answered = (text, calls, usage, finishReason) => {
-      const parts = [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parseInput(c.input) }))];
+      const parts = assistantParts(text, calls, parseInput);
       recorder.record({ kind: 'message_appended', message: { role: 'assistant', content: parts.length ? parts : '' } });
-      const data = { input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: isObject(finishReason) ? finishReason.unified : finishReason };
-      recorder.record({ kind: 'custom', name: 'model_usage', data: asJson(data) });
+      recorder.record({ kind: 'custom', name: 'model_usage', data: usageData(usage, finishReason) });
     };
     const failed = (e) => {
       recorder.record({ kind: 'custom', name: 'model_error', data: { message: why(e) } });

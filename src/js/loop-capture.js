@@ -25,6 +25,16 @@ function makeLoopCapture(wasm, lib) {
   };
   // A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
   const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
+  // An assistant step as message parts: its text, then its tool calls (`input` reads a call's input).
+  const assistantParts = (text, calls, input) => [
+    ...(text ? [{ type: 'text', text }] : []),
+    ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: input(c.input) })),
+  ];
+  // A model call's usage as the `custom` model_usage record's data.
+  const usageData = (usage, finishReason) => {
+    const reason = isObject(finishReason) ? finishReason.unified : finishReason;
+    return asJson({ input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: typeof reason === 'string' ? reason : undefined });
+  };
   const callable = (v, where) => {
     if (v !== undefined && typeof v !== 'function') throw fail('INVALID_ARGUMENT', `${where} must be a function, got ${v === null ? 'null' : typeof v}`);
     return v;
@@ -109,14 +119,12 @@ function makeLoopCapture(wasm, lib) {
       },
       /** The assistant's step: its text and tool calls ({ toolCallId, toolName, input }). */
       assistant(text, calls) {
-        const parts = [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: asJson(c.input) ?? {} }))];
+        const parts = assistantParts(text, calls, (input) => asJson(input) ?? {});
         if (parts.length) record({ kind: 'message_appended', message: { role: 'assistant', content: parts } });
       },
       /** A model call's usage: a `custom` model_usage record (as trajectoryMiddleware writes it), and its tokens to the observers' budget. */
       usage(usage, finishReason) {
-        const reason = isObject(finishReason) ? finishReason.unified : finishReason;
-        const data = asJson({ input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: typeof reason === 'string' ? reason : undefined });
-        if (isObject(usage)) record({ kind: 'custom', name: 'model_usage', data });
+        if (isObject(usage)) record({ kind: 'custom', name: 'model_usage', data: usageData(usage, finishReason) });
         const n = totalTokens(usage);
         if (n && observers) observers.recordTokens(n);
       },
@@ -146,5 +154,5 @@ function makeLoopCapture(wasm, lib) {
     };
   }
 
-  return { loopCapture, asJson, count, callable, shown };
+  return { loopCapture, asJson, callable, shown, assistantParts, usageData };
 }
