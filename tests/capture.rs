@@ -172,6 +172,33 @@ fn jsonl_tolerates_crlf_and_trailing_newline_and_names_bad_lines() {
     assert!(e.message.contains("unknown variant `nope`"), "{}", e.message);
 }
 
+#[test]
+fn payload_errors_name_the_field() {
+    let read = |payload: &str| {
+        let text = format!(r#"{{"seq":0,"recorded_at_unix_ms":1,"payload":{payload}}}"#);
+        TrajectoryRecord::from_json(&text).map_err(|e| (e.code, e.message))
+    };
+    let bad = |payload: &str, says: &str| {
+        let (code, message) = read(payload).unwrap_err();
+        assert_eq!(code, ErrorCode::InvalidRecord, "{message}");
+        assert!(message.contains(says), "{payload}: {message}");
+    };
+    bad(r#"{"kind":"tool_ended","tool_call_id":"x","is_error":false}"#, "missing field `tool_name`");
+    bad(r#"{"kind":"tool_ended","tool_call_id":7,"tool_name":"t","is_error":false}"#, "tool_call_id: invalid type: a number, expected a string");
+    bad(r#"{"kind":"iteration_started","iteration":9007199254740992}"#, "iteration: 9007199254740992 is past the largest exact JS integer");
+    bad(r#"{"kind":"iteration_started","iteration":1.5}"#, "iteration: invalid value: the number 1.5, expected a whole number");
+    bad(r#"{"kind":"iteration_completed","iteration":1,"decision":"tools","tools":["a",2],"failed":false}"#, "tools[1]: invalid type: a number");
+    bad(r#"{"kind":"message_appended","message":{"role":"robot","content":""}}"#, "message: unknown role");
+    bad(r#"{"kind":"run_ended","outcome":5}"#, "outcome: outcome must be an object");
+    bad(r#"{"tool_name":"t"}"#, "missing field `kind`");
+    bad(r#"[1]"#, "payload: invalid type: an array, expected an object");
+    // Absent lists, values and options read as empty; unknown keys are ignored.
+    let p = read(r#"{"kind":"tool_started","tool_call_id":"c","tool_name":"t","extra":1}"#).unwrap().payload;
+    assert_eq!(p, Payload::ToolStarted { tool_call_id: "c".into(), tool_name: "t".into(), args: serde_json::Value::Null });
+    let p = read(r#"{"kind":"turn_started","turn_index":null}"#).unwrap().payload;
+    assert_eq!(p, Payload::TurnStarted { turn_index: None });
+}
+
 fn arb_json() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),

@@ -1,20 +1,18 @@
 //! Payloads: what happened, tagged by `kind`.
 //!
-//! Written as `{"kind": "tool_started", ...fields}`. serde's derive for such
-//! internally tagged enums buffers every value into an intermediate
-//! `Content` tree, which measured ~80 KB of the wasm module. So `Payload`
-//! derives only `Serialize` with the tag; reading goes through an
-//! externally tagged twin (`{"tool_started": {...}}`) that serde reads
-//! directly. One macro writes both from the same variant list, so they
-//! cannot drift apart.
+//! Written as `{"kind": "tool_started", ...fields}` by serde's derive.
+//! Read by hand, field by field, from a `serde_json::Value`: serde's derive
+//! for internally tagged enums buffers every value into an intermediate
+//! tree (~80 KB of the wasm module), and even an externally tagged twin
+//! derived per variant cost ~17 KB gzip. One macro writes the enum and its
+//! reader from the same variant list, so they cannot drift apart.
 
-use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::record::{EndedOutcome, GateAllow, RunIdentity};
-use crate::core::message::ModelMessage;
+use crate::core::message::{kind_of, ModelMessage};
+use crate::core::number::MAX_SAFE_INTEGER;
 use crate::core::observe::Assessment;
 
 macro_rules! payloads {
@@ -32,24 +30,29 @@ macro_rules! payloads {
             $( $(#[$vmeta])* #[serde(rename = $kind)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
         }
 
-        /// The externally tagged twin that reading goes through.
-        #[derive(Deserialize)]
-        enum ByKind {
-            $( #[serde(rename = $kind)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
-        }
-
-        impl From<ByKind> for Payload {
-            fn from(p: ByKind) -> Payload {
-                match p {
-                    $( ByKind::$variant { $($field),* } => Payload::$variant { $($field),* }, )*
-                }
-            }
-        }
-
         impl Payload {
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( Payload::$variant { .. } => $kind, )*
+                }
+            }
+
+            /// Reads `{"kind": K, ...fields}`. Keys it does not know are
+            /// ignored (a newer writer's extra fields); an error names the field.
+            pub fn from_object(mut obj: Map<String, Value>) -> Result<Payload, String> {
+                let kind = match obj.remove("kind") {
+                    Some(Value::String(k)) => k,
+                    Some(other) => return Err(format!("kind: invalid type: {}, expected a string", kind_of(&other))),
+                    None => return Err("missing field `kind`".into()),
+                };
+                match kind.as_str() {
+                    $( $kind => Ok(Payload::$variant {
+                        $( $field: ReadField::read(obj.remove(stringify!($field)), stringify!($field))?, )*
+                    }), )*
+                    other => Err(format!(
+                        "unknown variant `{other}`, expected one of {}",
+                        [$( concat!("`", $kind, "`") ),*].join(", ")
+                    )),
                 }
             }
         }
@@ -62,22 +65,20 @@ payloads! {
     }
     RunEnded = "run_ended" {
         outcome: EndedOutcome,
-        #[serde(default)]
         new_messages: Vec<ModelMessage>,
     }
     TurnStarted = "turn_started" {
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         turn_index: Option<u64>,
     }
     TurnEnded = "turn_ended" {
         assistant: ModelMessage,
         /// The tool messages answering the assistant's tool calls, in order.
-        #[serde(default)]
         tool_results: Vec<ModelMessage>,
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         turn_index: Option<u64>,
         /// The step a generated turn worked on.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         step_id: Option<String>,
     }
     /// Which step a generated turn works on, and how it was chosen
@@ -85,13 +86,12 @@ payloads! {
     /// `candidates`: `[{ stepId, score, reasons? }]`). Kept as JSON data:
     /// typed readers for them cost more module size than they are worth.
     StepSelected = "step_selected" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         turn_index: u64,
         step_id: Option<String>,
         method: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         candidates: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         ranker_error: Option<String>,
     }
     MessageAppended = "message_appended" {
@@ -100,90 +100,71 @@ payloads! {
     ToolStarted = "tool_started" {
         tool_call_id: String,
         tool_name: String,
-        #[serde(default)]
         args: Value,
     }
     ToolEnded = "tool_ended" {
         tool_call_id: String,
         tool_name: String,
-        #[serde(default)]
         result: Value,
         is_error: bool,
     }
     ProviderRequestPrepared = "provider_request_prepared" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         model_id: Option<String>,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         system_prompt_chars: u64,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         message_count: u64,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         tool_count: u64,
-        #[serde(default)]
         tools: Vec<String>,
     }
     ContextTransformApplied = "context_transform_applied" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugin: String,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         before_count: u64,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         after_count: u64,
     }
     ToolGateApplied = "tool_gate_applied" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugin: String,
         /// A yes/no, or the tool names let through; absent when the gate
         /// left the set unchanged.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         allow: Option<GateAllow>,
     }
     ToolGateConflictResolved = "tool_gate_conflict_resolved" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         plugins: Vec<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         chosen_plugin: Option<String>,
         allow: GateAllow,
         reason: String,
     }
     OutputTokensEscalation = "output_tokens_escalation" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         attempt: u64,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         prev_cap: u64,
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         new_cap: u64,
     }
     /// An observer's assessment after tool call `call_index`, evidence
     /// included; `turn_index` when a generated run injected it into a turn.
     AssessmentProduced = "assessment_produced" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         call_index: u64,
         assessment: Assessment,
         /// The generated turn whose agent call was shown this assessment.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         turn_index: Option<u64>,
     }
     /// A background run began iteration `iteration` (from 0).
     IterationStarted = "iteration_started" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
     }
     /// A background iteration ended: what the model decided (`tools`,
     /// `text`, `retry` or `error`), the tools it called, whether it failed.
     IterationCompleted = "iteration_completed" {
-        #[serde(deserialize_with = "crate::core::number::safe_u64")]
         iteration: u64,
         decision: String,
-        #[serde(default)]
         tools: Vec<String>,
         failed: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     }
     /// How a background run ended: `completed`, `abandoned` or `failed`, and why.
@@ -194,23 +175,122 @@ payloads! {
     /// A harness's own event: a name and any JSON data.
     Custom = "custom" {
         name: String,
-        #[serde(default)]
         data: Value,
     }
 }
 
 impl<'de> Deserialize<'de> for Payload {
-    /// Reads `{"kind": K, ...}` as `{K: {"kind": K, ...}}` through [`ByKind`]
-    /// (the extra `kind` field is ignored there). Needs a serde_json
-    /// deserializer, which every reader in this crate is.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Kind {
-            kind: String,
+        match Value::deserialize(d)? {
+            Value::Object(obj) => Payload::from_object(obj).map_err(serde::de::Error::custom),
+            other => Err(serde::de::Error::custom(format_args!("payload: invalid type: {}, expected an object", kind_of(&other)))),
         }
-        let raw = Box::<RawValue>::deserialize(d)?;
-        let Kind { kind } = serde_json::from_str(raw.get()).map_err(D::Error::custom)?;
-        let tagged = format!("{{{}:{}}}", Value::String(kind), raw.get());
-        serde_json::from_str::<ByKind>(&tagged).map(Payload::from).map_err(D::Error::custom)
+    }
+}
+
+/// One payload field read from its JSON value (`None` when the key is
+/// absent); `key` names it in the error. Lists and `Value`s may be absent
+/// (empty / null), options may be absent or null, the rest is required.
+trait ReadField: Sized {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String>;
+}
+
+fn required(v: Option<Value>, key: &str) -> Result<Value, String> {
+    v.ok_or_else(|| format!("missing field `{key}`"))
+}
+
+fn wrong(v: &Value, key: &str, expected: &str) -> String {
+    format!("{key}: invalid type: {}, expected {expected}", kind_of(v))
+}
+
+impl ReadField for String {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        match required(v, key)? {
+            Value::String(s) => Ok(s),
+            other => Err(wrong(&other, key, "a string")),
+        }
+    }
+}
+
+impl ReadField for bool {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        match required(v, key)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(wrong(&other, key, "a boolean")),
+        }
+    }
+}
+
+/// Counts and indices: whole numbers a JS number holds exactly.
+impl ReadField for u64 {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        match required(v, key)? {
+            Value::Number(n) => match n.as_u64() {
+                Some(n) if n <= MAX_SAFE_INTEGER => Ok(n),
+                Some(n) => Err(format!("{key}: {n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")),
+                None => Err(format!("{key}: invalid value: the number {n}, expected a whole number")),
+            },
+            other => Err(wrong(&other, key, "a whole number")),
+        }
+    }
+}
+
+impl ReadField for Value {
+    fn read(v: Option<Value>, _key: &str) -> Result<Self, String> {
+        Ok(v.unwrap_or(Value::Null))
+    }
+}
+
+impl<T: ReadField> ReadField for Option<T> {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            v => T::read(v, key).map(Some),
+        }
+    }
+}
+
+impl<T: ReadField> ReadField for Vec<T> {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        match v {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items.into_iter().enumerate().map(|(i, item)| T::read(Some(item), &format!("{key}[{i}]"))).collect(),
+            Some(other) => Err(wrong(&other, key, "an array")),
+        }
+    }
+}
+
+impl ReadField for ModelMessage {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        ModelMessage::from_value(&required(v, key)?).map_err(|e| format!("{key}: {}", e.message))
+    }
+}
+
+impl ReadField for EndedOutcome {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        EndedOutcome::from_value(required(v, key)?).map_err(|e| format!("{key}: {e}"))
+    }
+}
+
+impl ReadField for GateAllow {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        GateAllow::from_value(required(v, key)?).map_err(|e| format!("{key}: {e}"))
+    }
+}
+
+/// Through text, so the derived impl exists once (for str) in the module.
+fn derived<T: serde::de::DeserializeOwned>(v: Option<Value>, key: &str) -> Result<T, String> {
+    serde_json::from_str(&required(v, key)?.to_string()).map_err(|e| format!("{key}: {}", crate::core::error::plain_serde(&e)))
+}
+
+impl ReadField for RunIdentity {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        derived(v, key)
+    }
+}
+
+impl ReadField for Assessment {
+    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
+        derived(v, key)
     }
 }

@@ -77,19 +77,28 @@ impl Serialize for EndedOutcome {
     }
 }
 
+impl EndedOutcome {
+    /// A string is a label; an object, the structured outcome.
+    pub fn from_value(v: Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::String(l) => Ok(EndedOutcome::Label(l)),
+            // Through text, so RunOutcome's derived impl exists once (for str) in the module.
+            v @ Value::Object(_) => {
+                serde_json::from_str(&v.to_string()).map(EndedOutcome::Structured).map_err(|e| crate::core::error::plain_serde(&e))
+            }
+            other => Err(format!(
+                "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
+                crate::core::message::kind_of(&other)
+            )),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for EndedOutcome {
     // Through `Value`, not `#[serde(untagged)]`: untagged enums instantiate
     // serde's buffering machinery, which costs far more module size.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::String(l) => Ok(EndedOutcome::Label(l)),
-            // Through text, so RunOutcome's derived impl exists once (for str) in the module.
-            v @ Value::Object(_) => serde_json::from_str(&v.to_string()).map(EndedOutcome::Structured).map_err(serde::de::Error::custom),
-            other => Err(serde::de::Error::custom(format_args!(
-                "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
-                crate::core::message::kind_of(&other)
-            ))),
-        }
+        EndedOutcome::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -110,27 +119,28 @@ impl Serialize for GateAllow {
     }
 }
 
-impl<'de> Deserialize<'de> for GateAllow {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        match Value::deserialize(d)? {
+impl GateAllow {
+    /// A boolean is a decision; a list, the tool names let through.
+    pub fn from_value(v: Value) -> std::result::Result<Self, String> {
+        match v {
             Value::Bool(b) => Ok(GateAllow::Decision(b)),
             Value::Array(items) => items
                 .into_iter()
                 .enumerate()
                 .map(|(i, v)| match v {
                     Value::String(s) => Ok(s),
-                    other => Err(serde::de::Error::custom(format_args!(
-                        "allow[{i}] must be a tool name (a string), got {}",
-                        crate::core::message::kind_of(&other)
-                    ))),
+                    other => Err(format!("allow[{i}] must be a tool name (a string), got {}", crate::core::message::kind_of(&other))),
                 })
                 .collect::<std::result::Result<_, _>>()
                 .map(GateAllow::Tools),
-            other => Err(serde::de::Error::custom(format_args!(
-                "allow must be a boolean or a list of tool names, got {}",
-                crate::core::message::kind_of(&other)
-            ))),
+            other => Err(format!("allow must be a boolean or a list of tool names, got {}", crate::core::message::kind_of(&other))),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for GateAllow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        GateAllow::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
