@@ -5,7 +5,7 @@
 
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::observe::{
-    Assessment, Budget, Builtin, CurrentAssessment, Observer, Outcome, Pipeline, Placement, Severity, Slot, ToolCallInput, Trigger,
+    Assessment, Budget, Builtin, CurrentAssessment, Observer, Outcome, Pipeline, PipelineSnapshot, Placement, Severity, Slot, ToolCallInput, Trigger,
 };
 use agent_trajectories::core::ErrorCode;
 use serde_json::{json, Value};
@@ -303,7 +303,7 @@ fn snapshot_restore_continues_exactly_as_the_original() {
     }
     // Through JSON text, as a host would store it.
     let text = serde_json::to_string(&a.snapshot()).unwrap();
-    let mut b = Pipeline::restore(serde_json::from_str(&text).unwrap(), mixed()).unwrap();
+    let mut b = Pipeline::restore(PipelineSnapshot::from_json(&text).unwrap(), mixed()).unwrap();
     assert_eq!(b.snapshot(), a.snapshot());
     for i in 37..120 {
         let (x, y) = (a.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap(), b.record_tool_call(script(i), i as f64 * 1500.0, ext).unwrap());
@@ -439,7 +439,7 @@ fn snapshots_survive_a_trip_through_js_and_counters_saturate() {
     // JS writes 1.0 back as 1: still the same options.
     let text = serde_json::to_string(&p.snapshot()).unwrap().replace("\"cautionThreshold\":1.0", "\"cautionThreshold\":1");
     assert!(text.contains("\"cautionThreshold\":1,"), "{text}");
-    assert!(Pipeline::restore(serde_json::from_str(&text).unwrap(), slots()).is_ok());
+    assert!(Pipeline::restore(PipelineSnapshot::from_json(&text).unwrap(), slots()).is_ok());
     // Counters restored at 2^53 - 1 stay there instead of passing it.
     let mut snap = p.snapshot();
     snap.observers[0].calls_since_run = Some(9_007_199_254_740_991);
@@ -447,5 +447,5 @@ fn snapshots_survive_a_trip_through_js_and_counters_saturate() {
     let mut q = Pipeline::restore(snap, slots()).unwrap();
     run(&mut q, vec![ok("b", json!({})), ok("c", json!({}))]);
     let again = serde_json::to_string(&q.snapshot()).unwrap();
-    assert!(Pipeline::restore(serde_json::from_str(&again).unwrap(), slots()).is_ok(), "{again}");
+    assert!(Pipeline::restore(PipelineSnapshot::from_json(&again).unwrap(), slots()).is_ok(), "{again}");
 }

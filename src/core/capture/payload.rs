@@ -1,19 +1,20 @@
 //! Payloads: what happened, tagged by `kind`.
 //!
 //! Written as `{"kind": "tool_started", ...fields}` by serde's derive.
-//! Read by hand, field by field, from a `serde_json::Value`: serde's derive
-//! for internally tagged enums buffers every value into an intermediate
-//! tree (~80 KB of the wasm module), and even an externally tagged twin
-//! derived per variant cost ~17 KB gzip. One macro writes the enum and its
-//! reader from the same variant list, so they cannot drift apart.
+//! Read by hand, field by field, from a `serde_json::Value` (see
+//! [`crate::core::read`]): serde's derive for internally tagged enums
+//! buffers every value into an intermediate tree (~80 KB of the wasm
+//! module), and even an externally tagged twin derived per variant cost
+//! ~9 KB gzip. One macro writes the enum and its reader from the same
+//! variant list, so they cannot drift apart.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::record::{EndedOutcome, GateAllow, RunIdentity};
 use crate::core::message::{kind_of, ModelMessage};
-use crate::core::number::MAX_SAFE_INTEGER;
 use crate::core::observe::Assessment;
+use crate::core::read::{field, present, At, FromJson};
 
 macro_rules! payloads {
     ($(
@@ -47,7 +48,7 @@ macro_rules! payloads {
                 };
                 match kind.as_str() {
                     $( $kind => Ok(Payload::$variant {
-                        $( $field: ReadField::read(obj.remove(stringify!($field)), stringify!($field))?, )*
+                        $( $field: field(&mut obj, stringify!($field), &At::Root(""))?, )*
                     }), )*
                     other => Err(format!(
                         "unknown variant `{other}`, expected one of {}",
@@ -188,109 +189,20 @@ impl<'de> Deserialize<'de> for Payload {
     }
 }
 
-/// One payload field read from its JSON value (`None` when the key is
-/// absent); `key` names it in the error. Lists and `Value`s may be absent
-/// (empty / null), options may be absent or null, the rest is required.
-trait ReadField: Sized {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String>;
-}
-
-fn required(v: Option<Value>, key: &str) -> Result<Value, String> {
-    v.ok_or_else(|| format!("missing field `{key}`"))
-}
-
-fn wrong(v: &Value, key: &str, expected: &str) -> String {
-    format!("{key}: invalid type: {}, expected {expected}", kind_of(v))
-}
-
-impl ReadField for String {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        match required(v, key)? {
-            Value::String(s) => Ok(s),
-            other => Err(wrong(&other, key, "a string")),
-        }
+impl FromJson for ModelMessage {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        ModelMessage::from_value(&present(v, at)?).map_err(|e| format!("{at}: {}", e.message))
     }
 }
 
-impl ReadField for bool {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        match required(v, key)? {
-            Value::Bool(b) => Ok(b),
-            other => Err(wrong(&other, key, "a boolean")),
-        }
+impl FromJson for EndedOutcome {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        EndedOutcome::from_value(present(v, at)?).map_err(|e| format!("{at}: {e}"))
     }
 }
 
-/// Counts and indices: whole numbers a JS number holds exactly.
-impl ReadField for u64 {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        match required(v, key)? {
-            Value::Number(n) => match n.as_u64() {
-                Some(n) if n <= MAX_SAFE_INTEGER => Ok(n),
-                Some(n) => Err(format!("{key}: {n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")),
-                None => Err(format!("{key}: invalid value: the number {n}, expected a whole number")),
-            },
-            other => Err(wrong(&other, key, "a whole number")),
-        }
-    }
-}
-
-impl ReadField for Value {
-    fn read(v: Option<Value>, _key: &str) -> Result<Self, String> {
-        Ok(v.unwrap_or(Value::Null))
-    }
-}
-
-impl<T: ReadField> ReadField for Option<T> {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        match v {
-            None | Some(Value::Null) => Ok(None),
-            v => T::read(v, key).map(Some),
-        }
-    }
-}
-
-impl<T: ReadField> ReadField for Vec<T> {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        match v {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items.into_iter().enumerate().map(|(i, item)| T::read(Some(item), &format!("{key}[{i}]"))).collect(),
-            Some(other) => Err(wrong(&other, key, "an array")),
-        }
-    }
-}
-
-impl ReadField for ModelMessage {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        ModelMessage::from_value(&required(v, key)?).map_err(|e| format!("{key}: {}", e.message))
-    }
-}
-
-impl ReadField for EndedOutcome {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        EndedOutcome::from_value(required(v, key)?).map_err(|e| format!("{key}: {e}"))
-    }
-}
-
-impl ReadField for GateAllow {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        GateAllow::from_value(required(v, key)?).map_err(|e| format!("{key}: {e}"))
-    }
-}
-
-/// Through text, so the derived impl exists once (for str) in the module.
-fn derived<T: serde::de::DeserializeOwned>(v: Option<Value>, key: &str) -> Result<T, String> {
-    serde_json::from_str(&required(v, key)?.to_string()).map_err(|e| format!("{key}: {}", crate::core::error::plain_serde(&e)))
-}
-
-impl ReadField for RunIdentity {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        derived(v, key)
-    }
-}
-
-impl ReadField for Assessment {
-    fn read(v: Option<Value>, key: &str) -> Result<Self, String> {
-        derived(v, key)
+impl FromJson for GateAllow {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        GateAllow::from_value(present(v, at)?).map_err(|e| format!("{at}: {e}"))
     }
 }

@@ -225,3 +225,5 @@ pub fn check_version(v: Option<&Value>) -> Result<()> {
         )),
     }
 }
+
+from_json_struct!(RunIdentity { run_id: "run_id", parent_run_id: "parent_run_id", agent: "agent", model_id: "model_id" });

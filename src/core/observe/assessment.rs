@@ -22,7 +22,7 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observation {
     pub category: String,
     pub description: String,
@@ -31,7 +31,7 @@ pub struct Observation {
 }
 
 /// What one observer concluded after one tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Assessment {
     pub observer_name: String,
@@ -84,7 +84,7 @@ impl Assessment {
 }
 
 /// Every assessment produced after one tool call. Overwritten, never appended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CurrentAssessment {
     pub assessments: Vec<Assessment>,
@@ -111,6 +111,18 @@ impl CurrentAssessment {
         current_call_index.saturating_sub(self.call_index) > max_age_calls
     }
 }
+
+from_json_enum!(Severity, "info, caution or warning" { "info" => Info, "caution" => Caution, "warning" => Warning });
+from_json_struct!(Observation { category: "category", description: "description", evidence: "evidence" });
+from_json_struct!(Assessment {
+    observer_name: "observerName",
+    summary: "summary",
+    observations: "observations",
+    suggestions: "suggestions",
+    severity: "severity" = default,
+    timestamp: "timestamp",
+});
+from_json_struct!(CurrentAssessment { assessments: "assessments", generated_at: "generatedAt", call_index: "callIndex" });
 
 #[cfg(test)]
 mod tests {

@@ -36,3 +36,11 @@ impl Budget {
         Ok(())
     }
 }
+
+from_json_struct!(Budget {
+    deadline: "deadline",
+    elapsed_seconds: "elapsedSeconds",
+    max_tokens: "maxTokens",
+    tokens_used: "tokensUsed",
+    max_tool_calls: "maxToolCalls",
+});

@@ -160,12 +160,17 @@ impl Builtin {
     }
 
     pub fn restore_state(&mut self, text: &str, who: &str) -> Result<()> {
-        let bad = |e: serde_json::Error| Error::invalid_argument(format!("{who}: snapshot state: {e}"));
+        if let Builtin::Resources(_) = self {
+            return Ok(());
+        }
+        let v: Value = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("{who}: snapshot state: {e}")))?;
+        let bad = |e: String| Error::invalid_argument(format!("{who}: snapshot state: {e}"));
+        use crate::core::read::read;
         match self {
             Builtin::Resources(_) => {}
-            Builtin::Stall(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
-            Builtin::ErrorCascade(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
-            Builtin::Drift(_, s) => *s = serde_json::from_str(text).map_err(bad)?,
+            Builtin::Stall(_, s) => *s = read(v, "state").map_err(bad)?,
+            Builtin::ErrorCascade(_, s) => *s = read(v, "state").map_err(bad)?,
+            Builtin::Drift(_, s) => *s = read(v, "state").map_err(bad)?,
         }
         Ok(())
     }

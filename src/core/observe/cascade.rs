@@ -28,7 +28,7 @@ impl Default for CascadeConfig {
 const MAX_GROUPS: usize = 8;
 const MAX_INDEXES: usize = 10;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 struct Group {
     key: Fp,
     message: String,
@@ -37,7 +37,7 @@ struct Group {
     calls: VecDeque<u64>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CascadeState {
     run_start: u64,
     run_len: u64,
@@ -107,3 +107,6 @@ impl CascadeState {
         })
     }
 }
+
+from_json_struct!(Group { key: "key", message: "message", count: "count", calls: "calls" });
+from_json_struct!(CascadeState { run_start: "run_start", run_len: "run_len", last: "last", groups: "groups", escalation: "escalation" });

@@ -52,7 +52,7 @@ impl DriftConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DriftState {
     /// (call index, path, outside the scope)
     recent: VecDeque<(u64, Rc<str>, bool)>,
@@ -97,3 +97,5 @@ impl DriftState {
         })
     }
 }
+
+from_json_struct!(DriftState { recent: "recent", outside: "outside", escalation: "escalation" });

@@ -5,12 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::assessment::{Assessment, Severity};
 use super::Outcome;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Escalation {
     /// problem key -> (times reported, newest call index reported as evidence)
     problems: BTreeMap<u64, (u32, u64)>,
@@ -106,6 +106,8 @@ pub fn ordinal(n: u32) -> String {
 pub fn note(times: u32) -> Option<String> {
     (times > 1).then(|| format!("This is the {} report of this problem in a row; escalated to {}.", ordinal(times), level(times).as_str()))
 }
+
+from_json_struct!(Escalation { problems: "problems" = default });
 
 #[cfg(test)]
 mod tests {

@@ -79,7 +79,7 @@ pub type FpBuild = std::hash::BuildHasherDefault<FpHasher>;
 /// Top-level params keys that name the file or resource a call works on.
 const PATH_KEYS: [&str; 9] = ["path", "file_path", "filePath", "file", "filename", "target_file", "notebook_path", "dir", "directory"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileOp {
     Read,
@@ -365,6 +365,8 @@ pub fn normalize_error(msg: &str) -> String {
     }
     out
 }
+
+from_json_enum!(FileOp, "read, write or other" { "read" => Read, "write" => Write, "other" => Other });
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
 use crate::core::error::{Error, Result};
@@ -20,7 +20,7 @@ pub struct ToolCallInput {
     pub error_message: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     pub tool_name: Rc<str>,
@@ -44,15 +44,8 @@ impl Serialize for Fp {
     }
 }
 
-impl<'de> Deserialize<'de> for Fp {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        u64::from_str_radix(&s, 16).map(Fp).map_err(serde::de::Error::custom)
-    }
-}
-
 /// What detectors compare one call by; computed once per call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallFacts {
     pub call_index: u64,
@@ -226,5 +219,34 @@ impl ToolLog {
             return 0.0;
         }
         recent.iter().filter(|r| !r.success).count() as f64 / recent.len() as f64
+    }
+}
+
+from_json_struct!(ToolCallRecord {
+    tool_name: "toolName",
+    params_summary: "paramsSummary",
+    success: "success",
+    error_message: "errorMessage",
+    timestamp: "timestamp",
+    call_index: "callIndex",
+});
+from_json_struct!(CallFacts {
+    call_index: "callIndex",
+    tool_name: "toolName",
+    summary: "summary",
+    call_fp: "callFp",
+    outcome_fp: "outcomeFp",
+    success: "success",
+    error: "error",
+    target_fp: "targetFp",
+    path: "path",
+    path_fp: "pathFp",
+    op: "op",
+});
+
+impl crate::core::read::FromJson for Fp {
+    fn from_json(v: Option<serde_json::Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
+        let s = <String as crate::core::read::FromJson>::from_json(v, at)?;
+        u64::from_str_radix(&s, 16).map(Fp).map_err(|_| format!("{at}: {s:?} is not a fingerprint (16 hex digits)"))
     }
 }

@@ -3,7 +3,7 @@
 //! (`push_call`, `run_builtin` / the host's own observers, `conclude`) so a
 //! host can run JS observers between them without holding any borrow.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -67,7 +67,7 @@ pub struct Pipeline {
     started_at: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObserverSnapshot {
     pub observer: String,
@@ -107,14 +107,8 @@ impl Serialize for RawJson {
     }
 }
 
-impl<'de> Deserialize<'de> for RawJson {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(RawJson)
-    }
-}
-
 /// Every slice of a pipeline, JSON-safe.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PipelineSnapshot {
     pub schema: String,
@@ -134,30 +128,25 @@ impl PipelineSnapshot {
     /// version this build reads) before its shape, so a foreign object gets
     /// a clear error.
     pub fn from_json(text: &str) -> Result<PipelineSnapshot> {
-        #[derive(Deserialize)]
-        struct Header {
-            schema: Option<Value>,
-            version: Option<Value>,
-        }
-        let header: Header = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))?;
-        let schema = header.schema.as_ref().and_then(Value::as_str);
+        let v: Value = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))?;
+        let schema = v.get("schema").and_then(Value::as_str);
         if schema != Some(SNAPSHOT_SCHEMA) {
             return Err(Error::invalid_argument(format!(
                 "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA:?})",
                 schema.map_or("missing".to_owned(), |s| format!("{s:?}"))
             )));
         }
-        let version = header.version.as_ref().and_then(Value::as_u64);
+        let version = v.get("version").and_then(Value::as_u64);
         if version != Some(u64::from(SNAPSHOT_VERSION)) {
             return Err(Error::new(
                 ErrorCode::UnsupportedSchemaVersion,
                 format!(
                     "observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads",
-                    header.version.as_ref().map_or("(missing)".to_owned(), Value::to_string)
+                    v.get("version").map_or("(missing)".to_owned(), Value::to_string)
                 ),
             ));
         }
-        serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))
+        crate::core::read::read(v, "snapshot").map_err(Error::invalid_argument)
     }
 }
 
@@ -496,4 +485,23 @@ fn check_max_age(n: u64) -> Result<()> {
         return Err(Error::invalid_argument(format!("maxAgeCalls must be at most {}, got {n}", crate::core::number::MAX_SAFE_INTEGER)));
     }
     Ok(())
+}
+
+from_json_struct!(PipelineSnapshot {
+    schema: "schema",
+    version: "version",
+    started_at: "startedAt",
+    max_age_calls: "maxAgeCalls",
+    log: "log",
+    state: "state",
+    budget: "budget",
+    current: "current",
+    observers: "observers",
+});
+from_json_struct!(ObserverSnapshot { observer: "observer", name: "name", state: "state", options: "options", calls_since_run: "callsSinceRun" });
+
+impl crate::core::read::FromJson for RawJson {
+    fn from_json(v: Option<Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
+        Ok(RawJson::new(crate::core::read::present(v, at)?.to_string()))
+    }
 }

@@ -48,7 +48,7 @@ impl Default for StallConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StallState {
     window: VecDeque<CallFacts>,
     escalation: Escalation,
@@ -332,6 +332,15 @@ impl StallState {
     }
 }
 
+impl crate::core::read::FromJson for StallState {
+    /// The tally is derived from the window: rebuilt at the next call.
+    fn from_json(v: Option<serde_json::Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
+        use crate::core::read::{field, object};
+        let mut obj = object(v, at)?;
+        Ok(StallState { window: field(&mut obj, "window", at)?, escalation: field(&mut obj, "escalation", at)?, tally: Tally::default() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,7 +399,7 @@ mod tests {
         for c in &all[..30] {
             live.on_call(&cfg, c);
         }
-        let mut restored: StallState = serde_json::from_str(&serde_json::to_string(&live).unwrap()).unwrap();
+        let mut restored: StallState = crate::core::read::read(serde_json::to_value(&live).unwrap(), "state").unwrap();
         assert!(!restored.tally.built);
         let keys = |s: &StallState| s.problems(&cfg).iter().map(|p| p.key).collect::<Vec<_>>();
         for c in &all[30..] {

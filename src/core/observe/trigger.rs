@@ -21,7 +21,7 @@ pub struct Trigger {
 
 /// Counters shared by every observer, as the observer spec has them; any
 /// assessment resets `tool_calls_since_assessment`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObserverState {
     #[serde(deserialize_with = "crate::core::number::safe_u64")]
@@ -83,6 +83,13 @@ fn positive_int(v: &Value, who: &str, key: &str) -> Result<u64> {
         _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {v}"))),
     }
 }
+
+from_json_struct!(ObserverState {
+    tool_calls_since_assessment: "toolCallsSinceAssessment",
+    last_assessment_time: "lastAssessmentTime",
+    last_assessment_call_index: "lastAssessmentCallIndex",
+    total_assessments: "totalAssessments",
+});
 
 #[cfg(test)]
 mod tests {

@@ -328,7 +328,9 @@ impl ToolObservers for JsObservers {
         let text = self.context.call0(&self.object).map_err(|e| from_callback("observers.context", &e))?;
         let Some(text) = text.as_string().filter(|s| !s.is_empty()) else { return Ok(None) };
         let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
-        let current: CurrentAssessment = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
+        let current: serde_json::Value = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
+        let current: CurrentAssessment =
+            crate::core::read::read(current, "observers.current()").map_err(|e| Error::new(ErrorCode::CallbackFailed, e))?;
         Ok(Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments }))
     }
 

@@ -134,7 +134,7 @@ impl ObserverPipeline {
             if let Some(o) = v.as_object_mut() {
                 o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
             }
-            serde_json::from_str(&v.to_string()).map(Some).map_err(|e| {
+            crate::core::read::read(v, "").map(Some).map_err(|e| {
                 Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name))
             })
         };

@@ -1,0 +1,280 @@
+//! Reading typed values out of parsed JSON, by hand.
+//!
+//! serde's derived `Deserialize` is instantiated per type (and per
+//! deserializer), and measured the largest share of the wasm module: the
+//! payloads' readers ~9 KB gzip, the observer snapshot's ~15 KB. These
+//! readers walk a `serde_json::Value` instead, one small function per type,
+//! and their errors name the path in the user's words
+//! (`log[3].toolName: invalid type: a number, expected a string`).
+//!
+//! They are lenient where a newer or older writer may differ: unknown keys
+//! are ignored, an absent list reads as empty, an absent option or `Value`
+//! as none / null. Everything else absent is a "missing field" error.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use super::message::kind_of;
+use super::number::MAX_SAFE_INTEGER;
+
+/// Where a value sits, for errors: `observers[1].state.window[0].op`.
+#[derive(Clone, Copy)]
+pub enum At<'a> {
+    /// The value read (`""` when errors should start at its keys).
+    Root(&'a str),
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Root(name) => f.write_str(name),
+            At::Key(At::Root(""), key) => f.write_str(key),
+            At::Key(parent, key) => write!(f, "{parent}.{key}"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
+/// A type read from JSON; `v` is `None` when its key is absent.
+pub trait FromJson: Sized {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String>;
+}
+
+/// Reads the whole of `v`; errors start with `root` (or at its keys when `root` is `""`).
+pub fn read<T: FromJson>(v: Value, root: &str) -> Result<T, String> {
+    T::from_json(Some(v), &At::Root(root))
+}
+
+pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
+    v.ok_or_else(|| format!("missing field `{at}`"))
+}
+
+pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
+    format!("{at}: invalid type: {}, expected {expected}", kind_of(v))
+}
+
+pub fn object(v: Option<Value>, at: &At) -> Result<Map<String, Value>, String> {
+    match present(v, at)? {
+        Value::Object(obj) => Ok(obj),
+        other => Err(wrong(&other, at, "an object")),
+    }
+}
+
+/// `obj[key]` read as a `T` (and taken out of `obj`).
+pub fn field<T: FromJson>(obj: &mut Map<String, Value>, key: &str, at: &At) -> Result<T, String> {
+    T::from_json(obj.remove(key), &At::Key(at, key))
+}
+
+/// `obj[key]`, or `T::default()` when absent.
+pub fn field_or_default<T: FromJson + Default>(obj: &mut Map<String, Value>, key: &str, at: &At) -> Result<T, String> {
+    match obj.remove(key) {
+        None => Ok(T::default()),
+        v => T::from_json(v, &At::Key(at, key)),
+    }
+}
+
+/// `impl FromJson` for a struct from its fields' JSON keys; a field written
+/// `key = default` takes its `Default` when absent.
+macro_rules! from_json_struct {
+    ($ty:ident { $( $field:ident : $key:literal $(= $default:ident)? ),* $(,)? }) => {
+        impl $crate::core::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
+                let mut obj = $crate::core::read::object(v, at)?;
+                Ok($ty { $( $field: from_json_struct!(@field obj, $key, at $(, $default)?), )* })
+            }
+        }
+    };
+    (@field $obj:ident, $key:literal, $at:ident) => { $crate::core::read::field(&mut $obj, $key, $at)? };
+    (@field $obj:ident, $key:literal, $at:ident, default) => { $crate::core::read::field_or_default(&mut $obj, $key, $at)? };
+}
+
+/// `impl FromJson` for a fieldless enum written as strings.
+macro_rules! from_json_enum {
+    ($ty:ident, $expected:literal { $( $name:literal => $variant:ident ),* $(,)? }) => {
+        impl $crate::core::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
+                match $crate::core::read::present(v, at)? {
+                    $( serde_json::Value::String(s) if s == $name => Ok($ty::$variant), )*
+                    serde_json::Value::String(s) => Err(format!("{at}: unknown value {s:?}, expected {}", $expected)),
+                    other => Err($crate::core::read::wrong(&other, at, $expected)),
+                }
+            }
+        }
+    };
+}
+
+impl FromJson for String {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        match present(v, at)? {
+            Value::String(s) => Ok(s),
+            other => Err(wrong(&other, at, "a string")),
+        }
+    }
+}
+
+impl FromJson for Rc<str> {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        String::from_json(v, at).map(Rc::from)
+    }
+}
+
+impl FromJson for bool {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        match present(v, at)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(wrong(&other, at, "a boolean")),
+        }
+    }
+}
+
+impl FromJson for f64 {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        match present(v, at)? {
+            Value::Number(n) => Ok(n.as_f64().unwrap_or(f64::NAN)),
+            other => Err(wrong(&other, at, "a number")),
+        }
+    }
+}
+
+/// Whole numbers a JS number holds exactly (at most 2^53 − 1).
+impl FromJson for u64 {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        match present(v, at)? {
+            Value::Number(n) => match n.as_u64() {
+                Some(n) if n <= MAX_SAFE_INTEGER => Ok(n),
+                Some(n) => Err(format!("{at}: {n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")),
+                None => Err(format!("{at}: invalid value: the number {n}, expected a whole number")),
+            },
+            other => Err(wrong(&other, at, "a whole number")),
+        }
+    }
+}
+
+impl FromJson for u32 {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        let n = u64::from_json(v, at)?;
+        u32::try_from(n).map_err(|_| format!("{at}: {n} is too large (at most {})", u32::MAX))
+    }
+}
+
+impl FromJson for usize {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        let n = u64::from_json(v, at)?;
+        usize::try_from(n).map_err(|_| format!("{at}: {n} is too large"))
+    }
+}
+
+impl FromJson for Value {
+    fn from_json(v: Option<Value>, _at: &At) -> Result<Self, String> {
+        Ok(v.unwrap_or(Value::Null))
+    }
+}
+
+impl<T: FromJson> FromJson for Option<T> {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            v => T::from_json(v, at).map(Some),
+        }
+    }
+}
+
+fn items(v: Option<Value>, at: &At) -> Result<Vec<Value>, String> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(wrong(&other, at, "an array")),
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        items(v, at)?.into_iter().enumerate().map(|(i, item)| T::from_json(Some(item), &At::Index(at, i))).collect()
+    }
+}
+
+impl<T: FromJson> FromJson for VecDeque<T> {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        Vec::from_json(v, at).map(VecDeque::from)
+    }
+}
+
+/// A tuple is written as an array of its items.
+fn tuple(v: Option<Value>, at: &At, n: usize) -> Result<std::vec::IntoIter<Value>, String> {
+    let v = present(v, at)?;
+    match v {
+        Value::Array(items) if items.len() == n => Ok(items.into_iter()),
+        other => Err(wrong(&other, at, &format!("an array of {n} items"))),
+    }
+}
+
+impl<A: FromJson, B: FromJson> FromJson for (A, B) {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        let mut it = tuple(v, at, 2)?;
+        Ok((A::from_json(it.next(), &At::Index(at, 0))?, B::from_json(it.next(), &At::Index(at, 1))?))
+    }
+}
+
+impl<A: FromJson, B: FromJson, C: FromJson> FromJson for (A, B, C) {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        let mut it = tuple(v, at, 3)?;
+        Ok((A::from_json(it.next(), &At::Index(at, 0))?, B::from_json(it.next(), &At::Index(at, 1))?, C::from_json(it.next(), &At::Index(at, 2))?))
+    }
+}
+
+/// Integer-keyed maps: JSON keys are strings of digits.
+impl<V: FromJson> FromJson for BTreeMap<u64, V> {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        let mut out = BTreeMap::new();
+        for (key, value) in object(v, at)? {
+            let here = At::Key(at, &key);
+            let k = key.parse::<u64>().map_err(|_| format!("{here}: the key must be a whole number"))?;
+            out.insert(k, V::from_json(Some(value), &here)?);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, PartialEq, Default)]
+    struct Call {
+        name: String,
+        index: u64,
+        tags: Vec<String>,
+        at: Option<f64>,
+        retries: u32,
+    }
+    from_json_struct!(Call { name: "name", index: "callIndex", tags: "tags", at: "at", retries: "retries" = default });
+
+    #[test]
+    fn reads_and_names_the_path() {
+        let c: Call = read(json!({ "name": "a", "callIndex": 3, "extra": true }), "").unwrap();
+        assert_eq!(c, Call { name: "a".into(), index: 3, ..Call::default() });
+        let bad = |v: Value| read::<Vec<Call>>(v, "log").unwrap_err();
+        assert_eq!(bad(json!([{ "name": "a", "callIndex": 1 }, { "name": 2 }])), "log[1].name: invalid type: a number, expected a string");
+        assert_eq!(bad(json!([{ "name": "a" }])), "missing field `log[0].callIndex`");
+        assert_eq!(
+            bad(json!([{ "name": "a", "callIndex": 9007199254740992u64 }])),
+            "log[0].callIndex: 9007199254740992 is past the largest exact JS integer (9007199254740991)"
+        );
+        assert_eq!(bad(json!([{ "name": "a", "callIndex": -1 }])), "log[0].callIndex: invalid value: the number -1, expected a whole number");
+        assert_eq!(
+            bad(json!([{ "name": "a", "callIndex": 1, "retries": 5000000000u64 }])),
+            "log[0].retries: 5000000000 is too large (at most 4294967295)"
+        );
+        assert_eq!(bad(json!({})), "log: invalid type: an object, expected an array");
+        let m: BTreeMap<u64, (u32, u64)> = read(json!({ "7": [1, 2] }), "problems").unwrap();
+        assert_eq!(m.get(&7), Some(&(1, 2)));
+        assert_eq!(read::<BTreeMap<u64, (u32, u64)>>(json!({ "x": [1, 2] }), "p").unwrap_err(), "p.x: the key must be a whole number");
+        assert_eq!(read::<(u32, u64)>(json!([1]), "p").unwrap_err(), "p: invalid type: an array, expected an array of 2 items");
+    }
+}
