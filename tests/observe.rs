@@ -7,6 +7,7 @@ use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::observe::{
     Assessment, Budget, Builtin, CurrentAssessment, Observer, Outcome, Pipeline, PipelineSnapshot, Placement, Severity, Slot, ToolCallInput, Trigger,
 };
+use agent_trajectories::core::read::read;
 use agent_trajectories::core::ErrorCode;
 use serde_json::{json, Value};
 
@@ -413,8 +414,15 @@ fn numbers_stay_in_range() {
     assert!(e.message.contains("at most 1000"), "{}", e.message);
     let e = Builtin::from_config("drift", Some(&json!({ "scope": ["a"], "window": 5000 })), "observers[0]").unwrap_err();
     assert!(e.message.contains("at most 1000"), "{}", e.message);
-    let budget: Result<Budget, _> = serde_json::from_value(json!({ "maxTokens": 9_007_199_254_740_992u64 }));
-    assert!(budget.is_err());
+    let budget = read::<Budget>(json!({ "maxTokens": 9_007_199_254_740_992u64 }), "budget").unwrap_err();
+    assert_eq!(budget, "budget.maxTokens: 9007199254740992 is past the largest exact JS integer (9007199254740991)");
+    let budget = read::<Budget>(json!({ "maxToken": 5 }), "").unwrap_err();
+    assert_eq!(
+        budget,
+        "unknown option \"maxToken\"; did you mean \"maxTokens\"? (valid: deadline, elapsedSeconds, maxTokens, tokensUsed, maxToolCalls)"
+    );
+    let e = Builtin::from_config("stall", Some(&json!({ "repeatThreshold": "NaN" })), "observers[0] (stall)").unwrap_err();
+    assert_eq!(e.message, "observers[0] (stall): options: repeatThreshold: invalid value: the number NaN, expected a whole number");
 }
 
 #[test]

@@ -55,7 +55,13 @@ pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
 }
 
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
-    format!("{at}: invalid type: {}, expected {expected}", kind_of(v))
+    match v {
+        // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
+        Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") && expected.contains("number") => {
+            format!("{at}: invalid value: the number {n}, expected {expected}")
+        }
+        _ => format!("{at}: invalid type: {}, expected {expected}", kind_of(v)),
+    }
 }
 
 pub fn object(v: Option<Value>, at: &At) -> Result<Map<String, Value>, String> {
@@ -91,6 +97,36 @@ macro_rules! from_json_struct {
     };
     (@field $obj:ident, $key:literal, $at:ident) => { $crate::core::read::field(&mut $obj, $key, $at)? };
     (@field $obj:ident, $key:literal, $at:ident, default) => { $crate::core::read::field_or_default(&mut $obj, $key, $at)? };
+}
+
+/// `impl FromJson` for an options object: every key optional (an absent
+/// one keeps the type's `Default`), an unknown key refused naming the
+/// nearest valid one.
+macro_rules! from_json_options {
+    ($ty:ident { $( $field:ident : $key:literal ),* $(,)? }) => {
+        impl $crate::core::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
+                let mut obj = $crate::core::read::object(v, at)?;
+                $crate::core::read::known_keys(&obj, &[$($key),*], at)?;
+                let mut out = <$ty as Default>::default();
+                $( if let Some(v) = obj.remove($key) {
+                    out.$field = $crate::core::read::FromJson::from_json(Some(v), &$crate::core::read::At::Key(at, $key))?;
+                } )*
+                Ok(out)
+            }
+        }
+    };
+}
+
+/// Refuses a key of `obj` that is not in `allowed`, naming the nearest.
+pub fn known_keys(obj: &Map<String, Value>, allowed: &[&str], at: &At) -> Result<(), String> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => {
+            let message = super::options::unknown_key_message(key, allowed, &at.to_string());
+            Err(message.trim_start_matches(": ").to_owned())
+        }
+    }
 }
 
 /// `impl FromJson` for a fieldless enum written as strings.

@@ -88,6 +88,13 @@ pub(crate) fn options_from_js<T: DeserializeOwned>(value: &JsValue, what: &str) 
     serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("{what}: {}", crate::core::error::serde_error_in(&text, &e))))
 }
 
+/// An options object read by its hand reader ([`crate::core::read`]);
+/// errors start with `what` (`"budget: maxTokens: ..."`).
+pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what: &str) -> Result<T, Error> {
+    let v: serde_json::Value = options_from_js(value, what)?;
+    crate::core::read::read(v, "").map_err(|e| Error::invalid_argument(format!("{what}: {e}")))
+}
+
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     let text = json_of(value, what)?;

@@ -1,23 +1,23 @@
 //! Resource constraints the host declares and updates.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::core::error::{Error, Result};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Budget {
     /// Milliseconds since the epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<f64>,
     /// Seconds already spent; when absent, time since the pipeline started (injected clock).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens_used: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_calls: Option<u64>,
 }
 
@@ -37,7 +37,7 @@ impl Budget {
     }
 }
 
-from_json_struct!(Budget {
+from_json_options!(Budget {
     deadline: "deadline",
     elapsed_seconds: "elapsedSeconds",
     max_tokens: "maxTokens",

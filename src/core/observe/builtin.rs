@@ -1,5 +1,6 @@
 //! The built-in observers by name, each with its options and its state.
 
+use crate::core::read::{read, FromJson};
 use serde_json::Value;
 
 use super::budget::Budget;
@@ -25,15 +26,10 @@ pub enum Builtin {
     Drift(DriftConfig, DriftState),
 }
 
-fn options<T: serde::de::DeserializeOwned + Default>(v: Option<&Value>, who: &str) -> Result<T> {
+fn options<T: FromJson + Default>(v: Option<&Value>, who: &str) -> Result<T> {
     match v {
         None | Some(Value::Null) => Ok(T::default()),
-        // Through text: a single (str) instantiation of each derived impl keeps the module small.
-        Some(v) => {
-            let text = v.to_string();
-            serde_json::from_str(&text)
-                .map_err(|e| Error::invalid_argument(format!("{who}: options: {}", crate::core::error::serde_error_in(&text, &e))))
-        }
+        Some(v) => read(v.clone(), "").map_err(|e| Error::invalid_argument(format!("{who}: options: {e}"))),
     }
 }
 
@@ -137,8 +133,8 @@ impl Builtin {
     /// Whether `saved` (options as a snapshot kept them, maybe after a trip
     /// through JS, where `1.0` comes back as `1`) are the options in force.
     pub fn same_options(&self, saved: &str) -> bool {
-        fn same<T: serde::de::DeserializeOwned + PartialEq>(saved: &str, now: &T) -> bool {
-            serde_json::from_str::<T>(saved).is_ok_and(|s| s == *now)
+        fn same<T: FromJson + PartialEq>(saved: &str, now: &T) -> bool {
+            serde_json::from_str::<Value>(saved).is_ok_and(|v| read::<T>(v, "").is_ok_and(|s| s == *now))
         }
         match self {
             Builtin::Resources(c) => same(saved, c),
@@ -165,7 +161,6 @@ impl Builtin {
         }
         let v: Value = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("{who}: snapshot state: {e}")))?;
         let bad = |e: String| Error::invalid_argument(format!("{who}: snapshot state: {e}"));
-        use crate::core::read::read;
         match self {
             Builtin::Resources(_) => {}
             Builtin::Stall(_, s) => *s = read(v, "state").map_err(bad)?,

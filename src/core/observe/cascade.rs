@@ -4,15 +4,16 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::{CallFacts, Fp};
 use super::Outcome;
+use crate::core::number::MAX_SAFE_INTEGER;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CascadeConfig {
     pub name: String,
     /// Consecutive failures that make a cascade.
@@ -56,7 +57,8 @@ impl CascadeState {
         if self.run_len == 0 {
             self.run_start = facts.call_index;
         }
-        self.run_len += 1;
+        // Saturates: a snapshot holds only integers a JS number keeps exact.
+        self.run_len = (self.run_len + 1).min(MAX_SAFE_INTEGER);
         self.last = facts.call_index;
         let pos = match self.groups.iter().position(|g| g.key == facts.outcome_fp) {
             Some(p) => p,
@@ -69,7 +71,7 @@ impl CascadeState {
             None => self.groups.len() - 1,
         };
         let g = &mut self.groups[pos];
-        g.count += 1;
+        g.count = (g.count + 1).min(MAX_SAFE_INTEGER);
         if g.calls.len() == MAX_INDEXES {
             g.calls.pop_front();
         }
@@ -110,3 +112,5 @@ impl CascadeState {
 
 from_json_struct!(Group { key: "key", message: "message", count: "count", calls: "calls" });
 from_json_struct!(CascadeState { run_start: "run_start", run_len: "run_len", last: "last", groups: "groups", escalation: "escalation" });
+
+from_json_options!(CascadeConfig { name: "name", threshold: "threshold" });

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
@@ -12,8 +12,8 @@ use super::log::CallFacts;
 use super::Outcome;
 use crate::core::error::{Error, Result};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DriftConfig {
     pub name: String,
     /// The task's paths or path prefixes. Required.
@@ -99,3 +99,5 @@ impl DriftState {
 }
 
 from_json_struct!(DriftState { recent: "recent", outside: "outside", escalation: "escalation" });
+
+from_json_options!(DriftConfig { name: "name", scope: "scope", window: "window", threshold: "threshold" });

@@ -51,7 +51,7 @@ impl Escalation {
         for (i, s) in seen.iter().enumerate() {
             let entry = self.problems.entry(s.key).or_insert((0, 0));
             if entry.0 == 0 || s.latest > entry.1 {
-                entry.0 += 1;
+                entry.0 = entry.0.saturating_add(1);
                 entry.1 = s.latest;
                 reported.push((i, entry.0));
             }

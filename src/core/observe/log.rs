@@ -26,7 +26,7 @@ pub struct ToolCallRecord {
     pub tool_name: Rc<str>,
     pub params_summary: Rc<str>,
     pub success: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
     /// Milliseconds since the epoch, from the injected clock.
     pub timestamp: f64,
@@ -57,11 +57,11 @@ pub struct CallFacts {
     /// 0 for success, else the normalised error's hash.
     pub outcome_fp: Fp,
     pub success: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Rc<str>>,
     /// Tool name + (path, or canonical params when there is no path).
     pub target_fp: Fp,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Rc<str>>,
     /// Hash of `path` (0 without one): compared instead of the text.
     pub path_fp: Fp,

@@ -76,11 +76,11 @@ pub struct ObserverSnapshot {
     pub state: RawJson,
     /// The options the state was built under; a restore must use the same.
     /// Absent in snapshots of earlier builds (then not compared).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<RawJson>,
     /// Calls since this observer last ran. Absent in snapshots of earlier
     /// builds, which counted calls since any assessment instead.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::core::number::safe_u64_opt")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub calls_since_run: Option<u64>,
 }
 
@@ -114,7 +114,6 @@ pub struct PipelineSnapshot {
     pub schema: String,
     pub version: u32,
     pub started_at: f64,
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub max_age_calls: u64,
     pub log: Vec<ToolCallRecord>,
     pub state: ObserverState,

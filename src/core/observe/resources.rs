@@ -1,13 +1,13 @@
 //! ResourceObserver: remaining time, tokens and tool calls in plain words,
 //! with severity from the scarcest constraint.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::assessment::{Assessment, Severity};
 use super::budget::Budget;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourcesConfig {
     pub name: String,
     /// Remaining fraction at or below which the severity is caution.
@@ -137,6 +137,8 @@ pub fn percent(part: u64, whole: u64) -> u64 {
     let up = 2 * r > whole || (2 * r == whole && q % 2 == 1);
     (q + u128::from(up)) as u64
 }
+
+from_json_options!(ResourcesConfig { name: "name", caution_threshold: "cautionThreshold", warning_threshold: "warningThreshold" });
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
@@ -17,8 +17,8 @@ use super::fingerprint::{mix, FileOp, FpBuild};
 use super::log::CallFacts;
 use super::Outcome;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StallConfig {
     pub name: String,
     /// Calls the detector looks back over.
@@ -340,6 +340,16 @@ impl crate::core::read::FromJson for StallState {
         Ok(StallState { window: field(&mut obj, "window", at)?, escalation: field(&mut obj, "escalation", at)?, tally: Tally::default() })
     }
 }
+
+from_json_options!(StallConfig {
+    name: "name",
+    window: "window",
+    polling_tools: "pollingTools",
+    repeat_threshold: "repeatThreshold",
+    failing_repeat_threshold: "failingRepeatThreshold",
+    same_target_threshold: "sameTargetThreshold",
+    target_window: "targetWindow",
+});
 
 #[cfg(test)]
 mod tests {

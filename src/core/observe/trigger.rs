@@ -24,12 +24,9 @@ pub struct Trigger {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObserverState {
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub tool_calls_since_assessment: u64,
     pub last_assessment_time: Option<f64>,
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub last_assessment_call_index: u64,
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub total_assessments: u64,
 }
 

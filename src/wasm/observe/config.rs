@@ -94,7 +94,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     }
     let budget = match opt("budget")? {
         v if v.is_undefined() || v.is_null() => Budget::default(),
-        v => options_from_js(&v, "budget")?,
+        v => crate::wasm::read_options(&v, "budget")?,
     };
     let max_age_calls = match opt("maxAgeCalls")? {
         v if v.is_undefined() => 20,

@@ -254,7 +254,7 @@ impl ObserverPipeline {
     /// Replaces the budget.
     #[wasm_bindgen(js_name = setBudget)]
     pub fn set_budget(&self, #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue) -> JsResult<()> {
-        let b = crate::wasm::options_from_js(&budget, "budget").js()?;
+        let b = crate::wasm::read_options(&budget, "budget").js()?;
         self.inner.try_borrow_mut().map_err(|_| busy())?.set_budget(b).js()
     }
 
