@@ -172,67 +172,17 @@ impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// [`plain_serde`] of an error reading `text` (one line of JSON), with the
-/// key whose value it is about: `"repeatThreshold: invalid value: ..."`.
-/// serde_json names no field, but its column ends at the bad value, and the
-/// last `"key":` before it is that value's key.
-pub fn serde_error_in(text: &str, e: &serde_json::Error) -> String {
-    let message = plain_serde(e);
-    if message.starts_with("unknown option") || e.line() != 1 {
-        return message; // names its key already / not the one-line text we wrote
-    }
-    let before = text.get(..e.column().min(text.len())).unwrap_or_default();
-    let key = before.rfind("\":").and_then(|end| before[..end].rfind('"').map(|start| &before[start + 1..end]));
-    match key {
-        Some(k) if !k.is_empty() => format!("{k}: {message}"),
-        _ => message,
-    }
-}
-
-/// A serde_json error about data that came from a JS object, in JS terms:
-/// no "line 1 column 70" (of a JSON text the caller never saw), no Rust
-/// type names (`u64`, `struct Budget`, `sequence`).
+/// A serde_json error about JSON text made from a JS value, in JS terms:
+/// no "line 1 column 70" (of a text the caller never saw), no Rust names.
+/// Typed values are read by [`crate::core::read`], whose errors name the
+/// key; what reaches serde_json is only ever read as a `Value` (or a list
+/// of raw values), so its errors are about the text's overall shape.
 pub fn plain_serde(e: &serde_json::Error) -> String {
     let mut m = e.to_string();
     if let Some(at) = m.rfind(" at line ") {
         m.truncate(at);
     }
-    // "unknown field `windw`, expected one of `name`, `window`, ..." reads
-    // as every other unknown key does, naming the nearest valid one.
-    if let Some(rest) = m.strip_prefix("unknown field `") {
-        let names: Vec<&str> = rest.split('`').skip(2).step_by(2).collect();
-        if let Some(key) = rest.split('`').next().filter(|_| !names.is_empty()) {
-            return super::options::unknown_key_message(key, &names, "").trim_start_matches(": ").to_owned();
-        }
-    }
-    for (rust, js) in [
-        ("expected u64", "expected a whole number"),
-        ("expected u32", "expected a whole number"),
-        ("expected usize", "expected a whole number"),
-        ("expected f64", "expected a number"),
-        ("expected a sequence", "expected an array"),
-        ("expected a map", "expected an object"),
-    ] {
-        m = m.replace(rust, js);
-    }
-    // A number is shown bare: "floating point `1e+300`" -> "the number 1e+300".
-    for kind in ["floating point `", "integer `"] {
-        while let Some(at) = m.find(kind) {
-            let rest = &m[at + kind.len()..];
-            let Some(close) = rest.find('`') else { break };
-            let number = rest[..close].to_owned();
-            m.replace_range(at..at + kind.len() + close + 1, &format!("the number {number}"));
-        }
-    }
-    if let Some(at) = m.find("expected struct ") {
-        let end = m[at..].find([',', ';']).map_or(m.len(), |i| at + i);
-        m.replace_range(at..end, "expected an object");
-    }
-    // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
-    for n in ["NaN", "Infinity", "-Infinity"] {
-        m = m.replace(&format!("invalid type: string \"{n}\""), &format!("invalid value: the number {n}"));
-    }
-    m.replace('`', "\"")
+    m.replace("expected a sequence", "expected an array").replace("expected a map", "expected an object").replace('`', "\"")
 }
 
 #[cfg(test)]
@@ -241,41 +191,10 @@ mod tests {
 
     #[test]
     fn serde_errors_read_in_js_terms() {
-        #[derive(Debug, serde::Deserialize)]
-        #[allow(dead_code)]
-        struct Budget {
-            max_tokens: u64,
-        }
-        let e = serde_json::from_str::<Budget>(r#"{"max_tokens":1e300}"#).unwrap_err();
-        assert_eq!(plain_serde(&e), "invalid type: the number 1e+300, expected a whole number");
-        let e = serde_json::from_str::<Budget>("null").unwrap_err();
-        assert_eq!(plain_serde(&e), "invalid type: null, expected an object");
-        #[derive(Debug, serde::Deserialize)]
-        #[serde(deny_unknown_fields, rename_all = "camelCase")]
-        #[allow(dead_code)]
-        struct Opts {
-            window: Option<u64>,
-            target_window: Option<u64>,
-        }
-        let e = serde_json::from_str::<Opts>(r#"{"windw":1}"#).unwrap_err();
-        assert_eq!(plain_serde(&e), "unknown option \"windw\"; did you mean \"window\"? (valid: window, targetWindow)");
-    }
-
-    #[test]
-    fn serde_errors_name_the_key_of_the_bad_value() {
-        #[derive(Debug, serde::Deserialize)]
-        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-        #[allow(dead_code)]
-        struct Stall {
-            #[serde(default)]
-            window: u32,
-            #[serde(default)]
-            repeat_threshold: u32,
-        }
-        let read = |text: &str| serde_error_in(text, &serde_json::from_str::<Stall>(text).unwrap_err());
-        assert_eq!(read(r#"{"window":8,"repeatThreshold":-1}"#), "repeatThreshold: invalid value: the number -1, expected a whole number");
-        assert_eq!(read(r#"{"window":"Infinity"}"#), "window: invalid value: the number Infinity, expected a whole number");
-        assert_eq!(read(r#"{"windw":8}"#), "unknown option \"windw\"; did you mean \"window\"? (valid: window, repeatThreshold)");
+        let e = serde_json::from_str::<Vec<serde_json::Value>>(r#"{"a":1}"#).unwrap_err();
+        assert_eq!(plain_serde(&e), "invalid type: map, expected an array");
+        let e = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        assert_eq!(plain_serde(&e), "EOF while parsing an object");
     }
 
     #[test]

@@ -4,8 +4,6 @@
 //! refused above [`MAX_SAFE_INTEGER`] where it enters, never wrapped or
 //! rounded later, and arithmetic on such values is checked.
 
-use serde::{Deserialize, Deserializer};
-
 use super::error::{Error, Result};
 
 /// `Number.MAX_SAFE_INTEGER`.
@@ -48,22 +46,6 @@ pub fn show(n: f64) -> String {
     serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// serde: a `u64` field that refuses values past [`MAX_SAFE_INTEGER`].
-pub fn safe_u64<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
-    let n = u64::deserialize(d)?;
-    if n > MAX_SAFE_INTEGER {
-        return Err(serde::de::Error::custom(format_args!("{n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")));
-    }
-    Ok(n)
-}
-
-/// serde: an optional `u64` field that refuses values past [`MAX_SAFE_INTEGER`].
-pub fn safe_u64_opt<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u64>, D::Error> {
-    #[derive(Deserialize)]
-    struct Safe(#[serde(deserialize_with = "safe_u64")] u64);
-    Ok(Option::<Safe>::deserialize(d)?.map(|Safe(n)| n))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,17 +62,5 @@ mod tests {
         assert_eq!((show(-0.0), show(2.5), show(1e-7), show(123.0)), ("0".into(), "2.5".into(), "1e-7".into(), "123".into()));
         assert!(checked_add(MAX_SAFE_INTEGER, 1, "tokensUsed").is_err());
         assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
-        #[derive(Deserialize)]
-        struct R {
-            #[serde(deserialize_with = "safe_u64")]
-            seq: u64,
-            #[serde(default, deserialize_with = "safe_u64_opt")]
-            turn: Option<u64>,
-        }
-        assert!(serde_json::from_str::<R>(r#"{"seq":18446744073709551615}"#).is_err());
-        assert!(serde_json::from_str::<R>(r#"{"seq":9007199254740992}"#).is_err());
-        let r = serde_json::from_str::<R>(r#"{"seq":9007199254740991,"turn":null}"#).unwrap();
-        assert_eq!((r.seq, r.turn), (MAX_SAFE_INTEGER, None));
-        assert!(serde_json::from_str::<R>(r#"{"seq":1,"turn":9007199254740992}"#).is_err());
     }
 }

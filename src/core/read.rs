@@ -40,6 +40,16 @@ impl fmt::Display for At<'_> {
     }
 }
 
+impl At<'_> {
+    /// `"payload.kind: "`, or nothing at the root (`""`).
+    pub fn prefix(&self) -> String {
+        match self.to_string() {
+            s if s.is_empty() => s,
+            s => format!("{s}: "),
+        }
+    }
+}
+
 /// A type read from JSON; `v` is `None` when its key is absent.
 pub trait FromJson: Sized {
     fn from_json(v: Option<Value>, at: &At) -> Result<Self, String>;
@@ -51,7 +61,7 @@ pub fn read<T: FromJson>(v: Value, root: &str) -> Result<T, String> {
 }
 
 pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
-    v.ok_or_else(|| format!("missing field `{at}`"))
+    v.ok_or_else(|| format!("missing field \"{at}\""))
 }
 
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
@@ -297,7 +307,7 @@ mod tests {
         assert_eq!(c, Call { name: "a".into(), index: 3, ..Call::default() });
         let bad = |v: Value| read::<Vec<Call>>(v, "log").unwrap_err();
         assert_eq!(bad(json!([{ "name": "a", "callIndex": 1 }, { "name": 2 }])), "log[1].name: invalid type: a number, expected a string");
-        assert_eq!(bad(json!([{ "name": "a" }])), "missing field `log[0].callIndex`");
+        assert_eq!(bad(json!([{ "name": "a" }])), "missing field \"log[0].callIndex\"");
         assert_eq!(
             bad(json!([{ "name": "a", "callIndex": 9007199254740992u64 }])),
             "log[0].callIndex: 9007199254740992 is past the largest exact JS integer (9007199254740991)"

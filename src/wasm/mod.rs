@@ -85,7 +85,7 @@ pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error>
 /// An options object read into a Rust type, every key kept (see [`options_json`]).
 pub(crate) fn options_from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, Error> {
     let text = options_json(value, what)?;
-    serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("{what}: {}", crate::core::error::serde_error_in(&text, &e))))
+    serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("{what}: {}", crate::core::error::plain_serde(&e))))
 }
 
 /// An options object read by its hand reader ([`crate::core::read`]);
@@ -98,7 +98,7 @@ pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     let text = json_of(value, what)?;
-    serde_json::from_str(&text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::serde_error_in(&text, &e))))
+    serde_json::from_str(&text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(&e))))
 }
 
 /// `obj[key]` where `obj` is an options object the caller passed: a getter

@@ -8,13 +8,13 @@
 //! ~9 KB gzip. One macro writes the enum and its reader from the same
 //! variant list, so they cannot drift apart.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::record::{EndedOutcome, GateAllow, RunIdentity};
-use crate::core::message::{kind_of, ModelMessage};
+use crate::core::message::ModelMessage;
 use crate::core::observe::Assessment;
-use crate::core::read::{field, present, At, FromJson};
+use crate::core::read::{field, object, present, At, FromJson};
 
 macro_rules! payloads {
     ($(
@@ -40,19 +40,16 @@ macro_rules! payloads {
 
             /// Reads `{"kind": K, ...fields}`. Keys it does not know are
             /// ignored (a newer writer's extra fields); an error names the field.
-            pub fn from_object(mut obj: Map<String, Value>) -> Result<Payload, String> {
-                let kind = match obj.remove("kind") {
-                    Some(Value::String(k)) => k,
-                    Some(other) => return Err(format!("kind: invalid type: {}, expected a string", kind_of(&other))),
-                    None => return Err("missing field `kind`".into()),
-                };
+            fn from_object(mut obj: Map<String, Value>, at: &At) -> Result<Payload, String> {
+                let kind: String = field(&mut obj, "kind", at)?;
                 match kind.as_str() {
                     $( $kind => Ok(Payload::$variant {
-                        $( $field: field(&mut obj, stringify!($field), &At::Root(""))?, )*
+                        $( $field: field(&mut obj, stringify!($field), at)?, )*
                     }), )*
                     other => Err(format!(
-                        "unknown variant `{other}`, expected one of {}",
-                        [$( concat!("`", $kind, "`") ),*].join(", ")
+                        "{}unknown kind {other:?}, expected one of {}",
+                        At::Key(at, "kind").prefix(),
+                        [$( $kind ),*].join(", ")
                     )),
                 }
             }
@@ -180,12 +177,9 @@ payloads! {
     }
 }
 
-impl<'de> Deserialize<'de> for Payload {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Object(obj) => Payload::from_object(obj).map_err(serde::de::Error::custom),
-            other => Err(serde::de::Error::custom(format_args!("payload: invalid type: {}, expected an object", kind_of(&other)))),
-        }
+impl FromJson for Payload {
+    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
+        Payload::from_object(object(v, at)?, at)
     }
 }
 

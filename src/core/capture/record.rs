@@ -7,27 +7,24 @@ use serde_json::Value;
 
 use super::payload::Payload;
 use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::read::{At, FromJson};
 
 /// The schema this build writes. A reader refuses anything newer rather
 /// than guessing at fields it does not know.
 pub const TRAJECTORY_SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrajectoryRecord {
     /// Missing on records written before versioning: they read as 0.
-    #[serde(default)]
     pub schema_version: u32,
     /// Per run, from 0, no gaps: a consumer that sees seq N has seen every seq < N.
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub seq: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_run_id: Option<String>,
     /// 0 for a top-level run, parent's depth + 1 for a child run.
-    #[serde(default)]
     pub depth: u32,
-    #[serde(deserialize_with = "crate::core::number::safe_u64")]
     pub recorded_at_unix_ms: u64,
     pub payload: Payload,
 }
@@ -82,10 +79,7 @@ impl EndedOutcome {
     pub fn from_value(v: Value) -> std::result::Result<Self, String> {
         match v {
             Value::String(l) => Ok(EndedOutcome::Label(l)),
-            // Through text, so RunOutcome's derived impl exists once (for str) in the module.
-            v @ Value::Object(_) => {
-                serde_json::from_str(&v.to_string()).map(EndedOutcome::Structured).map_err(|e| crate::core::error::plain_serde(&e))
-            }
+            v @ Value::Object(_) => crate::core::read::read(v, "").map(EndedOutcome::Structured),
             other => Err(format!(
                 "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
                 crate::core::message::kind_of(&other)
@@ -144,6 +138,9 @@ impl<'de> Deserialize<'de> for GateAllow {
     }
 }
 
+from_json_enum!(OutcomeStatus, "completed, error or aborted" { "completed" => Completed, "error" => Error, "aborted" => Aborted });
+from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code" });
+
 /// How a run ended: a status, an optional machine reason (`goal-reached`,
 /// `max-turns`, ...) and, for errors, the message and code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,43 +155,75 @@ pub struct RunOutcome {
 }
 
 impl TrajectoryRecord {
-    /// Reads a record from a JSON value, checking the schema version before
-    /// the payload, so a newer writer's unknown kinds report as a version
+    /// Reads a record from JSON text, checking the schema version before
+    /// the rest, so a newer writer's unknown kinds report as a version
     /// problem rather than a confusing shape error.
-    pub fn from_value(v: Value) -> Result<TrajectoryRecord> {
-        let obj = v.as_object().ok_or_else(|| {
-            Error::new(ErrorCode::InvalidRecord, format!("a record must be a JSON object, got {}", crate::core::message::kind_of(&v)))
-        })?;
-        check_version(obj.get("schema_version"))?;
-        // Through text, so the derived impls exist once (for str) in the wasm module.
-        serde_json::from_str(&v.to_string()).map_err(|e| json_error(&e))
-    }
-
-    /// Reads a record from JSON text in one pass. Only when that fails does
-    /// a second look read the version alone, so a newer writer's record
-    /// reports as a version problem rather than as a shape error.
     pub fn from_json(text: &str) -> Result<TrajectoryRecord> {
-        match serde_json::from_str::<TrajectoryRecord>(text) {
-            Ok(record) => {
-                check_version(Some(&Value::from(record.schema_version)))?;
-                Ok(record)
-            }
-            Err(e) => {
-                #[derive(Deserialize)]
-                struct VersionOnly {
-                    schema_version: Option<Value>,
-                }
-                if let Ok(probe) = serde_json::from_str::<VersionOnly>(text) {
-                    check_version(probe.schema_version.as_ref())?;
-                }
-                Err(json_error(&e))
-            }
-        }
+        let Slots(mut s) = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        check_version(s[0].as_ref())?;
+        let root = At::Root("");
+        let at = |i: usize| At::Key(&root, RECORD_KEYS[i]);
+        let bad = |e: String| Error::new(ErrorCode::InvalidRecord, e);
+        Ok(TrajectoryRecord {
+            schema_version: Option::from_json(s[0].take(), &at(0)).map_err(bad)?.unwrap_or(0),
+            seq: u64::from_json(s[1].take(), &at(1)).map_err(bad)?,
+            run_id: Option::from_json(s[2].take(), &at(2)).map_err(bad)?,
+            parent_run_id: Option::from_json(s[3].take(), &at(3)).map_err(bad)?,
+            depth: Option::from_json(s[4].take(), &at(4)).map_err(bad)?.unwrap_or(0),
+            recorded_at_unix_ms: u64::from_json(s[5].take(), &at(5)).map_err(bad)?,
+            payload: Payload::from_json(s[6].take(), &at(6)).map_err(bad)?,
+        })
     }
 
     pub fn to_json(&self) -> String {
         // Serialising these plain types cannot fail: every map key is a string.
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+const RECORD_KEYS: [&str; 7] = ["schema_version", "seq", "run_id", "parent_run_id", "depth", "recorded_at_unix_ms", "payload"];
+
+/// A record's top-level values by [`RECORD_KEYS`] (others skipped), read
+/// without building a map: this runs for every line of a JSONL file, and a
+/// map would hash every key.
+struct Slots([Option<Value>; 7]);
+
+impl<'de> Deserialize<'de> for Slots {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Key(Option<usize>);
+        impl<'de> Deserialize<'de> for Key {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                d.deserialize_str(KeyVisitor)
+            }
+        }
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Key, E> {
+                Ok(Key(RECORD_KEYS.iter().position(|k| *k == v)))
+            }
+        }
+        struct SlotsVisitor;
+        impl<'de> serde::de::Visitor<'de> for SlotsVisitor {
+            type Value = Slots;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a record (a JSON object)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Slots, A::Error> {
+                let mut slots = Slots(Default::default());
+                while let Some(Key(i)) = map.next_key()? {
+                    match i {
+                        Some(i) => slots.0[i] = Some(map.next_value()?),
+                        None => drop(map.next_value::<serde::de::IgnoredAny>()?),
+                    }
+                }
+                Ok(slots)
+            }
+        }
+        d.deserialize_map(SlotsVisitor)
     }
 }
 

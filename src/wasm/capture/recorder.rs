@@ -232,7 +232,8 @@ impl TrajectoryRecorder {
                 format!("payload must be an object {{ kind, ... }}, got {}", describe(&payload)),
             )));
         }
-        let payload: Payload = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
+        let payload: serde_json::Value = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
+        let payload: Payload = crate::core::read::read(payload, "payload").map_err(|e| to_js(Error::new(ErrorCode::InvalidRecord, e)))?;
         self.record_payload(payload, false).map(|(seq, _)| seq as f64).js()
     }
 
