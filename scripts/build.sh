@@ -16,8 +16,7 @@ ensure_build_tools
 # Panic locations name source files: keep this machine's paths (the cargo
 # registry, the checkout) out of the shipped module.
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=$root=/agent-trajectories"
-# FEATURES: extra cargo features (background: see Cargo.toml).
-cargo build --quiet --release --target wasm32-unknown-unknown --lib --features "${FEATURES:-}"
+cargo build --quiet --release --target wasm32-unknown-unknown --lib
 raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
 rm -rf "$work" && mkdir -p "$work/web"
@@ -29,8 +28,7 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 
-# PKG_DIR: where the package goes (default pkg/; the tests build the
-# background feature's package elsewhere).
+# PKG_DIR: where the package goes (default pkg/).
 out=${PKG_DIR:-pkg}
 rm -rf "$out" && mkdir -p "$out"
 cp "$work/opt.wasm" "$out/agent_trajectories_bg.wasm"

@@ -54,7 +54,6 @@ rm -rf "$work" && mkdir -p "$work"
 tarball=$(cd pkg && npm pack --silent --pack-destination "../$work" | tail -1)
 [ -n "$tarball" ] && [ -f "$work/$tarball" ] || stop "npm pack"
 for consumer in tests/consumers/*/; do
-  [ "$consumer" = tests/consumers/background/ ] && continue
   rm -rf "$consumer/node_modules"
   (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$tarball") >/dev/null \
     || stop "installing the tarball into $consumer"
@@ -135,24 +134,10 @@ run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-default
 run_node "tarball: observeAISdk + trajectoryMiddleware in ai 7 loops, strict TS" tests/consumers/ai-sdk-loop/*.test.mjs
 run_node "tarball: agent-trajectories/otel with the OpenTelemetry SDK, strict TS" tests/consumers/otel/*.test.mjs
 run_node "tarball: observeMastra in @mastra/core agents, strict TS" tests/consumers/mastra/*.test.mjs
+run_node "tarball: BackgroundAgentRunner (zod, ai tool(), replay, faults), strict TS" tests/consumers/background/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
 run_node "demo viewer in Chromium" tests/js/viewer.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
-# The background runner is built only with the cargo feature `background`
-# (the default package leaves it out while it is over the size budget): its
-# own package, over the budget on purpose, tested through its tarball.
-log "building the package with the background feature"
-if FEATURES=background PKG_DIR="$work/pkg-background" BUDGET_GZIP_BYTES=409600 scripts/build.sh >"$work/build-background.log" 2>&1; then
-  mkdir -p "$work/background-tarball"
-  bg_tarball=$(cd "$work/pkg-background" && npm pack --silent --pack-destination ../background-tarball | tail -1)
-  (cd tests/consumers/background && rm -rf node_modules && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/background-tarball/$bg_tarball") >/dev/null \
-    && run_node "tarball (background feature): BackgroundAgentRunner in Node" tests/consumers/background/*.test.mjs \
-    || record "installing the background tarball" 0 1
-else
-  tail -20 "$work/build-background.log"
-  record "build with the background feature" 0 1
-fi
-run_check "cargo clippy (wasm32, background feature)" cargo clippy --quiet --target wasm32-unknown-unknown --features background -- -D warnings
 # Seeded, and the seed is printed. CI runs a fixed seed so a landing is
 # reproducible; FUZZ_SEED (say, today's date) and FUZZ_INPUTS explore more on demand.
 FUZZ_SEED=${FUZZ_SEED:-20261123} FUZZ_INPUTS=${FUZZ_INPUTS:-100000} run_node "tarball: fuzz of every export (seeded)" tests/consumers/fuzz/*.test.mjs

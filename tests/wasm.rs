@@ -64,7 +64,7 @@ fn bad_payload_is_a_coded_error_and_records_nothing() {
     let rec = TrajectoryRecorder::new(sink.clone(), None).unwrap();
     let err = rec.record(js(r#"{"kind":"tool_ended","tool_call_id":"x"}"#)).unwrap_err();
     assert_eq!(code_of(&err), "INVALID_RECORD");
-    assert!(get(&err, "message").as_string().unwrap().contains("missing field \"tool_name\""));
+    assert!(get(&err, "message").as_string().unwrap().contains("missing field \"payload.tool_name\""));
     assert_eq!(rec.next_seq(), 0.0);
     assert_eq!(get(&sink, "length").as_f64(), Some(0.0));
 }

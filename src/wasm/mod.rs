@@ -1,7 +1,6 @@
 //! The wasm-bindgen binding: JS values in, core types, JS values out. It
 //! translates and never decides; every rule lives in `crate::core`.
 
-#[cfg(feature = "background")]
 pub mod background;
 pub mod capture;
 pub mod error;

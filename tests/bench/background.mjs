@@ -2,17 +2,14 @@
 // with an instant scripted model over a 200-file virtual filesystem, and the
 // cost per iteration early (iterations 1-50) vs late (951-1,000) in one run,
 // beside a plain-JS loop doing the same work (a Map as the filesystem, the
-// prompt built as a string). Needs the package built with the background
-// feature. Prints a table; asserts nothing.
-// Usage: FEATURES=background PKG_DIR=tests/.work/pkg-background scripts/build.sh
-//        node tests/bench/background.mjs [package dir=tests/.work/pkg-background]
+// prompt built as a string). Prints a table; asserts nothing.
+// Usage: scripts/build.sh && node tests/bench/background.mjs [package dir=pkg]
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const dir = resolve(process.argv[2] ?? 'tests/.work/pkg-background');
+const dir = resolve(process.argv[2] ?? 'pkg');
 const { BackgroundAgentRunner } = await import(pathToFileURL(`${dir}/node.mjs`).href);
-if (!BackgroundAgentRunner) throw new Error(`${dir} has no BackgroundAgentRunner: build it with FEATURES=background`);
 
 const ITERATIONS = 1_000;
 const files = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`src/mod_${i}.rs`, `fn f${i}() {}\n`.repeat(20)]));

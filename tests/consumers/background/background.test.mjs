@@ -1,5 +1,4 @@
-// BackgroundAgentRunner as a user runs it: through the tarball (of the
-// build with the `background` feature), with zod, an AI SDK tool, a plain
+// BackgroundAgentRunner as a user runs it: through the tarball, with zod, an AI SDK tool, a plain
 // JSON Schema, recordingModel / replayModel, a sink, a signal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
