@@ -3,8 +3,9 @@
 import { checks as capture } from './capture-scenario.mjs';
 import { checks as observe } from './observe-scenario.mjs';
 import { checks as generate } from './generate-scenario.mjs';
+import { checks as background } from './background-scenario.mjs';
 
-export const suites = { capture, observe, generate };
+export const suites = { capture, observe, generate, background };
 
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {
