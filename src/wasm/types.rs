@@ -13,7 +13,7 @@ export type Clock = () => number;
 export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'INVALID_MESSAGE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION'
   | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL'
-  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SEQ_GAP';
+  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SEQ_GAP' | 'VFS_PATH' | 'VFS_LIMIT';
 
 /** Every error this package throws: a real `Error` named `AgentTrajectoriesError`. */
 export interface AgentTrajectoriesError extends Error {
