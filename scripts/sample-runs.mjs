@@ -3,7 +3,7 @@
 // clock and scripted agents, so the output is the same on every machine.
 import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { TrajectoryRecorder, JsonlSink, ObserverPipeline, createTrajectory, runTrajectory } from '../pkg/node.mjs';
+import { TrajectoryRecorder, JsonlSink, ObserverPipeline, createTrajectory, runTrajectory, BackgroundAgentRunner } from '../pkg/node.mjs';
 
 const dir = process.argv[2] ?? 'runs';
 mkdirSync(dir, { recursive: true });
@@ -190,6 +190,33 @@ runs.push(await (async () => {
   await close();
   sink.free();
   return { file: `${name}.jsonl`, title: 'Generated: a simulated diner walks a step graph to a booking' };
+})());
+
+// A background objective: a scripted reviewer plans, reads a patch through
+// the virtual filesystem (a wrong path first, which reflection retries),
+// notes its findings on the plan and finishes with a deliverable.
+runs.push(await (async () => {
+  const name = 'background-review';
+  const answers = [
+    { toolCalls: [{ toolName: 'plan_create', input: { steps: ['Map the changes', 'Confirm tests'] } }] },
+    { toolCalls: [{ toolName: 'read_file', input: { path: 'diff/changes.patch' } }] },
+    '{"action": "retry", "input": {"path": "diff/change.patch"}, "reason": "the file is change.patch"}',
+    { toolCalls: [{ toolName: 'plan_update_step', input: { step: 1, status: 'done', note: 'add() gained a parameter b' } }, { toolName: 'grep', input: { text: 'add(', path: 'diff/tests' } }] },
+    { toolCalls: [
+      { toolName: 'plan_update_step', input: { step: 2, status: 'done', note: 'tests call add(1, 2)' } },
+      { toolName: 'finish', input: { status: 'completed', summary: 'one API change', deliverable: { verdict: 'approve', findings: ['add() gained b'], nextSteps: [] } } },
+    ] },
+    'Approve: add() gained a parameter and the tests call it.',
+  ];
+  const clock = scriptedClock();
+  const { sink, close } = jsonlFile(name);
+  const runner = new BackgroundAgentRunner({ model: async () => answers.shift(), clock: clock.now, sink, onSinkError: 'fail' });
+  const diff = { path: 'diff', files: { 'change.patch': '-fn add(a: i32)\n+fn add(a: i32, b: i32)\n', 'tests/add.rs': 'add(1, 2);\n' } };
+  const result = await runner.run({ objective: 'Review the patch in diff/ for regressions', hostMounts: [diff] });
+  if (result.status !== 'completed') throw new Error(`the sample review ended ${result.status}: ${result.reason}`);
+  await close();
+  sink.free();
+  return { file: `${name}.jsonl`, title: 'Background objective: a code review with a retried read' };
 })());
 
 writeFileSync(join(dir, 'index.json'), JSON.stringify({ runs }, null, 2) + '\n');

@@ -41,6 +41,12 @@ test('the viewer lists the sample runs and renders every record, assessments inc
         assert.match(body, /turn 1 → hours \(llm-ranked\): hours 0\.85/);
         assert.match(body, /create_booking ok: \{"ref":"BK-2041"/);
         assert.match(body, /completed \(goal-reached\)/);
+        const background = index.runs.findIndex((r) => r.file === 'background-review.jsonl');
+        assert.ok(background >= 0, 'the demo has a background run');
+        await page.locator('nav button').nth(background).click();
+        await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, lines('background-review.jsonl'));
+        const bgKinds = await page.locator('tbody .kind').allTextContents();
+        for (const k of ['iteration_started', 'iteration_completed', 'run_terminated']) assert.ok(bgKinds.includes(k), `${k} shown: ${bgKinds.join(',')}`);
         assert.deepEqual(errors, []);
       });
     } finally {
