@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { tool, jsonSchema } from 'ai';
+import { reviewScript } from '../../js/background-scenario.mjs';
 import { BackgroundAgentRunner, MemorySink, serializeTrajectoryJsonl, parseTrajectoryJsonl, recordingModel, replayModel } from 'agent-trajectories';
 
 const diff = {
@@ -31,18 +32,7 @@ const scripted = (answers) => {
 const lint = tool({ description: 'Lint a file', inputSchema: z.object({ path: z.string() }), execute: async ({ path }) => ({ path, warnings: 0 }) });
 
 // Plans, reads the patch (a wrong path first: reflection retries it), lints, notes, finishes.
-const review = () => [
-  calls({ toolName: 'plan_create', input: { steps: ['Map the changes', 'Run checks', 'Confirm tests'] } }),
-  calls({ toolName: 'read_file', input: { path: 'diff/changes.patch' } }),
-  '{"action": "retry", "input": {"path": "diff/change.patch"}, "reason": "the file is change.patch"}',
-  calls({ toolName: 'plan_update_step', input: { step: 1, status: 'done', note: 'add() gained a parameter b' } }, { toolName: 'lint', input: { path: 'diff/src/lib.rs' } }),
-  calls({ toolName: 'grep', input: { text: 'add(', path: 'diff/tests' } }, { toolName: 'plan_update_step', input: { step: 2, status: 'done', note: 'lint clean' } }),
-  calls(
-    { toolName: 'plan_update_step', input: { step: 3, status: 'done', note: 'tests call add(1, 2)' } },
-    { toolName: 'finish', input: { status: 'completed', summary: 'one API change', deliverable: { verdict: 'approve', findings: ['add() gained b'], nextSteps: [] } } },
-  ),
-  'Approve: add() gained a parameter; lint is clean and the tests cover it.',
-];
+const review = reviewScript;
 
 test('the code review completes with a validated deliverable, one record stream, a retry', async () => {
   const model = scripted(review());
