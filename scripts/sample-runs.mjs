@@ -48,12 +48,22 @@ function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [], ob
       rec.record({ kind: 'message_appended', message: toolMsg });
     }
     clock.advance(1100);
+    // What the turn cost, as a provider reports it: the viewer's budget chart sums these.
+    const inputTokens = 300 + 120 * messages.length;
+    const outputTokens = 40 + 15 * (turn.calls?.length ?? 0);
+    rec.record({ kind: 'custom', name: 'model_usage', data: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } });
     const answer = { role: 'assistant', content: turn.answer };
     messages.push(answer);
     rec.record({ kind: 'message_appended', message: answer });
     rec.record({ kind: 'turn_ended', assistant: answer, tool_results: toolResults });
   });
   return messages;
+}
+
+/** run_started, then the run's limits as a `budget` record (the viewer draws usage against them). */
+function start(rec, identity, budget) {
+  rec.record({ kind: 'run_started', identity });
+  rec.record({ kind: 'custom', name: 'budget', data: budget });
 }
 
 /** A JsonlSink writing <dir>/<name>.jsonl; `close()` resolves once the file is complete. */
@@ -77,7 +87,7 @@ async function record(name, title, play) {
 const runs = [];
 
 runs.push(await record('support-refund', 'Support agent: refund with a gateway retry', (rec, clock) => {
-  rec.record({ kind: 'run_started', identity: { run_id: 'support-refund', agent: 'support-bot', model_id: 'scripted-model' } });
+  start(rec, { run_id: 'support-refund', agent: 'support-bot', model_id: 'scripted-model' }, { maxTokens: 6000, maxToolCalls: 8, maxMs: 120_000 });
   const messages = playTurns(rec, clock, [
     { user: 'I was charged twice for order 1042. Can I get a refund?', calls: [
       { tool: 'lookup_order', args: { order_id: 1042 }, result: { status: 'delivered', charges: [59.9, 59.9] } },
@@ -92,10 +102,10 @@ runs.push(await record('support-refund', 'Support agent: refund with a gateway r
 }));
 
 runs.push(await record('research-with-subagent', 'Research agent delegating a search to a child run', (rec, clock) => {
-  rec.record({ kind: 'run_started', identity: { run_id: 'research', agent: 'researcher', model_id: 'scripted-model' } });
+  start(rec, { run_id: 'research', agent: 'researcher', model_id: 'scripted-model' }, { maxTokens: 4000, maxToolCalls: 6, maxMs: 60_000 });
   playTurns(rec, clock, [{ user: 'Summarise what changed in the 2026 EU AI Act guidance for chatbots.', answer: 'Let me delegate the source search.' }]);
   const child = rec.child('research/search');
-  child.record({ kind: 'run_started', identity: { run_id: 'research/search', parent_run_id: 'research', agent: 'searcher' } });
+  start(child, { run_id: 'research/search', parent_run_id: 'research', agent: 'searcher' }, { maxTokens: 2000, maxToolCalls: 4 });
   playTurns(child, clock, [{ user: 'Find the official guidance documents.', calls: [
     { tool: 'web_search', args: { q: 'EU AI Act chatbot guidance 2026' }, result: { hits: 3 } },
     { tool: 'fetch_page', args: { url: 'https://example.org/guidance.pdf' }, result: { chars: 48211 } },
@@ -108,7 +118,7 @@ runs.push(await record('research-with-subagent', 'Research agent delegating a se
 }));
 
 runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test run', (rec, clock) => {
-  rec.record({ kind: 'run_started', identity: { run_id: 'stuck-on-tests', agent: 'coder', model_id: 'scripted-model' } });
+  start(rec, { run_id: 'stuck-on-tests', agent: 'coder', model_id: 'scripted-model' }, { maxTokens: 8000, maxToolCalls: 8, maxMs: 300_000 });
   const failing = { tool: 'run_tests', args: { path: 'tests/test_parser.py' }, error: "AssertionError: expected 'a,b' got 'a b' (tests/test_parser.py:41)" };
   // Observers watch the run; their assessments join the same record stream.
   const observers = new ObserverPipeline({
@@ -129,44 +139,62 @@ runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test 
     ], answer: 'The separator handling is wrong; retrying.' },
     { user: 'Keep going.', calls: [failing, failing], answer: 'Still failing; trying again.' },
     { user: 'Keep going.', calls: [failing], answer: 'The same assertion fails.' },
+    { user: 'Keep going.', calls: [failing], answer: 'It fails the same way again.' },
   ], { tools: ['read_file', 'write_file', 'run_tests'], observers });
   observers.free();
   rec.record({ kind: 'output_tokens_escalation', attempt: 1, prev_cap: 4096, new_cap: 8192 });
-  rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'max-turns', message: 'gave up after 3 turns with the same failing test' } });
+  // The loop stops itself once the Stall observer escalates to a warning.
+  rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'agent-loop', message: 'stopped on a Stall warning: the same failing test, 5 times' } });
 }));
 
-// A generated run: a scripted simulated user walks a step graph against a
-// scripted booking agent; the ranker picks the free step, preconditions
-// order the rest.
-runs.push(await (async () => {
-  const name = 'generated-booking';
+// Generated runs: a scripted simulated user walks a step graph against a
+// scripted booking agent; the ranker picks among the free steps,
+// preconditions order the rest. Variant B is the same scenario where the
+// diner asks for the menu first and the first booking attempt fails (then
+// succeeds at 20:30): the pair to compare.
+async function generatedBooking(name, variant) {
   let now = START;
   const clock = () => (now += 350);
+  const prefer = variant === 'b' ? ['menu', 'hours'] : ['hours', 'menu'];
   const userModel = async (req) => {
     if (req.purpose === 'rank-steps') {
       const ids = [...req.messages[0].content.matchAll(/^- ([\w-]+): /gm)].map((m) => m[1]);
-      return JSON.stringify({ candidates: ids.map((stepId, i) => ({ stepId, score: i ? 0.3 : 0.85, reasons: [i ? 'can wait' : 'the diner needs this first'] })) });
+      const best = prefer.find((id) => ids.includes(id)) ?? ids[0];
+      return JSON.stringify({ candidates: ids.map((stepId) => ({ stepId, score: stepId === best ? 0.85 : 0.3, reasons: [stepId === best ? 'the diner needs this first' : 'can wait'] })) });
     }
     const step = /What to do in this message: (.*)/.exec(req.system)?.[1] ?? 'wrap up';
     return { 'say hello and say you want dinner tonight': 'Hi! I would like to have dinner at your place tonight.',
       'ask whether they are open tonight': 'Are you open tonight, and until when?',
+      'ask what is on the menu tonight': 'What is on the menu tonight?',
       'book a table for two at 8pm': 'Great, please book a table for two at 8pm.',
       'confirm and ask for the booking reference': 'Perfect. What is my booking reference?' }[step] ?? step;
   };
   let calls = 0;
+  const ref = variant === 'b' ? 'BK-2042' : 'BK-2041';
+  const booking = (input, output) => {
+    const id = `call-${++calls}`;
+    return [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'create_booking', input }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'create_booking', output }] },
+    ];
+  };
   const agent = {
     async respond(history) {
       const said = history.at(-1).content;
       if (/book a table/.test(said)) {
-        const id = `call-${++calls}`;
-        const input = { people: 2, time: '20:00' };
+        if (variant !== 'b') {
+          const input = { people: 2, time: '20:00' };
+          return { messages: [...booking(input, { type: 'json', value: { ref, ...input } }), { role: 'assistant', content: 'Booked: a table for two at 20:00.' }] };
+        }
+        const later = { people: 2, time: '20:30' };
         return { messages: [
-          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'create_booking', input }] },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'create_booking', output: { type: 'json', value: { ref: 'BK-2041', ...input } } }] },
-          { role: 'assistant', content: 'Booked: a table for two at 20:00.' },
+          ...booking({ people: 2, time: '20:00' }, { type: 'error-text', value: 'no table for two free at 20:00' }),
+          ...booking(later, { type: 'json', value: { ref, ...later } }),
+          { role: 'assistant', content: '20:00 is full, so I booked a table for two at 20:30.' },
         ] };
       }
-      const reply = /reference/.test(said) ? 'Your reference is BK-2041.' : /open/.test(said) ? 'We are open until 23:00 tonight.' : 'Welcome! How can I help?';
+      const reply = /reference/.test(said) ? `Your reference is ${ref}.` : /menu/.test(said) ? 'Tonight: grilled fish, mushroom risotto and a vegan curry.'
+        : /open/.test(said) ? 'We are open until 23:00 tonight.' : 'Welcome! How can I help?';
       return { messages: [{ role: 'assistant', content: reply }] };
     },
   };
@@ -178,6 +206,7 @@ runs.push(await (async () => {
       steps: [
         { id: 'greet', instruction: 'say hello and say you want dinner tonight' },
         { id: 'hours', instruction: 'ask whether they are open tonight' },
+        { id: 'menu', instruction: 'ask what is on the menu tonight' },
         { id: 'book', instruction: 'book a table for two at 8pm', preconditions: [{ type: 'stepSatisfied', stepId: 'hours' }] },
         { id: 'confirm', instruction: 'confirm and ask for the booking reference', preconditions: [{ type: 'stepSatisfied', stepId: 'book' }] },
       ],
@@ -186,11 +215,16 @@ runs.push(await (async () => {
     },
   }, agent);
   const { sink, close } = jsonlFile(name);
-  await runTrajectory(trajectory, { userModel, clock, sink, onSinkError: 'fail' });
+  const result = await runTrajectory(trajectory, { userModel, clock, sink, onSinkError: 'fail' });
+  if (result.end.reason !== 'goal-reached') throw new Error(`the sample ${name} ended ${result.end.reason}`);
   await close();
   sink.free();
-  return { file: `${name}.jsonl`, title: 'Generated: a simulated diner walks a step graph to a booking' };
-})());
+}
+
+await generatedBooking('generated-booking', 'a');
+runs.push({ file: 'generated-booking.jsonl', title: 'Generated: a simulated diner walks a step graph to a booking' });
+await generatedBooking('generated-booking-b', 'b');
+runs.push({ file: 'generated-booking-b.jsonl', title: 'Generated, variant B: the menu first, a failed booking retried' });
 
 // A background objective: a scripted reviewer plans, reads a patch through
 // the virtual filesystem (a wrong path first, which reflection retries),
