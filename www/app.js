@@ -1,109 +1,371 @@
-// The run viewer: loads the package's web build, parses runs with
-// parseTrajectoryJsonl (leniently, so a damaged file still shows what it can)
-// and renders every record of a run.
-import { init, parseTrajectoryJsonl } from './pkg/web.js';
+// The run viewer: open files and runs on the left, the run's turns in a
+// virtualised list in the middle, its step graph, budget and findings on the
+// right; compare, search, keyboard and hash links tie them together.
+import { TrajectoryIndex } from './pkg/web.js';
+import { initWasm, readFile, fetchDoc, embeddedDocs, sampleList, onDrop } from './load.js';
+import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, fmtMs } from './util.js';
+import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, ICON } from './cards.js';
+import { VirtualList } from './turns.js';
+import { graphSvg } from './graph.js';
+import { budgetData, budgetSvg } from './budget.js';
+import * as find from './search.js';
+import { compare, compareHtml, compareMarkdown, compareJson } from './compare.js';
+import { liveSimulation, liveObjective } from './live.js';
 
-const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-const short = (v, n = 140) => { const s = typeof v === 'string' ? v : JSON.stringify(v); return s.length > n ? `${s.slice(0, n)}…` : s; };
+const S = { docs: [], samples: [], doc: null, v: null, sel: -1, pos: -1, res: null, cmp: null };
+const runKey = (r) => r.runId ?? '';
+const base = (name) => name.replace(/\.[^.]*$/, '');
+const estimate = (r) => (r.t ? 64 + r.t.records * 26 : 16 + r.recs.length * 24);
 
-function messageText(m) {
-  if (typeof m.content === 'string') return `${m.role}: ${m.content}`;
-  return `${m.role}: ${m.content.map((p) => p.type === 'text' ? p.text
-    : p.type === 'tool-call' ? `→ ${p.toolName}(${short(p.input, 80)})`
-    : p.type === 'tool-result' ? `← ${p.toolName} ${short(p.output.value, 80)}` : `[${p.type}]`).join(' ')}`;
-}
+const list = new VirtualList($('turns'), (k) => rowHtml(S.v.ctx, S.v.rows[k]), decorate);
+list.onView = countOffscreen;
 
-// Generated runs record AI SDK tool outputs ({ type, value }); show the value.
-const toolValue = (r) => (r && typeof r === 'object' && 'type' in r && 'value' in r ? r.value : r);
-
-// `run_ended.outcome` is an object, or a bare label ("ended") in records of the original agent runtime.
-const outcome = (p) => (typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome);
-
-/** One line saying what a record is about, per payload kind. */
-function summary(p) {
-  switch (p.kind) {
-    case 'run_started': return `${p.identity.run_id}${p.identity.agent ? ` · ${p.identity.agent}` : ''}${p.identity.model_id ? ` · ${p.identity.model_id}` : ''}`;
-    case 'run_ended': { const o = outcome(p); return `${o.status}${o.reason ? ` (${o.reason})` : ''}${o.message ? `: ${o.message}` : ''}`; }
-    case 'turn_started': return p.turn_index === undefined ? '' : `turn ${p.turn_index}`;
-    case 'turn_ended': return messageText(p.assistant);
-    case 'message_appended': return messageText(p.message);
-    case 'tool_started': return `${p.tool_name}(${short(p.args)})`;
-    case 'tool_ended': return `${p.tool_name} ${p.is_error ? 'failed' : 'ok'}: ${short(toolValue(p.result))}`;
-    case 'step_selected': return `turn ${p.turn_index} → ${p.step_id ?? 'no step'} (${p.method})${p.method === 'llm-ranked' && p.candidates
-      ? `: ${p.candidates.map((c) => `${c.stepId} ${c.score}`).join(', ')}` : ''}${p.ranker_error ? ` · ranker: ${p.ranker_error}` : ''}`;
-    case 'provider_request_prepared': return `iteration ${p.iteration}: ${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
-    case 'output_tokens_escalation': return `attempt ${p.attempt}: ${p.prev_cap} → ${p.new_cap} tokens`;
-    case 'custom': return `${p.name} ${short(p.data)}`;
-    case 'assessment_produced': return `after call #${p.call_index}: ${p.assessment.observerName} [${p.assessment.severity}] ${p.assessment.summary}`;
-    default: return short(Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'kind')));
+/** Marks a freshly rendered row: selection, the focused record, search hits and filter matches. */
+function decorate(el, k) {
+  const row = S.v.rows[k];
+  if (row.t) el.dataset.turn = row.t.turn;
+  el.classList.toggle('sel', k === S.sel);
+  for (const [set, cls] of [[S.res?.hits, 'hit'], [S.res?.filtered, 'fhit']]) {
+    for (let j = set ? find.lower(set, row.lo) : 0; set && j < set.length && set[j] <= row.hi; j++) {
+      (el.querySelector(`[data-rec="${set[j]}"],[data-end="${set[j]}"]`) ?? el.firstElementChild)?.classList.add(cls);
+    }
   }
 }
 
-function isError(p) {
-  return (p.kind === 'tool_ended' && p.is_error) || (p.kind === 'run_ended' && !['completed', 'ended'].includes(outcome(p).status))
-    || (p.kind === 'assessment_produced' && p.assessment.severity === 'warning');
+// ---- files and runs ----
+
+function addDoc(doc) {
+  const old = S.docs.findIndex((d) => d.name === doc.name);
+  if (old >= 0) S.docs.splice(old, 1, doc); else S.docs.push(doc);
+  renderDocs();
+  return doc;
 }
 
-function render(title, text) {
-  const { records, errors } = parseTrajectoryJsonl(text, { lenient: true });
-  const t0 = records[0]?.recorded_at_unix_ms ?? 0;
-  const last = records.at(-1)?.recorded_at_unix_ms ?? t0;
-  const runs = [...new Set(records.map((r) => r.run_id ?? '(unnamed)'))];
-  const tools = records.filter((r) => r.payload.kind === 'tool_ended');
-  const failed = tools.filter((r) => r.payload.is_error).length;
-  const assessments = records.filter((r) => r.payload.kind === 'assessment_produced');
-  const ended = records.filter((r) => r.payload.kind === 'run_ended' && r.depth === 0).at(-1);
-  // A generated run's path through its step graph, from step_selected records.
-  const path = records.filter((r) => r.payload.kind === 'step_selected')
-    .map((r) => `<span class="step ${esc(r.payload.method)}" title="${esc(r.payload.method)}">${esc(r.payload.step_id ?? '—')}</span>`);
-  $('run').innerHTML = `
-    <h2>${esc(title)}</h2>
-    <div class="stats">
-      <div class="stat"><b>${records.length}</b>records</div>
-      <div class="stat"><b>${runs.length}</b>run${runs.length === 1 ? '' : 's'}</div>
-      <div class="stat"><b>${((last - t0) / 1000).toFixed(1)} s</b>duration</div>
-      <div class="stat"><b>${tools.length}</b>tool calls</div>
-      <div class="stat"><b class="${failed ? 'bad' : ''}">${failed}</b>failed</div>
-      <div class="stat"><b>${assessments.length}</b>assessments</div>
-      <div class="stat"><b>${ended ? esc(outcome(ended.payload).reason ?? outcome(ended.payload).status) : '—'}</b>outcome</div>
-    </div>
-    ${path.length ? `<p class="path">steps: ${path.join(' → ')}</p>` : ''}
-    ${errors.length ? `<p class="bad">${errors.length} problem(s) (unreadable lines, or seq gaps where records are missing): ${errors.map((e) => `line ${e.line}: ${esc(e.message)}`).join('; ')}</p>` : ''}
-    <table>
-      <thead><tr><th>seq</th><th>+ms</th><th>run</th><th>kind</th><th>what</th></tr></thead>
-      <tbody>${records.map((r) => `
-        <tr class="depth-${r.depth}${isError(r.payload) ? ' error' : ''}">
-          <td class="num">${r.seq}</td>
-          <td class="num">${r.recorded_at_unix_ms - t0}</td>
-          <td class="run">${esc(r.run_id ?? '')}</td>
-          <td><span class="kind ${esc(r.payload.kind)}">${esc(r.payload.kind)}</span></td>
-          <td class="summary">${esc(summary(r.payload))}</td>
-        </tr>`).join('')}</tbody>
-    </table>`;
+function renderDocs() {
+  $('docs').innerHTML = S.docs.map((d, di) => `<div class="doc"><div class="doc-h"><b title="${esc(d.name)}">${esc(d.name)}</b>${d.live ? ' <span class="badge">live</span>' : ''}
+    <button data-close="${di}" aria-label="Close ${esc(d.name)}">×</button></div>
+    ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)} line ${e.line}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
+    ${d.index.runs().map((r) => `<button class="run-btn" data-doc="${di}" data-run="${esc(runKey(r))}" style="--depth:${r.depth}" aria-current="${S.v?.doc === d && S.v.run.runId === r.runId}">
+      ${esc(r.runId ?? '(unnamed run)')}<small>${r.turns} turns · ${r.toolCalls} calls${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · ${esc(outcomeText(r.outcome))}</small></button>`).join('')}</div>`).join('')
+    || '<p class="muted">No file open. Open a record JSONL, a step JSONL or stepTraces.json, or drop one here.</p>';
 }
 
-async function showRun(run, button) {
-  document.querySelectorAll('nav button').forEach((b) => b.setAttribute('aria-current', String(b === button)));
-  const res = await fetch(`runs/${run.file}`);
-  render(run.title, await res.text());
+async function openFiles(files) {
+  for (const f of files) {
+    try { S.doc = addDoc(await readFile(f)); } catch (e) { addDoc({ name: f.name, index: TrajectoryIndex.fromJsonl(''), errors: [{ line: 0, message: e.message }] }); }
+  }
+  if (S.doc) showRun(S.doc);
 }
 
-await init();
-$('file').addEventListener('change', async (e) => {
-  const file = e.target.files[0];
-  if (file) render(file.name, await file.text());
+async function openSample(s, show = true) {
+  let doc = S.docs.find((d) => d.name === s.file);
+  if (!doc) {
+    try { doc = addDoc(await fetchDoc(`runs/${s.file}`, s.file)); } catch (e) { doc = addDoc({ name: s.file, index: TrajectoryIndex.fromJsonl(''), errors: [{ line: 0, message: e.message }] }); }
+  }
+  if (show) showRun(doc);
+  return doc;
+}
+
+function showRun(doc, key = null) {
+  S.doc = doc;
+  const ix = doc.index;
+  const runs = ix.runs();
+  const run = runs.find((r) => runKey(r) === key) ?? runs.find((r) => r.depth === 0) ?? runs[0];
+  S.sel = -1;
+  if (!run) {
+    S.v = null;
+    $('summary').innerHTML = `<h2>${esc(doc.name)}</h2><p class="muted">No runs in this file${doc.live ? ' yet' : ''}.</p>`;
+    for (const id of ['graph', 'budget', 'findings', 'outline']) $(id).innerHTML = '';
+    list.set([], estimate);
+    renderDocs();
+    return;
+  }
+  const ctx = runCtx(doc, run);
+  S.v = { doc, run, ctx, all: rowsFor(ix, run), rows: [], fam: find.family(ix, run), budget: budgetData(ix, run) };
+  S.pos = run.first - 1;
+  const dur = run.startedAt != null && run.endedAt != null ? fmtMs(run.endedAt - run.startedAt) : '—';
+  $('summary').innerHTML = `<h2>${esc(doc.name)} <span class="muted">· ${esc(run.runId ?? '(unnamed run)')}</span>${run.parentRunId != null ? ` <a href="${hashFor(doc.name, run.parentRunId)}">↰ parent run</a>` : ''}</h2>
+    <div class="stats"><span><b>${run.records}</b> records</span><span><b>${run.turns}</b> turns</span><span><b>${run.toolCalls}</b> calls</span>
+    <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span><span><b>${run.assessments}</b> findings</span><span><b>${dur}</b></span>
+    <span class="badge ${outcomeOk(run.outcome) ? 'ok' : 'bad'}" id="outcome">${esc(outcomeText(run.outcome))}</span></div>`;
+  $('graph').innerHTML = graphSvg(ix, run) || '<p class="muted">No steps in this run.</p>';
+  $('findings').innerHTML = ctx.findings.map((f) => `<li class="sev-${esc(f.severity)}"><a href="${ctx.href({ finding: f.k })}">${ICON[f.severity] ?? '•'} <b>${esc(f.severity)}</b> ${esc(f.assessment?.observerName)}: ${esc(f.assessment?.summary)}</a></li>`).join('')
+    || '<li class="muted">No findings.</li>';
+  const kind = $('kind').value;
+  const kinds = Object.keys(S.v.fam.reduce((all, id) => ({ ...all, ...ix.counts(id) }), {})).sort();
+  $('kind').innerHTML = `<option value="">all kinds</option>${kinds.map((k) => `<option${k === kind ? ' selected' : ''}>${esc(k)}</option>`).join('')}`;
+  applyQuery();
+  renderDocs();
+}
+
+// ---- search, filters, outline ----
+
+function applyQuery(keepScroll = false) {
+  const v = S.v;
+  if (!v) return;
+  S.res = find.run(v.doc.index, v.fam, find.readQuery());
+  const f = S.res.filtered;
+  v.rows = f ? v.all.filter((r) => find.within(f, r.lo, r.hi) > 0) : v.all;
+  S.sel = -1;
+  list.set(v.rows, estimate, keepScroll);
+  $('outline').innerHTML = `<h2>Outline</h2><ol>${v.rows.map((r, k) => `<li><a href="${v.ctx.href(r.t ? { turn: r.t.turn } : { rec: r.lo })}" data-row="${k}" class="${r.t?.errors ? 'bad' : ''}">${r.t
+    ? `turn ${r.t.turn}${r.t.step ? ` · ${esc(r.t.step)}` : ''}${r.t.errors ? ' ✖' : ''}${v.ctx.findings.some((x) => x.record >= r.lo && x.record <= r.hi) ? ' ⚑' : ''}` : `records ${r.lo}–${r.hi}`}</a></li>`).join('')}</ol>`;
+  renderBudget();
+}
+
+function countOffscreen() {
+  const r = S.res;
+  const rows = S.v?.rows ?? [];
+  if (!r) return;
+  const [a, b] = list.visible();
+  const on = (set) => (rows.length ? find.within(set, rows[a].lo, rows[b].hi) : 0);
+  const out = [];
+  if (r.error) out.push(`invalid pattern: ${r.error}`);
+  if (r.hits) out.push(`${r.count} matches in ${r.hits.length} records · ${r.hits.length - on(r.hits)} off screen`);
+  if (r.filtered) out.push(`${r.filtered.length} records pass the filters · ${r.filtered.length - on(r.filtered)} off screen`);
+  $('match-count').textContent = out.join(' · ');
+}
+
+function clearFilters() {
+  $('kind').value = '';
+  $('errors-only').checked = false;
+  $('min-sev').value = '';
+  applyQuery();
+}
+
+// ---- navigation ----
+
+/** The row of the view holding record i, or -1. */
+function rowOf(i) {
+  const rows = S.v?.rows ?? [];
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo < hi) { const m = (lo + hi + 1) >> 1; if (rows[m].lo <= i) lo = m; else hi = m - 1; }
+  return rows[lo] && rows[lo].lo <= i && i <= rows[lo].hi ? lo : -1;
+}
+
+function select(k) {
+  S.sel = k;
+  for (const el of document.querySelectorAll('.row.sel, #outline [aria-current="true"]')) el.classList.contains('row') ? el.classList.remove('sel') : el.removeAttribute('aria-current');
+  list.row(k)?.classList.add('sel');
+  document.querySelector(`#outline a[data-row="${k}"]`)?.setAttribute('aria-current', 'true');
+  renderBudget();
+}
+
+function renderBudget() {
+  if (S.v) $('budget').innerHTML = budgetSvg(S.v.budget, S.v.rows[S.sel]?.t?.turn ?? S.v.rows.find((r) => r.t)?.t.turn);
+}
+
+function goRow(k, rec = null, extra = null) {
+  const v = S.v;
+  if (!v || k < 0 || k >= v.rows.length) return;
+  list.scrollTo(k);
+  select(k);
+  S.pos = rec ?? v.rows[k].lo;
+  document.querySelector('.flash')?.classList.remove('flash');
+  const el = rec == null ? list.row(k) : list.row(k)?.querySelector(`[data-rec="${rec}"],[data-end="${rec}"]`);
+  if (el) {
+    if (rec != null) el.scrollIntoView({ block: 'center' });
+    el.classList.add('flash');
+  }
+  history.replaceState(null, '', v.ctx.href(extra ?? (rec != null ? { rec } : v.rows[k].t ? { turn: v.rows[k].t.turn } : { rec: v.rows[k].lo })));
+}
+
+function goRec(i, extra) {
+  if (rowOf(i) < 0 && S.res?.filtered) clearFilters(); // a link to a record the filters hide
+  goRow(rowOf(i), i, extra);
+}
+
+function goNext(recs, dir = 1) {
+  const i = find.next(recs, S.pos, dir);
+  if (i != null) goRec(i);
+}
+
+/** Opens what the hash names (#run=<file>:<runId>&turn=|rec=|finding=); false when it names nothing open or served. */
+async function fromHash() {
+  const h = parseHash();
+  if (!h) return false;
+  let doc = S.docs.find((d) => d.name === h.file);
+  const sample = S.samples.find((x) => x.file === h.file);
+  if (!doc && sample) doc = await openSample(sample, false);
+  if (!doc) return false;
+  if (S.v?.doc !== doc || runKey(S.v.run) !== h.runId) showRun(doc, h.runId);
+  closeCompare();
+  const f = h.finding != null && S.v?.ctx.findings[h.finding - 1];
+  if (f) goRec(f.record, { finding: h.finding });
+  else if (h.rec != null) goRec(h.rec);
+  else if (h.turn != null) goRow(S.v.rows.findIndex((r) => r.t?.turn === h.turn));
+  return true;
+}
+
+// ---- compare ----
+
+function runOptions() {
+  return S.docs.flatMap((d, di) => d.index.runs().map((r) => `<option value="${di}|${esc(runKey(r))}">${esc(d.name)} · ${esc(r.runId ?? '(unnamed run)')}</option>`)).join('');
+}
+const picked = (value) => {
+  const k = value.indexOf('|');
+  const doc = S.docs[Number(value.slice(0, k))];
+  return { doc, run: doc.index.runs().find((r) => runKey(r) === value.slice(k + 1)) };
+};
+
+function openCompare() {
+  if (!S.v) return;
+  const opts = runOptions();
+  $('cmp-a').innerHTML = opts;
+  $('cmp-b').innerHTML = opts;
+  const a = `${S.docs.indexOf(S.v.doc)}|${runKey(S.v.run)}`;
+  $('cmp-a').value = a;
+  // B: by default a top-level run of the open file whose name shares the longest start with A's.
+  const common = (x) => { let n = 0; while (n < x.length && x[n] === S.v.doc.name[n]) n++; return n; };
+  const others = [...$('cmp-b').options].map((o) => o.value).filter((v) => v !== a && picked(v).run.depth === 0);
+  $('cmp-b').value = others.sort((x, y) => common(picked(y).doc.name) - common(picked(x).doc.name))[0] ?? a;
+  $('compare').hidden = false;
+  document.querySelector('main').classList.add('comparing');
+  renderCompare();
+}
+
+function renderCompare() {
+  S.cmp = compare(picked($('cmp-a').value), picked($('cmp-b').value));
+  $('cmp-body').innerHTML = compareHtml(S.cmp);
+}
+
+function closeCompare() {
+  $('compare').hidden = true;
+  document.querySelector('main').classList.remove('comparing');
+}
+
+// ---- live runs ----
+
+async function live(name, start) {
+  const doc = addDoc({ name, live: true, text: '', index: TrajectoryIndex.fromJsonl(''), errors: [] });
+  showRun(doc);
+  $('live-status').textContent = `${name}: running…`;
+  let timer = null;
+  // Rebuilding the index from the text so far is cheap; at most every 150 ms.
+  const rebuild = () => {
+    timer = null;
+    const old = doc.index;
+    doc.index = TrajectoryIndex.fromJsonl(doc.text);
+    doc.errors = doc.index.errors();
+    if (S.doc === doc && $('compare').hidden) {
+      showRun(doc, S.v ? runKey(S.v.run) : null);
+      if (S.v) list.scrollTo(S.v.rows.length - 1);
+    } else renderDocs();
+    old.free();
+  };
+  try {
+    const res = await start((r) => { doc.text += `${JSON.stringify(r)}\n`; timer ??= setTimeout(rebuild, 150); });
+    $('live-status').textContent = `${name}: finished, ${res.end?.reason ?? res.status}`;
+  } catch (e) {
+    $('live-status').textContent = `${name}: failed: ${e.message}`;
+  }
+  clearTimeout(timer);
+  rebuild();
+}
+
+// ---- events ----
+
+$('file').addEventListener('change', (e) => openFiles([...e.target.files]).then(() => { e.target.value = ''; }));
+onDrop($('drop'), openFiles);
+$('find').addEventListener('submit', (e) => { e.preventDefault(); goNext(S.res?.hits); });
+for (const id of ['q', 'regex', 'kind', 'errors-only', 'min-sev']) $(id).addEventListener(id === 'q' ? 'input' : 'change', () => applyQuery());
+$('live-sim').addEventListener('click', () => live('live-simulation.jsonl', liveSimulation));
+$('live-bg').addEventListener('click', () => live('live-objective.jsonl', liveObjective));
+$('compare-btn').addEventListener('click', openCompare);
+$('cmp-a').addEventListener('change', renderCompare);
+$('cmp-b').addEventListener('change', renderCompare);
+$('cmp-close').addEventListener('click', closeCompare);
+$('cmp-md').addEventListener('click', () => S.cmp && download('compare.md', compareMarkdown(S.cmp), 'text/markdown'));
+$('cmp-json').addEventListener('click', () => S.cmp && download('compare.json', compareJson(S.cmp)));
+$('help-btn').addEventListener('click', () => $('help').showModal());
+$('theme').addEventListener('click', () => {
+  const root = document.documentElement;
+  const dark = root.dataset.theme ? root.dataset.theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  root.dataset.theme = dark ? 'light' : 'dark';
+  try { localStorage.setItem('at-theme', root.dataset.theme); } catch { /* storage off: the toggle still works for this visit */ }
 });
-try {
-  const { runs } = await (await fetch('runs/index.json')).json();
-  $('runs').innerHTML = '';
-  for (const run of runs) {
-    const b = document.createElement('button');
-    b.innerHTML = `${esc(run.title)}<small>${esc(run.file)}</small>`;
-    b.addEventListener('click', () => showRun(run, b));
-    $('runs').append(b);
+try { if (localStorage.getItem('at-theme')) document.documentElement.dataset.theme = localStorage.getItem('at-theme'); } catch { /* as above */ }
+
+document.addEventListener('click', (e) => {
+  const t = e.target;
+  const run = t.closest('.run-btn');
+  if (run) return showRun(S.docs[run.dataset.doc], run.dataset.run);
+  const close = t.closest('[data-close]');
+  if (close) {
+    const [doc] = S.docs.splice(Number(close.dataset.close), 1);
+    if (S.doc === doc) { S.doc = null; S.docs.length ? showRun(S.docs.at(-1)) : showRun({ name: 'no file', index: TrajectoryIndex.fromJsonl(''), errors: [] }); }
+    doc.index.free();
+    return renderDocs();
   }
-  if (runs.length) await showRun(runs[0], $('runs').querySelector('button'));
-} catch (err) {
-  $('runs').innerHTML = `<p class="muted">No runs/index.json here (${esc(err.message)}). Open a .jsonl file instead.</p>`;
+  const sample = t.closest('.sample');
+  if (sample) return openSample(S.samples[sample.dataset.k]);
+  const side = t.closest('a[data-side]');
+  if (side) {
+    e.preventDefault();
+    const x = side.dataset.side === 'A' ? S.cmp.A : S.cmp.B;
+    closeCompare();
+    showRun(x.doc, runKey(x.run));
+    return goRow(S.v.rows.findIndex((r) => r.t?.turn === Number(side.dataset.turn)));
+  }
+  const a = t.closest('a[href^="#"]');
+  if (a) {
+    e.preventDefault();
+    history.pushState(null, '', a.getAttribute('href'));
+    return fromHash();
+  }
+  const act = t.closest('#turns button[data-act]');
+  if (act && S.v) {
+    const { doc } = S.v;
+    const ix = doc.index;
+    const { act: what, rec, path, turn } = act.dataset;
+    if (what === 'all') { act.closest('.gate').previousElementSibling.textContent = json(payloadAt(ix, Number(rec), path)); act.remove(); return list.update(true); }
+    if (what === 'dl') return download(`${base(doc.name)}-record-${rec}.json`, json(payloadAt(ix, Number(rec), path)));
+    const r = ix.runs().find((x) => runKey(x) === act.parentElement.dataset.run);
+    const ctx = runCtx(doc, r);
+    const t2 = ix.turns(r.runId).find((x) => x.turn === Number(turn));
+    const name = `${base(doc.name)}-${(r.runId ?? 'run').replace(/\W+/g, '_')}-turn-${turn}`;
+    if (what === 'md') return download(`${name}.md`, turnMarkdown(ctx, t2), 'text/markdown');
+    return download(`${name}.json`, JSON.stringify({ file: doc.name, runId: r.runId, turn: t2, records: [...ix.turnRecords(r.runId, t2.turn)].map((i) => ix.get(i)) }, null, 2));
+  }
+  const row = t.closest('#turns .row');
+  if (row && !t.closest('button, a, summary')) { select(Number(row.dataset.row)); S.pos = S.v.rows[S.sel].lo; }
+});
+
+addEventListener('keydown', (e) => {
+  if (e.target.matches?.('input, select, textarea')) {
+    if (e.key === 'Escape') e.target.blur();
+    return;
+  }
+  if (e.ctrlKey || e.metaKey || e.altKey || !S.v && e.key !== '?') return;
+  const v = S.v;
+  const keys = {
+    j: () => goRow(Math.min(S.sel + 1, v.rows.length - 1)),
+    k: () => goRow(Math.max(S.sel - 1, 0)),
+    e: () => goNext(find.run(v.doc.index, v.fam, { errorsOnly: true }).filtered),
+    f: () => goNext(Uint32Array.from(v.ctx.findings.map((f) => f.record))),
+    '/': () => $('q').focus(),
+    n: () => goNext(S.res?.hits, 1),
+    N: () => goNext(S.res?.hits, -1),
+    '?': () => ($('help').open ? $('help').close() : $('help').showModal()),
+    Escape: closeCompare,
+  };
+  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+});
+addEventListener('hashchange', fromHash);
+
+// ---- start ----
+
+await initWasm();
+S.samples = await sampleList();
+$('samples').innerHTML = S.samples.length ? `<h2>Sample runs</h2>${S.samples.map((s, k) => `<button class="sample" data-k="${k}">${esc(s.title ?? s.file)}<small>${esc(s.file)}</small></button>`).join('')}` : '';
+for (const doc of embeddedDocs()) addDoc(doc);
+const src = new URLSearchParams(location.search).get('src');
+if (src) {
+  try { addDoc(await fetchDoc(src)); } catch (e) { addDoc({ name: src, index: TrajectoryIndex.fromJsonl(''), errors: [{ line: 0, message: e.message }] }); }
 }
+if (!(await fromHash())) {
+  if (S.docs.length) showRun(S.docs[0]);
+  else if (S.samples.length) await openSample(S.samples[0]);
+}
+document.body.dataset.ready = 'true';

@@ -1,0 +1,188 @@
+// A run's rows (its turns, and the records between them) and what a row
+// shows: messages, tool calls with their result or error, the step choice,
+// findings pinned to the call they fired at, child runs under the call that
+// started them. Records are parsed (index.get) only for rows on screen.
+import { esc, json, short, parts, toolValue, partError, outcomeText, outcomeOk, fmtMs, hashFor } from './util.js';
+
+const GATE = 4096; // bytes of a payload shown before "show all"
+const GAP_CHUNK = 40; // records per row outside turns, so a turnless run still virtualises
+export const ICON = { info: 'ℹ', caution: '⚠', warning: '⛔' };
+
+/** Everything a run's rows need, computed once per run. */
+export function runCtx(doc, run) {
+  const ix = doc.index;
+  const findings = ix.assessments(run.runId).map((f, k) => ({ ...f, k: k + 1 }));
+  const byCall = new Map();
+  for (const f of findings) if (f.callRecord != null) byCall.set(f.callRecord, [...(byCall.get(f.callRecord) ?? []), f]);
+  const children = new Map();
+  for (const r of ix.runs()) if (r.parentCall != null && r.parentRunId === run.runId) children.set(r.parentCall, [...(children.get(r.parentCall) ?? []), r]);
+  return {
+    doc, ix, run, findings, byCall, children,
+    byRec: new Map(findings.map((f) => [f.record, f])),
+    ended: ix.filter({ kind: 'tool_ended', runId: run.runId }), // the run's Nth call is ended[N - 1]: "#N" in evidence
+    href: (extra) => hashFor(doc.name, run.runId, extra),
+  };
+}
+
+/**
+ * The rows of a run in record order: one per turn, and the run's own records
+ * outside turns (run_started, run_ended, ...) in chunks. `lo`/`hi` are the
+ * record range a row covers (child runs' records included), to find a record's row.
+ */
+export function rowsFor(ix, run) {
+  const rows = [];
+  const gap = (a, b) => {
+    let recs = [];
+    for (let i = a; i <= b; i++) {
+      if (ix.info(i).runId !== run.runId) continue;
+      recs.push(i);
+      if (recs.length === GAP_CHUNK) { rows.push({ recs, lo: recs[0], hi: i }); recs = []; }
+    }
+    if (recs.length) rows.push({ recs, lo: recs[0], hi: recs.at(-1) });
+  };
+  let next = run.first;
+  for (const t of ix.turns(run.runId)) {
+    gap(next, t.first - 1);
+    rows.push({ t, lo: t.first, hi: t.last });
+    next = t.last + 1;
+  }
+  gap(next, run.last);
+  return rows;
+}
+
+export const rowRecords = (ctx, row) => (row.t ? ctx.ix.turnRecords(ctx.run.runId, row.t.turn) : row.recs);
+
+/** The records of a row as display items: calls merge their start, end and the message parts that carry them. */
+export function collect(ctx, recs) {
+  const items = [];
+  const calls = new Map();
+  const call = (id, i) => {
+    let c = calls.get(id);
+    if (!c) { calls.set(id, (c = { call: true, rec: i })); items.push(c); }
+    return c;
+  };
+  let agentText = false;
+  for (const i of recs) {
+    const p = ctx.ix.get(i).payload;
+    if (p.kind === 'tool_started') Object.assign(call(p.tool_call_id, i), { name: p.tool_name, args: p.args, argAt: [i, 'args'], start: i });
+    else if (p.kind === 'tool_ended') Object.assign(call(p.tool_call_id, i), { name: p.tool_name, result: toolValue(p.result), err: p.is_error, resAt: [i, 'result'], end: i });
+    else if (p.kind === 'message_appended') {
+      const m = p.message;
+      parts(m).forEach((q, k) => {
+        const at = (f) => [i, typeof m.content === 'string' ? 'message.content' : `message.content.${k}.${f}`];
+        if (q.type === 'tool-call') { const c = call(q.toolCallId, i); if (!('args' in c)) Object.assign(c, { name: q.toolName, args: q.input, argAt: at('input') }); }
+        else if (q.type === 'tool-result') { const c = call(q.toolCallId, i); if (!('result' in c)) Object.assign(c, { name: q.toolName, result: toolValue(q.output), err: partError(q.output), resAt: at('output') }); }
+        else if (q.type === 'text') { if (q.text) { items.push({ role: m.role, text: q.text, rec: i, at: at('text') }); agentText ||= m.role === 'assistant'; } }
+        else items.push({ ev: `${m.role} ${q.type}`, text: short(q), rec: i });
+      });
+    } else if (p.kind === 'turn_ended') {
+      // Usually a repeat of the last message_appended; shown only when a stream recorded no assistant message.
+      if (!agentText) for (const q of parts(p.assistant)) if (q.type === 'text' && q.text) items.push({ role: 'assistant', text: q.text, rec: i, at: [i, 'assistant'] });
+    } else if (p.kind === 'step_selected') items.push({ step: p, rec: i });
+    else if (p.kind === 'assessment_produced') items.push({ finding: ctx.byRec.get(i), rec: i });
+    else if (p.kind !== 'turn_started' && p.kind !== 'iteration_started') items.push({ ev: p.kind, text: summary(p), err: ctx.ix.info(i).isError, rec: i });
+  }
+  // A finding shows under the call it fired at when that call is in the same row.
+  const ends = new Set([...calls.values()].map((c) => c.end));
+  return items.filter((it) => !(it.finding && ends.has(it.finding.callRecord)));
+}
+
+function summary(p) {
+  switch (p.kind) {
+    case 'run_started': return [p.identity?.run_id, p.identity?.agent, p.identity?.model_id].filter(Boolean).join(' · ');
+    case 'run_ended': { const o = typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome; return `${outcomeText(o)}${o?.message ? `: ${o.message}` : ''}`; }
+    case 'run_terminated': return `${p.status} · ${p.reason}`;
+    case 'iteration_completed': return `iteration ${p.iteration}: ${p.decision}${p.tools?.length ? ` (${p.tools.join(', ')})` : ''}${p.failed ? ' · failed' : ''}${p.error ? `: ${short(p.error)}` : ''}`;
+    case 'provider_request_prepared': return `${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
+    case 'custom': return `${p.name} ${short(p.data)}`;
+    case 'output_tokens_escalation': return `attempt ${p.attempt}: ${p.prev_cap} → ${p.new_cap} tokens`;
+    default: { const { kind, ...rest } = p; return short(rest); }
+  }
+}
+
+/** A payload, cut at the size gate with "show all" and "download" (which re-read the record by `at`). */
+function payload(v, at) {
+  const text = json(v);
+  if (text.length <= GATE) return `<pre>${esc(text)}</pre>`;
+  const ref = `data-rec="${at[0]}" data-path="${at[1]}"`;
+  return `<pre>${esc(text.slice(0, GATE))}…</pre><div class="gate">${(text.length / 1024).toFixed(1)} KB <button data-act="all" ${ref}>show all</button> <button data-act="dl" ${ref}>download</button></div>`;
+}
+
+/** The value a gated payload button refers to. */
+export function payloadAt(ix, rec, path) {
+  let v = ix.get(rec).payload;
+  for (const k of path.split('.')) v = v?.[k];
+  return toolValue(v);
+}
+
+/** "#2", "calls #2, #3" in a finding's text link to those calls of the run. */
+const linkCalls = (ctx, text) => esc(text).replace(/#(\d+)/g, (m, n) => {
+  const r = ctx.ended[n - 1];
+  return r === undefined ? m : `<a class="call-link" href="${ctx.href({ rec: r })}">#${n}</a>`;
+});
+
+function findingHtml(ctx, f) {
+  const a = f.assessment ?? {};
+  return `<div class="finding sev-${esc(f.severity)}" data-rec="${f.record}" data-finding="${f.k}" role="note" aria-label="${esc(f.severity)} finding">
+    <a class="anchor" href="${ctx.href({ finding: f.k })}">${ICON[f.severity] ?? '•'} finding ${f.k}</a> <b>${esc(f.severity)}</b> · ${esc(a.observerName)} after call #${f.callIndex}: ${linkCalls(ctx, a.summary ?? '')}
+    ${(a.observations ?? []).map((o) => `<div class="obs">${esc(o.category)}: ${linkCalls(ctx, o.description ?? '')}${o.evidence ? `<pre class="evidence">${linkCalls(ctx, o.evidence)}</pre>` : ''}</div>`).join('')}
+    ${(a.suggestions ?? []).length ? `<ul>${a.suggestions.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>` : ''}</div>`;
+}
+
+function callHtml(ctx, c) {
+  const n = c.end === undefined ? -1 : ctx.ended.indexOf(c.end) + 1;
+  const kids = c.start === undefined ? [] : ctx.children.get(c.start) ?? [];
+  return `<div class="call${c.err ? ' error' : ''}" data-rec="${c.rec}"${c.end === undefined ? '' : ` data-end="${c.end}"`}>
+    <div class="call-h">${c.err ? '<span class="icon" aria-hidden="true">✖</span>' : '<span class="icon" aria-hidden="true">⚙</span>'} <b>${esc(c.name)}</b>${n > 0 ? ` <a class="recl" href="${ctx.href({ rec: c.end })}">call #${n}</a>` : ''}${c.err ? ' <span class="err-word">error</span>' : ''}</div>
+    ${c.argAt ? payload(c.args ?? null, c.argAt) : ''}
+    ${c.resAt ? `<div class="res">${c.err ? '<b>Error:</b> ' : '→ '}${payload(c.result ?? null, c.resAt)}</div>` : '<div class="res muted">no result recorded</div>'}
+    ${(ctx.byCall.get(c.end) ?? []).map((f) => findingHtml(ctx, f)).join('')}
+    ${kids.map((k) => childHtml(ctx, k)).join('')}</div>`;
+}
+
+/** A child run inline under its call (first turns only: a long one opens as a run of its own). */
+function childHtml(ctx, child) {
+  const cctx = runCtx(ctx.doc, child);
+  const rows = rowsFor(ctx.ix, child);
+  return `<details class="child" open><summary>↳ child run <b>${esc(child.runId)}</b> · ${child.turns} turns · ${child.toolCalls} calls · <span class="${outcomeOk(child.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(child.outcome))}</span>
+    <a href="${cctx.href({})}">open</a></summary>${rows.slice(0, 12).map((r) => rowHtml(cctx, r)).join('')}${rows.length > 12 ? `<p class="muted">${rows.length - 12} more rows: open the child run.</p>` : ''}</details>`;
+}
+
+function stepHtml(p) {
+  return `<div class="stepsel"><span class="chip">step ${esc(p.step_id ?? 'none')}</span> chosen by <b>${esc(p.method)}</b>${p.ranker_error ? ` <span class="bad">ranker error: ${esc(p.ranker_error)}</span>` : ''}
+    ${p.candidates?.length ? `<table class="cands"><tr><th>candidate</th><th>score</th><th>reasons</th></tr>${p.candidates.map((c) => `<tr${c.stepId === p.step_id ? ' class="chosen"' : ''}><td>${esc(c.stepId)}</td><td>${Number(c.score).toFixed(2)}</td><td>${esc((c.reasons ?? []).join('; '))}</td></tr>`).join('')}</table>` : ''}</div>`;
+}
+
+function itemHtml(ctx, it) {
+  if (it.call) return callHtml(ctx, it);
+  if (it.step) return `<div data-rec="${it.rec}">${stepHtml(it.step)}</div>`;
+  if (it.finding) return findingHtml(ctx, it.finding);
+  if (it.role) return `<div class="msg ${esc(it.role)}" data-rec="${it.rec}"><span class="role">${esc(it.role)}</span>${payload(it.text, it.at)}</div>`;
+  return `<div class="ev${it.err ? ' error' : ''}" data-rec="${it.rec}">${it.err ? '<span class="icon" aria-hidden="true">✖</span> ' : ''}<span class="kind">${esc(it.ev)}</span> ${esc(it.text)}</div>`;
+}
+
+export function turnHeader(ctx, t) {
+  return `<header class="turn-h"><a href="${ctx.href({ turn: t.turn })}">Turn ${t.turn}</a>${t.step ? ` <span class="chip">${esc(t.step)}</span>` : ''}
+    <span class="muted">${t.toolCalls} calls · ${fmtMs(t.endedAt - t.startedAt)}</span>${t.errors ? ` <span class="err-word">✖ ${t.errors} error${t.errors > 1 ? 's' : ''}</span>` : ''}
+    <span class="acts" data-run="${esc(ctx.run.runId ?? '')}"><button data-act="md" data-turn="${t.turn}" aria-label="Export turn ${t.turn} as Markdown">MD</button><button data-act="json" data-turn="${t.turn}" aria-label="Export turn ${t.turn} as JSON">JSON</button></span></header>`;
+}
+
+export function rowHtml(ctx, row) {
+  const body = collect(ctx, rowRecords(ctx, row)).map((it) => itemHtml(ctx, it)).join('');
+  return row.t ? `${turnHeader(ctx, row.t)}<div class="turn-b">${body}</div>` : `<div class="outside">${body}</div>`;
+}
+
+/** A turn as Markdown: messages, calls with results, findings. */
+export function turnMarkdown(ctx, t) {
+  const out = [`## ${ctx.doc.name} · ${ctx.run.runId ?? ''} · turn ${t.turn}${t.step ? ` (step ${t.step})` : ''}`, ''];
+  for (const it of collect(ctx, ctx.ix.turnRecords(ctx.run.runId, t.turn))) {
+    if (it.role) out.push(`**${it.role}:** ${it.text}`, '');
+    else if (it.call) {
+      out.push(`- \`${it.name}(${short(it.args, 400)})\` → ${it.err ? '**error**: ' : ''}${short(it.result, 400)}`);
+      for (const f of ctx.byCall.get(it.end) ?? []) out.push(`  - ${f.severity} · ${f.assessment?.observerName}: ${f.assessment?.summary}`);
+    } else if (it.step) out.push(`- step **${it.step.step_id ?? 'none'}** (${it.step.method})`);
+    else if (it.finding) out.push(`- ${it.finding.severity} · ${it.finding.assessment?.observerName}: ${it.finding.assessment?.summary}`);
+    else out.push(`- ${it.ev}: ${it.text}`);
+  }
+  return `${out.join('\n')}\n`;
+}

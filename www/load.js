@@ -1,0 +1,117 @@
+// Getting runs into the page: the WebAssembly module (inline in a one-file
+// build), files from the picker, drops, ?src=, runs embedded in the page and
+// the served runs/index.json. Every source becomes a "doc": a name and a
+// TrajectoryIndex over its records.
+import { init, TrajectoryIndex } from './pkg/web.js';
+import { parts, partError } from './util.js';
+
+/** Loads the module from the inline base64 copy when the page carries one (one-file build), else next to web.js. */
+export function initWasm() {
+  const el = document.getElementById('at-wasm');
+  if (!el) return init();
+  const bin = atob(el.textContent.replace(/\s+/g, ''));
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return init(bytes);
+}
+
+/**
+ * Step exports (toJSONL lines, or stepTraces.json) become record JSONL, so
+ * that turns, search, filters and the step path work the same on them. The
+ * tool parts of the messages become tool_started / tool_ended records.
+ */
+function stepsToRecords(steps) {
+  const out = [];
+  const runId = String(steps.find((s) => s.conversationId)?.conversationId ?? 'steps');
+  const rec = (t, payload) => out.push(JSON.stringify({ schema_version: 1, seq: out.length, run_id: runId, depth: 0, recorded_at_unix_ms: t, payload }));
+  let end = null;
+  steps.forEach((s, k) => {
+    const m = s.metadata ?? s;
+    const t = Date.parse(s.timestamp) || 0;
+    const turn = m.turnIndex ?? s.stepIndex ?? k;
+    if (k === 0) rec(t, { kind: 'run_started', identity: { run_id: runId } });
+    rec(t, { kind: 'turn_started', turn_index: turn });
+    const sel = m.selection ?? s.selection;
+    if (sel) rec(t, { kind: 'step_selected', turn_index: turn, step_id: m.stepId ?? null, method: sel.method, candidates: sel.candidates ?? [], ...(sel.rankerError ? { ranker_error: sel.rankerError } : {}) });
+    const input = s.input ?? s.userMessage;
+    if (input) rec(t, { kind: 'message_appended', message: input });
+    const output = s.output ?? s.agentMessages ?? [];
+    for (const msg of output) {
+      rec(t, { kind: 'message_appended', message: msg });
+      for (const p of parts(msg)) {
+        if (p.type === 'tool-call') rec(t, { kind: 'tool_started', tool_call_id: p.toolCallId ?? '', tool_name: p.toolName ?? '', args: p.input ?? null });
+        if (p.type === 'tool-result') rec(t, { kind: 'tool_ended', tool_call_id: p.toolCallId ?? '', tool_name: p.toolName ?? '', result: p.output ?? null, is_error: partError(p.output) });
+      }
+    }
+    const answer = output.filter((x) => x.role === 'assistant').at(-1) ?? { role: 'assistant', content: '' };
+    rec(t, { kind: 'turn_ended', assistant: answer, tool_results: [], turn_index: turn, ...(m.stepId ? { step_id: m.stepId } : {}) });
+    end = m.end ?? s.end ?? ('reason' in m ? m : end);
+    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status: end.completed ? 'completed' : 'error', reason: end.reason, ...(end.summary ? { message: end.summary } : {}) } });
+  });
+  return out.join('\n');
+}
+
+/** A doc from a file's content (bytes or text): record JSONL, step JSONL or stepTraces.json, told apart by content. */
+export function openDoc(name, input, src = null) {
+  const head = (typeof input === 'string' ? input.slice(0, 65536) : new TextDecoder().decode(input.subarray(0, 65536))).trimStart();
+  let first = null;
+  try { first = JSON.parse(head.slice(0, head.indexOf('\n') >>> 0)); } catch { /* not JSON on line 1: the index reports it */ }
+  const steps = head.startsWith('[') || (first && !first.payload && ('stepIndex' in first || 'userMessage' in first));
+  if (!steps) {
+    const index = TrajectoryIndex.fromJsonl(input);
+    return { name, src, index, errors: index.errors() };
+  }
+  const text = typeof input === 'string' ? input : new TextDecoder().decode(input);
+  const errors = [];
+  let list = [];
+  if (head.startsWith('[')) {
+    try { list = JSON.parse(text); } catch (e) { errors.push({ line: 1, message: e.message }); }
+  } else {
+    text.split('\n').forEach((l, k) => {
+      if (!l.trim()) return;
+      try { list.push(JSON.parse(l)); } catch (e) { errors.push({ line: k + 1, message: e.message }); }
+    });
+  }
+  const index = TrajectoryIndex.fromJsonl(stepsToRecords(list.filter((s) => s && typeof s === 'object')));
+  return { name, src, index, errors: errors.concat(index.errors()), steps: true };
+}
+
+export async function readFile(file) {
+  return openDoc(file.name, new Uint8Array(await file.arrayBuffer()));
+}
+
+export async function fetchDoc(url, name = url.split('/').pop()) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return openDoc(name, new Uint8Array(await res.arrayBuffer()), url);
+}
+
+/** Runs a one-file build carries: <script type="application/json" id="at-runs">[{name, text}]</script>. */
+export function embeddedDocs() {
+  const el = document.getElementById('at-runs');
+  if (!el) return [];
+  return JSON.parse(el.textContent).map((r) => openDoc(r.name, r.text));
+}
+
+/** The served sample list, or [] where there is none (file://, a one-file build): not an error. */
+export async function sampleList() {
+  if (location.protocol === 'file:' || document.getElementById('at-runs')) return [];
+  try {
+    const res = await fetch('runs/index.json');
+    return res.ok ? (await res.json()).runs ?? [] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Files dropped anywhere on the page; `overlay` shows while something is dragged over. */
+export function onDrop(overlay, open) {
+  const has = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  addEventListener('dragover', (e) => { if (has(e)) { e.preventDefault(); overlay.hidden = false; } });
+  addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
+  addEventListener('drop', (e) => {
+    e.preventDefault();
+    overlay.hidden = true;
+    if (e.dataTransfer?.files.length) open([...e.dataTransfer.files]);
+  });
+}
