@@ -37,6 +37,7 @@ function playTurns(rec, clock, turns, { model = 'scripted-model', tools = [], ob
       messages.push(assistantCall);
       rec.record({ kind: 'message_appended', message: assistantCall });
       rec.record({ kind: 'tool_started', tool_call_id: id, tool_name: call.tool, args: call.args });
+      call.during?.(); // a call that runs a child run: its records sit between the call's start and end
       clock.advance(call.ms ?? 250);
       const isError = Boolean(call.error);
       const result = isError ? call.error : call.result;
@@ -103,15 +104,20 @@ runs.push(await record('support-refund', 'Support agent: refund with a gateway r
 
 runs.push(await record('research-with-subagent', 'Research agent delegating a search to a child run', (rec, clock) => {
   start(rec, { run_id: 'research', agent: 'researcher', model_id: 'scripted-model' }, { maxTokens: 4000, maxToolCalls: 6, maxMs: 60_000 });
-  playTurns(rec, clock, [{ user: 'Summarise what changed in the 2026 EU AI Act guidance for chatbots.', answer: 'Let me delegate the source search.' }]);
-  const child = rec.child('research/search');
-  start(child, { run_id: 'research/search', parent_run_id: 'research', agent: 'searcher' }, { maxTokens: 2000, maxToolCalls: 4 });
-  playTurns(child, clock, [{ user: 'Find the official guidance documents.', calls: [
-    { tool: 'web_search', args: { q: 'EU AI Act chatbot guidance 2026' }, result: { hits: 3 } },
-    { tool: 'fetch_page', args: { url: 'https://example.org/guidance.pdf' }, result: { chars: 48211 } },
-  ], answer: 'Found the guidance: transparency duties and labelling.' }]);
-  child.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
-  child.free();
+  // The parent delegates the search through a tool call; the child run records under it.
+  const search = () => {
+    const child = rec.child('research/search');
+    start(child, { run_id: 'research/search', parent_run_id: 'research', agent: 'searcher' }, { maxTokens: 2000, maxToolCalls: 4 });
+    playTurns(child, clock, [{ user: 'Find the official guidance documents.', calls: [
+      { tool: 'web_search', args: { q: 'EU AI Act chatbot guidance 2026' }, result: { hits: 3 } },
+      { tool: 'fetch_page', args: { url: 'https://example.org/guidance.pdf' }, result: { chars: 48211 } },
+    ], answer: 'Found the guidance: transparency duties and labelling.' }]);
+    child.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+    child.free();
+  };
+  playTurns(rec, clock, [{ user: 'Summarise what changed in the 2026 EU AI Act guidance for chatbots.', calls: [
+    { tool: 'delegate', args: { agent: 'searcher', task: 'Find the official guidance documents.' }, result: { run_id: 'research/search', status: 'completed' }, during: search },
+  ], answer: 'The searcher found the guidance.' }]);
   playTurns(rec, clock, [{ user: 'And the summary?', answer: 'Chatbots must disclose they are AI and label generated content.' }]);
   rec.record({ kind: 'custom', name: 'eval.score', data: { faithfulness: 0.92, relevance: 0.88 } });
   rec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
@@ -160,7 +166,7 @@ async function generatedBooking(name, variant) {
     if (req.purpose === 'rank-steps') {
       const ids = [...req.messages[0].content.matchAll(/^- ([\w-]+): /gm)].map((m) => m[1]);
       const best = prefer.find((id) => ids.includes(id)) ?? ids[0];
-      return JSON.stringify({ candidates: ids.map((stepId) => ({ stepId, score: stepId === best ? 0.85 : 0.3, reasons: [stepId === best ? 'the diner needs this first' : 'can wait'] })) });
+      return JSON.stringify({ candidates: ids.map((stepId) => ({ stepId, score: stepId === best ? 0.85 : 0.6, reasons: [stepId === best ? 'the diner needs this first' : 'can wait'] })) });
     }
     const step = /What to do in this message: (.*)/.exec(req.system)?.[1] ?? 'wrap up';
     return { 'say hello and say you want dinner tonight': 'Hi! I would like to have dinner at your place tonight.',

@@ -20,6 +20,9 @@ const estimate = (r) => (r.t ? 64 + r.t.records * 26 : 16 + r.recs.length * 24);
 const list = new VirtualList($('turns'), (k) => rowHtml(S.v.ctx, S.v.rows[k]), decorate);
 list.onView = countOffscreen;
 
+/** Where record i shows in a row: its own element, the call it was merged into, else the row's header. */
+const recEl = (row, i) => row.querySelector(`[data-rec="${i}"],[data-recs~="${i}"]`) ?? row.firstElementChild;
+
 /** Marks a freshly rendered row: selection, the focused record, search hits and filter matches. */
 function decorate(el, k) {
   const row = S.v.rows[k];
@@ -27,7 +30,7 @@ function decorate(el, k) {
   el.classList.toggle('sel', k === S.sel);
   for (const [set, cls] of [[S.res?.hits, 'hit'], [S.res?.filtered, 'fhit']]) {
     for (let j = set ? find.lower(set, row.lo) : 0; set && j < set.length && set[j] <= row.hi; j++) {
-      (el.querySelector(`[data-rec="${set[j]}"],[data-end="${set[j]}"]`) ?? el.firstElementChild)?.classList.add(cls);
+      recEl(el, set[j])?.classList.add(cls);
     }
   }
 }
@@ -163,7 +166,7 @@ function goRow(k, rec = null, extra = null) {
   select(k);
   S.pos = rec ?? v.rows[k].lo;
   document.querySelector('.flash')?.classList.remove('flash');
-  const el = rec == null ? list.row(k) : list.row(k)?.querySelector(`[data-rec="${rec}"],[data-end="${rec}"]`);
+  const el = rec == null ? list.row(k) : list.row(k) && recEl(list.row(k), rec);
   if (el) {
     if (rec != null) el.scrollIntoView({ block: 'center' });
     el.classList.add('flash');
@@ -348,9 +351,11 @@ addEventListener('keydown', (e) => {
     n: () => goNext(S.res?.hits, 1),
     N: () => goNext(S.res?.hits, -1),
     '?': () => ($('help').open ? $('help').close() : $('help').showModal()),
-    Escape: closeCompare,
+    Escape: () => ($('help').open ? $('help').close() : closeCompare()),
   };
-  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  if (!keys[e.key]) return;
+  if (e.key !== 'Escape') e.preventDefault(); // Escape keeps its default: a modal dialog's cancel
+  keys[e.key]();
 });
 addEventListener('hashchange', fromHash);
 

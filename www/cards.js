@@ -15,9 +15,13 @@ export function runCtx(doc, run) {
   const byCall = new Map();
   for (const f of findings) if (f.callRecord != null) byCall.set(f.callRecord, [...(byCall.get(f.callRecord) ?? []), f]);
   const children = new Map();
-  for (const r of ix.runs()) if (r.parentCall != null && r.parentRunId === run.runId) children.set(r.parentCall, [...(children.get(r.parentCall) ?? []), r]);
+  const orphans = new Map(); // child runs not started by a call: shown where their first record is
+  for (const r of ix.runs()) {
+    if (r.parentRunId !== run.runId || r.depth <= run.depth) continue;
+    if (r.parentCall != null) children.set(r.parentCall, [...(children.get(r.parentCall) ?? []), r]); else orphans.set(r.first, r);
+  }
   return {
-    doc, ix, run, findings, byCall, children,
+    doc, ix, run, findings, byCall, children, orphans,
     byRec: new Map(findings.map((f) => [f.record, f])),
     ended: ix.filter({ kind: 'tool_ended', runId: run.runId }), // the run's Nth call is ended[N - 1]: "#N" in evidence
     href: (extra) => hashFor(doc.name, run.runId, extra),
@@ -31,10 +35,11 @@ export function runCtx(doc, run) {
  */
 export function rowsFor(ix, run) {
   const rows = [];
+  const orphans = new Set(ix.runs().filter((r) => r.parentRunId === run.runId && r.parentCall == null && r.depth > run.depth).map((r) => r.first));
   const gap = (a, b) => {
     let recs = [];
     for (let i = a; i <= b; i++) {
-      if (ix.info(i).runId !== run.runId) continue;
+      if (ix.info(i).runId !== run.runId && !orphans.has(i)) continue;
       recs.push(i);
       if (recs.length === GAP_CHUNK) { rows.push({ recs, lo: recs[0], hi: i }); recs = []; }
     }
@@ -58,11 +63,13 @@ export function collect(ctx, recs) {
   const calls = new Map();
   const call = (id, i) => {
     let c = calls.get(id);
-    if (!c) { calls.set(id, (c = { call: true, rec: i })); items.push(c); }
+    if (!c) { calls.set(id, (c = { call: true, rec: i, recs: [] })); items.push(c); }
+    c.recs.push(i); // every record merged into the call, so a link to any of them finds it
     return c;
   };
   let agentText = false;
   for (const i of recs) {
+    if (ctx.orphans.has(i)) { items.push({ child: ctx.orphans.get(i) }); continue; }
     const p = ctx.ix.get(i).payload;
     if (p.kind === 'tool_started') Object.assign(call(p.tool_call_id, i), { name: p.tool_name, args: p.args, argAt: [i, 'args'], start: i });
     else if (p.kind === 'tool_ended') Object.assign(call(p.tool_call_id, i), { name: p.tool_name, result: toolValue(p.result), err: p.is_error, resAt: [i, 'result'], end: i });
@@ -132,7 +139,7 @@ function findingHtml(ctx, f) {
 function callHtml(ctx, c) {
   const n = c.end === undefined ? -1 : ctx.ended.indexOf(c.end) + 1;
   const kids = c.start === undefined ? [] : ctx.children.get(c.start) ?? [];
-  return `<div class="call${c.err ? ' error' : ''}" data-rec="${c.rec}"${c.end === undefined ? '' : ` data-end="${c.end}"`}>
+  return `<div class="call${c.err ? ' error' : ''}" data-rec="${c.rec}" data-recs="${c.recs.join(' ')}">
     <div class="call-h">${c.err ? '<span class="icon" aria-hidden="true">✖</span>' : '<span class="icon" aria-hidden="true">⚙</span>'} <b>${esc(c.name)}</b>${n > 0 ? ` <a class="recl" href="${ctx.href({ rec: c.end })}">call #${n}</a>` : ''}${c.err ? ' <span class="err-word">error</span>' : ''}</div>
     ${c.argAt ? payload(c.args ?? null, c.argAt) : ''}
     ${c.resAt ? `<div class="res">${c.err ? '<b>Error:</b> ' : '→ '}${payload(c.result ?? null, c.resAt)}</div>` : '<div class="res muted">no result recorded</div>'}
@@ -155,6 +162,7 @@ function stepHtml(p) {
 
 function itemHtml(ctx, it) {
   if (it.call) return callHtml(ctx, it);
+  if (it.child) return childHtml(ctx, it.child);
   if (it.step) return `<div data-rec="${it.rec}">${stepHtml(it.step)}</div>`;
   if (it.finding) return findingHtml(ctx, it.finding);
   if (it.role) return `<div class="msg ${esc(it.role)}" data-rec="${it.rec}"><span class="role">${esc(it.role)}</span>${payload(it.text, it.at)}</div>`;

@@ -4,9 +4,9 @@
 // step_selected records name, in the order first seen.
 import { esc, outcomeOk } from './util.js';
 
-const W = 96;
+const W = 88;
 const H = 28;
-const GX = 44;
+const GX = 40;
 const GY = 16;
 
 export function graphSvg(ix, run) {
@@ -33,7 +33,7 @@ export function graphSvg(ix, run) {
   const pos = new Map();
   const perCol = [];
   steps.forEach((s, k) => {
-    const col = graph ? layer(s.id) : k;
+    const col = graph ? layer(s.id) : 0; // without a graph: one column, in the order first seen
     const row = (perCol[col] = (perCol[col] ?? 0) + 1) - 1;
     pos.set(s.id, { x: 8 + col * (W + GX), y: 8 + row * (H + GY) });
   });
@@ -56,8 +56,12 @@ export function graphSvg(ix, run) {
     const a = pos.get(path[n - 1].stepId);
     const b = pos.get(path[n].stepId);
     if (!a || !b || a === b) continue;
-    const [p, q] = [{ x: a.x + W / 2, y: a.y + H }, { x: b.x + W / 2, y: b.y + H }];
-    taken.push(`<path class="taken" d="M${p.x} ${p.y} Q${(p.x + q.x) / 2} ${Math.max(p.y, q.y) + 22} ${q.x} ${q.y + 3}" marker-end="url(#arr2)"/>`);
+    // Within a column: an arc on the right; forwards: a straight line; backwards: a curve below.
+    const [ay, by] = [a.y + H / 2, b.y + H / 2];
+    const d = a.x === b.x ? `M${a.x + W} ${ay} C${a.x + W + 36} ${ay} ${b.x + W + 36} ${by} ${b.x + W + 4} ${by}`
+      : b.x > a.x ? `M${a.x + W} ${ay + 5} L${b.x - 4} ${by + 5}`
+        : `M${a.x + W / 2} ${a.y + H} Q${(a.x + b.x + W) / 2} ${Math.max(a.y, b.y) + H + 22} ${b.x + W / 2} ${b.y + H + 3}`;
+    taken.push(`<path class="taken" d="${d}" marker-end="url(#arr2)"/>`);
   }
   const graphTerminals = new Set(graph?.terminals ?? []);
   const nodes = steps.map((s, k) => {
@@ -73,11 +77,11 @@ export function graphSvg(ix, run) {
   const last = pos.get(path.at(-1)?.stepId);
   let end = '';
   if (last && run.outcome) {
-    const ex = Math.max(...[...pos.values()].map((p) => p.x)) + W + GX;
+    const ex = Math.max(...[...pos.values()].map((p) => p.x)) + W + GX + 24;
     end = `<path class="taken" d="M${last.x + W} ${last.y + H / 2} L${ex - 4} ${last.y + H / 2}" marker-end="url(#arr2)"/>
       <g class="outcome ${outcomeOk(run.outcome) ? 'ok' : 'bad'}"><rect x="${ex}" y="${last.y}" width="${W + 20}" height="${H}" rx="14"/><text x="${ex + (W + 20) / 2}" y="${last.y + H / 2 + 4}">■ ${esc(run.outcome.reason ?? run.outcome.status)}</text></g>`;
   }
-  const w = Math.max(...[...pos.values()].map((p) => p.x)) + W + (end ? 2 * W + GX : 16);
+  const w = Math.max(...[...pos.values()].map((p) => p.x)) + W + (end ? 2 * W + GX + 24 : 56);
   const h = Math.max(...[...pos.values()].map((p) => p.y)) + H + 34;
   return `<svg id="graph-svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="Step graph: ${path.length} steps taken">
     <defs><marker id="arr" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L8 4L0 8z" class="req-head"/></marker>
