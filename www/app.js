@@ -272,7 +272,9 @@ async function live(name, start) {
 $('file').addEventListener('change', (e) => openFiles([...e.target.files]).then(() => { e.target.value = ''; }));
 onDrop($('drop'), openFiles);
 $('find').addEventListener('submit', (e) => { e.preventDefault(); goNext(S.res?.hits); });
-for (const id of ['q', 'regex', 'kind', 'errors-only', 'min-sev']) $(id).addEventListener(id === 'q' ? 'input' : 'change', () => applyQuery());
+let typing = null; // a search per keystroke over a 100 MB run would queue up: wait for a pause
+$('q').addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(() => applyQuery(true), 120); });
+for (const id of ['regex', 'kind', 'errors-only', 'min-sev']) $(id).addEventListener('change', () => applyQuery());
 $('live-sim').addEventListener('click', () => live('live-simulation.jsonl', liveSimulation));
 $('live-bg').addEventListener('click', () => live('live-objective.jsonl', liveObjective));
 $('compare-btn').addEventListener('click', openCompare);
@@ -301,6 +303,8 @@ document.addEventListener('click', (e) => {
     doc.index.free();
     return renderDocs();
   }
+  const node = t.closest('#graph .node');
+  if (node) return goRow(S.v.rows.findIndex((r) => r.t?.step === node.dataset.step));
   const sample = t.closest('.sample');
   if (sample) return openSample(S.samples[sample.dataset.k]);
   const side = t.closest('a[data-side]');
@@ -336,6 +340,7 @@ document.addEventListener('click', (e) => {
 });
 
 addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && e.target.closest?.('.node')) return e.target.dispatchEvent(new MouseEvent('click', { bubbles: true }));
   if (e.target.matches?.('input, select, textarea')) {
     if (e.key === 'Escape') e.target.blur();
     return;

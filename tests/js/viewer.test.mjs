@@ -83,6 +83,7 @@ test('the run viewer: open, read, find, navigate, compare and run live', async (
         const hits = stuck.flatMap((r, i) => (strings(r.payload).some((s) => occurrences(s, needle)) ? [i] : []));
         const count = stuck.reduce((s, r) => s + strings(r.payload).reduce((t, x) => t + occurrences(x, needle), 0), 0);
         await page.fill('#q', needle);
+        await page.waitForSelector('#match-count:has-text("matches")');
         const status = await page.locator('#match-count').textContent();
         const m = /^(\d+) matches in (\d+) records · (\d+) off screen/.exec(status);
         assert.ok(m, status);
@@ -97,14 +98,16 @@ test('the run viewer: open, read, find, navigate, compare and run live', async (
         assert.equal(Number((await hashOf(page)).rec), hits[1]);
         await page.keyboard.press('Shift+N');
         assert.equal(Number((await hashOf(page)).rec), hits[0]);
+        const status$ = (re) => page.waitForFunction((src) => new RegExp(src).test(document.getElementById('match-count').textContent), re.source);
         await page.check('#regex');
-        await page.fill('#q', 'expected .a,b.');
         const lineHits = readFileSync(join(dir, 'runs/stuck-on-tests.jsonl'), 'utf8').trim().split('\n').reduce((s, l) => s + (l.match(/expected .a,b./gi)?.length ?? 0), 0);
-        assert.match(await page.locator('#match-count').textContent(), new RegExp(`^${lineHits} matches`));
+        await page.fill('#q', 'expected .a,b.');
+        await status$(new RegExp(`^${lineHits} matches`));
         await page.fill('#q', '(');
-        assert.match(await page.locator('#match-count').textContent(), /invalid pattern/);
+        await status$(/invalid pattern/);
         await page.uncheck('#regex');
         await page.fill('#q', '');
+        await status$(/^$/);
 
         // Filters: errors only, then the minimum severity; the list keeps only rows holding matches.
         await page.check('#errors-only');
