@@ -6,7 +6,7 @@ import { esc, json, short, parts, toolValue, partError, outcomeText, outcomeOk, 
 
 const GATE = 4096; // bytes of a payload shown before "show all"
 const GAP_CHUNK = 40; // records per row outside turns, so a turnless run still virtualises
-export const ICON = { info: 'ℹ', caution: '⚠', warning: '⛔' };
+export const ICON = { info: 'ℹ', caution: '⚠', warning: '‼' };
 
 /** Everything a run's rows need, computed once per run. */
 export function runCtx(doc, run) {

@@ -87,5 +87,5 @@ export function graphSvg(ix, run) {
     <defs><marker id="arr" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L8 4L0 8z" class="req-head"/></marker>
     <marker id="arr2" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L8 4L0 8z" class="taken-head"/></marker></defs>
     ${edges.join('')}${taken.join('')}${nodes.join('')}${end}</svg>
-    <p class="legend"><span class="st-reached">reached</span> <span class="st-failed">failed</span> <span class="st-skipped">skipped</span> <span class="st-never">never reached</span> · numbers: order taken${graph ? ' · double border: terminal' : ''}</p>`;
+    <p class="legend"><span class="st-reached">reached</span> <span class="st-failed">failed</span> <span class="st-skipped">skipped</span> <span class="st-never">never reached</span> · numbers: order taken${graph ? ' · thick border: terminal' : ''}</p>`;
 }

@@ -8,7 +8,6 @@ export const json = (v) => {
   return s.length <= 100 ? s : JSON.stringify(v, null, 2);
 };
 export const short = (v, n = 120) => { const s = typeof v === 'string' ? v : JSON.stringify(v) ?? ''; return s.length > n ? `${s.slice(0, n)}…` : s; };
-export const SEV = { info: 1, caution: 2, warning: 3 };
 export const fmtMs = (ms) => (ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 export const fmtN = (n) => Math.round(n).toLocaleString('en');
 
