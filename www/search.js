@@ -3,8 +3,6 @@
 // Results are record indices, sorted; the list shows rows holding them.
 import { $ } from './util.js';
 
-const LIMIT = 100_000; // records with hits kept (the count stays exact)
-
 /** The run and its descendants, whose records the view shows. */
 export function family(ix, run) {
   const ids = new Set([run.runId]);
@@ -33,7 +31,7 @@ export function run(ix, runIds, query) {
     if (query.regex) {
       try { needle = new RegExp(query.q, 'i'); } catch (e) { out.error = e.message; return out; }
     }
-    const res = runIds.map((runId) => ix.search(needle, { runId, limit: LIMIT }));
+    const res = runIds.map((runId) => ix.search(needle, { runId }));
     out.count = res.reduce((s, r) => s + r.count, 0);
     out.hits = merge(res.map((r) => r.records));
   }
