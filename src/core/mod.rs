@@ -10,6 +10,8 @@ pub mod capture;
 pub mod error;
 pub mod generate;
 pub mod host;
+#[cfg(feature = "index")]
+pub mod index;
 pub mod message;
 pub mod number;
 pub mod observe;

@@ -499,5 +499,7 @@ function makeGenerate(wasm, importAi, otelApi) {
   const mastra = makeMastra(wasm, { fail, why, isObject, isArray, loops });
   // agent-trajectories/otel passes @opentelemetry/api; no other entry has the exporter.
   const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
-  return { withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
+  // Inlined only in builds whose module has the index (cargo feature `index`).
+  const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, why, checkOptions: wasm.checkOptions }) : {};
+  return { ...index, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

@@ -31,6 +31,9 @@ macro_rules! payloads {
             $( $(#[$vmeta])* #[serde(rename = $kind)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
         }
 
+        /// Every payload kind this build writes and reads.
+        pub const KINDS: &[&str] = &[$( $kind ),*];
+
         impl Payload {
             pub fn kind(&self) -> &'static str {
                 match self {
@@ -49,7 +52,7 @@ macro_rules! payloads {
                     other => Err(format!(
                         "{}unknown kind {other:?}, expected one of {}",
                         At::Key(at, "kind").prefix(),
-                        [$( $kind ),*].join(", ")
+                        KINDS.join(", ")
                     )),
                 }
             }

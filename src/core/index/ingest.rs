@@ -1,0 +1,218 @@
+//! Reading a stream into the index: one scan per line, a handful of fields
+//! kept, runs and turns grouped as the records arrive.
+
+use std::borrow::Cow;
+
+use super::scan::{unescape, Cursor, Scan, Str};
+use super::{Problem, TrajectoryIndex, NONE};
+use crate::core::capture::TRAJECTORY_SCHEMA_VERSION;
+
+/// The fields of one line the index looks at.
+#[derive(Default)]
+struct Fields {
+    version: Option<f64>,
+    seq: Option<f64>,
+    run_id: Option<Str>,
+    parent: Option<Str>,
+    depth: Option<f64>,
+    at: Option<f64>,
+    payload: bool,
+    kind: Option<Str>,
+    turn_index: Option<f64>,
+    iteration: Option<f64>,
+    tool: Option<Str>,
+    is_error: Option<bool>,
+    failed: Option<bool>,
+    status: Option<Str>,
+    severity: Option<Str>,
+    call_index: Option<f64>,
+    step: Option<Str>,
+    name: Option<Str>,
+    total_tokens: Option<f64>,
+    input_tokens: Option<f64>,
+    output_tokens: Option<f64>,
+}
+
+fn fields(line: &[u8]) -> Scan<Fields> {
+    let mut f = Fields::default();
+    let mut c = Cursor::new(line);
+    c.object(|c, key| {
+        match key {
+            b"schema_version" => f.version = c.whole()?,
+            b"seq" => f.seq = c.whole()?,
+            b"run_id" => f.run_id = c.opt_string()?,
+            b"parent_run_id" => f.parent = c.opt_string()?,
+            b"depth" => f.depth = c.whole()?,
+            b"recorded_at_unix_ms" => f.at = c.whole()?,
+            b"payload" if c.peek() == Some(b'{') => {
+                f.payload = true;
+                payload(c, &mut f)?
+            }
+            _ => c.skip()?,
+        }
+        Ok(())
+    })?;
+    if !c.at_end() {
+        return c.fail("text after the record");
+    }
+    Ok(f)
+}
+
+/// `{...}` under the cursor, reading only `keys`' values through `read`.
+fn nested(c: &mut Cursor, mut read: impl FnMut(&mut Cursor, &[u8]) -> Scan<bool>) -> Scan<()> {
+    if c.peek() != Some(b'{') {
+        return c.skip();
+    }
+    c.object(|c, k| if read(c, k)? { Ok(()) } else { c.skip() })
+}
+
+fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
+    c.object(|c, key| {
+        match key {
+            b"kind" => f.kind = c.opt_string()?,
+            b"turn_index" => f.turn_index = c.whole()?,
+            b"iteration" => f.iteration = c.whole()?,
+            b"tool_name" => f.tool = c.opt_string()?,
+            b"is_error" => f.is_error = c.boolean()?,
+            b"failed" => f.failed = c.boolean()?,
+            b"status" => f.status = c.opt_string()?,
+            b"call_index" => f.call_index = c.whole()?,
+            b"step_id" => f.step = c.opt_string()?,
+            b"name" => f.name = c.opt_string()?,
+            // A bare label ("ended") in records of the original agent runtime.
+            b"outcome" if c.peek() == Some(b'"') => f.status = Some(c.string()?),
+            b"outcome" => nested(c, |c, k| {
+                if k != b"status" {
+                    return Ok(false);
+                }
+                f.status = c.opt_string()?;
+                Ok(true)
+            })?,
+            b"assessment" => nested(c, |c, k| {
+                if k != b"severity" {
+                    return Ok(false);
+                }
+                f.severity = c.opt_string()?;
+                Ok(true)
+            })?,
+            b"data" => nested(c, |c, k| {
+                let slot = match k {
+                    b"totalTokens" => &mut f.total_tokens,
+                    b"inputTokens" => &mut f.input_tokens,
+                    b"outputTokens" => &mut f.output_tokens,
+                    _ => return Ok(false),
+                };
+                *slot = c.whole()?;
+                Ok(true)
+            })?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    })
+}
+
+/// A string token's text (unescaped when it has escapes).
+fn text_of<'a>(line: &'a [u8], s: Str) -> Cow<'a, str> {
+    let raw = &line[s.start..s.end];
+    if s.escaped {
+        let mut out = Vec::new();
+        unescape(raw, &mut out);
+        Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+    } else {
+        String::from_utf8_lossy(raw)
+    }
+}
+
+impl TrajectoryIndex {
+    pub(super) fn ingest(&mut self, bytes: &[u8]) {
+        // One check for the whole stream; lines are checked only when it fails.
+        let utf8 = std::str::from_utf8(bytes).is_ok();
+        let mut pos = 0usize;
+        let mut line_no = 0u32;
+        while pos < bytes.len() {
+            let end = bytes[pos..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| pos + n);
+            line_no = line_no.saturating_add(1);
+            let mut stop = end;
+            if stop > pos && bytes[stop - 1] == b'\r' {
+                stop -= 1;
+            }
+            let line = &bytes[pos..stop];
+            if stop > u32::MAX as usize {
+                self.problem(line_no, "the stream is longer than 4 GiB; the rest is not indexed".into());
+                return;
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                if !utf8 && std::str::from_utf8(line).is_err() {
+                    self.problem(line_no, "the line is not UTF-8 text".into());
+                } else {
+                    match fields(line) {
+                        Ok(f) => self.add(f, line, pos as u32, stop as u32, line_no),
+                        Err(e) => self.problem(line_no, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
+                    }
+                }
+            }
+            pos = end + 1;
+        }
+    }
+
+    fn problem(&mut self, line: u32, message: String) {
+        self.problems.push(Problem { line, message });
+    }
+
+    fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
+        let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
+        let missing = match (&f.seq, &f.at, f.payload, &f.kind) {
+            (None, ..) => "seq is missing or not a whole number",
+            (_, None, ..) => "recorded_at_unix_ms is missing or not a whole number",
+            (_, _, false, _) => "payload is missing or not an object",
+            (.., None) => "payload.kind is missing or not a string",
+            _ => "",
+        };
+        if !missing.is_empty() {
+            return self.problem(line_no, missing.into());
+        }
+        if let Some(v) = f.version.filter(|&v| v > newest) {
+            return self.problem(line_no, format!("schema_version {v} is newer than this reader's {newest}: update agent-trajectories to read it"));
+        }
+        let kind = f.kind.map(|s| text_of(line, s)).unwrap_or_default();
+        let status = f.status.map(|s| text_of(line, s));
+        let severity = match f.severity.map(|s| text_of(line, s)).as_deref() {
+            Some("info") => 1,
+            Some("caution") => 2,
+            Some("warning") => 3,
+            _ => 0,
+        };
+        let not_completed = status.as_deref().is_some_and(|s| s != "completed" && s != "ended");
+        let error = match &*kind {
+            "tool_ended" => f.is_error == Some(true),
+            "run_ended" | "run_terminated" => not_completed,
+            "iteration_completed" => f.failed == Some(true),
+            "assessment_produced" => severity == 3,
+            _ => false,
+        };
+        let mut id = |s: Option<Str>| s.map_or(NONE, |s| self.strings.intern(&text_of(line, s)));
+        let whole = |n: Option<f64>| n.map_or(NONE, |n| n.clamp(0.0, f64::from(NONE - 1)) as u32);
+        let tokens = f.total_tokens.or(match (f.input_tokens, f.output_tokens) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        });
+        let row = [
+            start,
+            end,
+            line_no,
+            id(f.run_id),
+            id(f.parent),
+            id(f.kind),
+            id(f.tool),
+            id(f.step),
+            id(f.name),
+            whole(f.turn_index),
+            whole(f.iteration),
+            whole(f.call_index),
+            whole(f.depth.or(Some(0.0))),
+            u32::from(error) | (severity << 1),
+        ];
+        self.cols.extend_from_slice(&row);
+        self.nums.extend_from_slice(&[f.seq.unwrap_or_default(), f.at.unwrap_or_default(), tokens.unwrap_or(f64::NAN)]);
+    }
+}
