@@ -15,7 +15,8 @@ import { serveStatic } from '../../scripts/serve.mjs';
 import { withPage } from './chromium.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const installed = join(repo, 'tests/consumers/browser/node_modules/agent-trajectories');
+// The package built with the index feature (scripts/test.sh sets INDEX_PACKAGE).
+const installed = process.env.INDEX_PACKAGE ?? join(repo, 'tests/.work/index-tarball/package');
 const shots = join(repo, 'tests/.work/screenshots');
 mkdirSync(shots, { recursive: true });
 
