@@ -129,7 +129,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
     /** Records indexed (bad lines not counted). */
     get length() { return this.#cols.length / W; }
     /** Bytes of the stream the index keeps. */
-    get byteLength() { return this.#core.byteLength; }
+    get byteLength() { return this.#core?.byteLength ?? 0; }
 
     /** Lines that are not records, and holes in a run's seq, by 1-based line. */
     errors() { return this.#problems.map((p) => ({ ...p })); }
@@ -190,9 +190,14 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
     }
 
     /** Record `i`, parsed as written. */
-    get(i) { return JSON.parse(this.text(i)); }
+    get(i) { return JSON.parse(this.#line(i, 'get(i)')); }
     /** The line of record `i`, as written. */
-    text(i) { return this.#core.text(this.#index(i, 'text(i)')); }
+    text(i) { return this.#line(i, 'text(i)'); }
+
+    #line(i, place) {
+      const k = this.#index(i, place);
+      return this.#core.text(k);
+    }
 
     /** Record indices passing every part of `q`, ascending. */
     filter(q) {
@@ -234,6 +239,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
      */
     search(q, opts) {
       const place = 'search(q, opts)';
+      if (!this.#core) throw bad(`${place}: this index was freed`);
       checkOptions(opts, ['runId'], place);
       const run = opts?.runId === undefined ? undefined : this.#run(opts.runId, place);
       if (typeof q === 'string') {

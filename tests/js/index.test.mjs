@@ -1,0 +1,140 @@
+// TrajectoryIndex through the package built with the index feature
+// (INDEX_PACKAGE, set by scripts/test.sh): what it keeps, groups and finds,
+// checked against JSON.parse of the same lines; bad lines and bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = process.env.INDEX_PACKAGE ?? join(repo, 'tests/.work/index-tarball/package');
+const { TrajectoryIndex } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
+
+const dir = mkdtempSync(join(tmpdir(), 'at-index-'));
+execFileSync(process.execPath, [join(repo, 'scripts/sample-runs.mjs'), dir]);
+const read = (f) => readFileSync(join(dir, f), 'utf8');
+const lines = (text) => text.trim().split('\n').map((l) => JSON.parse(l));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('every record is kept, materialised as written, and its navigation fields match the record', () => {
+  for (const f of ['support-refund.jsonl', 'stuck-on-tests.jsonl', 'research-with-subagent.jsonl', 'generated-booking.jsonl', 'background-review.jsonl']) {
+    const text = read(f);
+    const recs = lines(text);
+    for (const input of [text, new TextEncoder().encode(text)]) {
+      const ix = TrajectoryIndex.fromJsonl(input);
+      assert.equal(ix.length, recs.length, f);
+      assert.deepEqual(ix.errors(), []);
+      recs.forEach((r, i) => {
+        assert.deepEqual(ix.get(i), r);
+        const info = ix.info(i);
+        assert.equal(info.kind, r.payload.kind);
+        assert.equal(info.seq, r.seq);
+        assert.equal(info.runId, r.run_id ?? null);
+        assert.equal(info.toolName, r.payload.tool_name ?? null);
+        assert.equal(info.line, i + 1);
+        assert.equal(info.isError, (r.payload.kind === 'tool_ended' && r.payload.is_error) || (r.payload.kind === 'run_ended' && r.payload.outcome.status !== 'completed')
+          || (r.payload.kind === 'iteration_completed' && r.payload.failed) || (r.payload.kind === 'assessment_produced' && r.payload.assessment.severity === 'warning'), `${f} #${i}`);
+      });
+      const counts = {};
+      for (const r of recs) counts[r.payload.kind] = (counts[r.payload.kind] ?? 0) + 1;
+      assert.deepEqual(ix.counts(), counts);
+      ix.free();
+      ix.free(); // a second free does nothing
+    }
+  }
+});
+
+test('runs, turns, child runs under their call, step path, budget and findings with the call they cite', () => {
+  const research = TrajectoryIndex.fromJsonl(read('research-with-subagent.jsonl'));
+  const [parent, child] = research.runs();
+  assert.equal(child.parentRunId, parent.runId);
+  assert.equal(research.info(child.parentCall).kind, 'tool_started');
+  assert.equal(research.info(child.parentCall).runId, parent.runId);
+  assert.equal(parent.outcome.status, 'completed');
+
+  const stuck = TrajectoryIndex.fromJsonl(read('stuck-on-tests.jsonl'));
+  const recs = lines(read('stuck-on-tests.jsonl'));
+  const turns = stuck.turns();
+  assert.equal(turns.length, recs.filter((r) => r.payload.kind === 'turn_started').length);
+  for (const t of turns) {
+    const ids = [...stuck.turnRecords(undefined, t.turn)];
+    assert.equal(recs[ids[0]].payload.kind, 'turn_started');
+    assert.equal(recs[ids.at(-1)].payload.kind, 'turn_ended');
+    assert.equal(t.toolCalls, ids.filter((i) => recs[i].payload.kind === 'tool_started').length);
+  }
+  const ended = recs.filter((r) => r.payload.kind === 'tool_ended').map((r) => recs.indexOf(r));
+  const findings = stuck.assessments();
+  assert.ok(findings.length >= 3);
+  for (const f of findings) {
+    assert.equal(f.callRecord, ended[f.callIndex - 1], 'call #n is the run\'s nth tool_ended');
+    assert.deepEqual(f.assessment, recs[f.record].payload.assessment);
+  }
+  const budget = stuck.budget();
+  const limits = recs.find((r) => r.payload.kind === 'custom' && r.payload.name === 'budget').payload.data;
+  assert.equal(budget.limits.tokens, limits.maxTokens);
+  assert.equal(budget.limits.toolCalls, limits.maxToolCalls);
+  const usage = recs.filter((r) => r.payload.name === 'model_usage').reduce((n, r) => n + r.payload.data.totalTokens, 0);
+  assert.equal(budget.turns.reduce((n, t) => n + t.tokens, 0), usage);
+
+  const booking = TrajectoryIndex.fromJsonl(read('generated-booking.jsonl'));
+  assert.deepEqual(booking.stepPath().map((s) => s.stepId), ['greet', 'hours', 'book', 'confirm']);
+  assert.deepEqual(booking.turns().map((t) => t.step), ['greet', 'hours', 'book', 'confirm']);
+
+  const bg = TrajectoryIndex.fromJsonl(read('background-review.jsonl'));
+  assert.equal(bg.turns().length, lines(read('background-review.jsonl')).filter((r) => r.payload.kind === 'iteration_started').length, 'a background run\'s iterations are its turns');
+});
+
+test('filter and search agree with JSON.parse of the lines; keys are not searched; RegExp runs over the lines', () => {
+  const text = read('stuck-on-tests.jsonl');
+  const recs = lines(text);
+  const ix = TrajectoryIndex.fromJsonl(text);
+  const idx = (pred) => recs.map((r, i) => (pred(r) ? i : -1)).filter((i) => i >= 0);
+  assert.deepEqual([...ix.filter({ kind: 'tool_ended', errorsOnly: true })], idx((r) => r.payload.kind === 'tool_ended' && r.payload.is_error));
+  assert.deepEqual([...ix.filter({ kind: ['tool_started', 'tool_ended'] })], idx((r) => r.payload.kind.startsWith('tool_')));
+  assert.deepEqual([...ix.filter({ minSeverity: 'caution' })], idx((r) => ['caution', 'warning'].includes(r.payload.assessment?.severity)));
+  const strings = (v) => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
+  const count = (needle) => recs.map((r) => strings(r).join('\u0000').toLowerCase().split(needle.toLowerCase()).length - 1);
+  for (const needle of ['run_tests', 'ASSERTIONERROR', 'test_parser.py']) {
+    const hits = ix.search(needle);
+    const per = count(needle);
+    assert.equal(hits.count, per.reduce((a, b) => a + b, 0), needle);
+    assert.deepEqual([...hits.records], per.map((n, i) => (n ? i : -1)).filter((i) => i >= 0));
+  }
+  assert.equal(ix.search('tool_name').count, 0, 'a key is not a value');
+  const re = ix.search(/"tool_name":"run_\w+"/);
+  assert.equal(re.count, text.match(/"tool_name":"run_\w+"/g).length);
+  assert.equal(ix.search('').count, 0);
+});
+
+test('bad lines are kept as errors with their line; the rest loads; bad input is refused with a code', () => {
+  const good = (seq) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'x', data: { s: 'a"b' } } });
+  const text = [good(0), '{"seq":1, oops', good(2), JSON.stringify({ schema_version: 9, seq: 3, recorded_at_unix_ms: 1, payload: { kind: 'custom' } }), '', good(3), '{"seq":4,"recorded_at_unix_ms":1}'].join('\n');
+  const ix = TrajectoryIndex.fromJsonl(text);
+  assert.equal(ix.length, 3);
+  const errors = ix.errors();
+  assert.deepEqual(errors.map((e) => e.line), [2, 3, 4, 7]);
+  assert.match(errors[0].message, /not a JSON record: .* at column \d+/);
+  assert.match(errors[1].message, /seq 2 follows 0: 1 record\(s\) missing/);
+  assert.match(errors[2].message, /schema_version 9 is newer/);
+  assert.match(errors[3].message, /payload is missing/);
+  assert.equal(ix.search('a"b').count, 3, 'escaped strings are searched unescaped');
+  const refused = (f, code, re) => assert.throws(f, (e) => e instanceof Error && e.code === code && re.test(e.message));
+  refused(() => TrajectoryIndex.fromJsonl(42), 'INVALID_ARGUMENT', /input must be JSONL text or a Uint8Array/);
+  refused(() => ix.get(3), 'INVALID_ARGUMENT', /get\(i\): i must be a record index from 0 to 2, got 3/);
+  refused(() => ix.info(-1), 'INVALID_ARGUMENT', /info\(i\)/);
+  refused(() => ix.filter({ kind: 'tool_end' }), 'INVALID_ARGUMENT', /did you mean "tool_ended"/);
+  refused(() => ix.filter({ errorOnly: true }), 'INVALID_ARGUMENT', /did you mean "errorsOnly"/);
+  refused(() => ix.filter({ minSeverity: 'high' }), 'INVALID_ARGUMENT', /minSeverity must be "info", "caution" or "warning"/);
+  refused(() => ix.turns('nope'), 'INVALID_ARGUMENT', /no run "nope" in this index \(runs: "r"\)/);
+  refused(() => ix.search(7), 'INVALID_ARGUMENT', /q must be a string or a RegExp/);
+  refused(() => ix.search('a', { run: 'r' }), 'INVALID_ARGUMENT', /did you mean "runId"/);
+  ix.free();
+  refused(() => ix.text(0), 'INVALID_ARGUMENT', /freed/);
+  refused(() => ix.search('a'), 'INVALID_ARGUMENT', /freed/);
+  const empty = TrajectoryIndex.fromJsonl('');
+  assert.equal(empty.length, 0);
+  refused(() => empty.turns(), 'INVALID_ARGUMENT', /has no runs/);
+});
