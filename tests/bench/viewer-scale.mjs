@@ -78,14 +78,16 @@ try {
   const recs = [];
   for (const line of text.split('\\n')) if (line) recs.push(JSON.parse(line));
   B.parsed = performance.now();
+  window.__recs = recs; // kept, as a viewer keeps what it shows
   B.records = recs.length;
   const table = document.createElement('table');
-  const body = table.createTBody();
-  for (const r of recs) {
-    const tr = body.insertRow();
-    tr.insertCell().textContent = r.payload?.kind ?? '';
-    tr.insertCell().textContent = r.seq;
-    tr.insertCell().textContent = JSON.stringify(r.payload).slice(0, 200);
+  const body = table.appendChild(document.createElement('tbody'));
+  const cell = (tr, text) => { tr.appendChild(document.createElement('td')).textContent = text; };
+  for (const r of recs) { // (not insertRow: its cost grows with the rows already there, minutes for 225,000)
+    const tr = body.appendChild(document.createElement('tr'));
+    cell(tr, r.payload?.kind ?? '');
+    cell(tr, r.seq);
+    cell(tr, JSON.stringify(r.payload).slice(0, 200));
   }
   B.built = performance.now();
   document.getElementById('wrap').append(table);
@@ -164,12 +166,24 @@ async function scrollThrough({ sel, steps, long, limit }) {
   };
 }
 
+/** `p`, or a TimeoutError after `ms`; then the renderer is crashed, as a page busy in layout answers nothing (not even close). */
+function deadline(p, ms, cdp) {
+  let timer;
+  const late = new Promise((_, fail) => {
+    timer = setTimeout(() => {
+      cdp.send('Page.crash').catch(() => {});
+      fail(Object.assign(new Error(`Timeout: over ${ms / 1000} s`), { over: true }));
+    }, ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 const heap = async (page, cdp) => {
   await cdp.send('HeapProfiler.collectGarbage').catch(() => {});
-  const { usedSize } = await cdp.send('Runtime.getHeapUsage').catch(() => ({}));
+  const { usedSize, embedderHeapUsedSize } = await cdp.send('Runtime.getHeapUsage').catch(() => ({}));
   const pm = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
   const wasm = await page.evaluate(() => window.__bench?.memories.reduce((s, m) => s + m.buffer.byteLength, 0) ?? null);
-  return { pm, used: usedSize ?? null, wasm };
+  return { pm, used: usedSize ?? null, dom: embedderHeapUsedSize ?? null, wasm };
 };
 
 // ---- the viewer ----
@@ -195,7 +209,13 @@ async function viewer(url, input) {
       out.scroll = await page.evaluate(scrollThrough, { sel: '#turns', steps: STEPS, long: LONG, limit: 60_000 });
       // A search as typed: one input event (the box waits 120 ms for a pause in typing), until #match-count says the result.
       await page.evaluate(() => {
-        const S = (window.__search = { input: null, done: null, frame: null, text: null });
+        const S = (window.__search = { input: null, done: null, frame: null, text: null, loafs: [] });
+        const take = (entries) => {
+          for (const e of entries) S.loafs.push({ ms: e.duration, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : null, scripts: (e.scripts ?? []).map((x) => ({ ms: x.duration, layout: x.forcedStyleAndLayoutDuration, invoker: x.invoker, fn: x.sourceFunctionName, src: `${x.sourceURL.split('/').pop()}:${x.sourceCharPosition}` })) });
+        };
+        const po = new PerformanceObserver((l) => take(l.getEntries()));
+        if (PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) po.observe({ type: 'long-animation-frame' });
+        S.stop = () => { take(po.takeRecords()); po.disconnect(); };
         const mc = document.getElementById('match-count');
         const before = mc.textContent;
         document.getElementById('q').addEventListener('input', () => { S.input ??= performance.now(); }, { capture: true, once: true });
@@ -209,19 +229,23 @@ async function viewer(url, input) {
       });
       await page.fill('#q', TERM);
       await page.waitForFunction(() => window.__search.frame != null, null, { timeout: 60_000, polling: 50 });
-      out.search = await page.evaluate(() => window.__search);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      out.search = await page.evaluate(() => { window.__search.stop(); const { stop, ...s } = window.__search; return s; });
       out.heapAfter = await heap(page, cdp);
       // The index alone, timed again on the same bytes (warm), to split what followed the fetch.
-      out.reindex = await page.evaluate(async (name) => {
+      out.reindex = await page.evaluate(async ([name, term]) => {
         const { TrajectoryIndex } = await import(new URL('pkg/web.js', location.href).href);
         const bytes = new Uint8Array(await (await fetch(name)).arrayBuffer());
         const t = performance.now();
         const ix = TrajectoryIndex.fromJsonl(bytes);
         const ms = performance.now() - t;
+        const t2 = performance.now();
+        const hits = ix.search(term).count;
+        const searchMs = performance.now() - t2;
         const n = ix.length;
         ix.free();
-        return { ms, n };
-      }, input.name);
+        return { ms, n, searchMs, hits };
+      }, [input.name, TERM]);
     } catch (e) {
       out.failed = crashed ? 'page crashed' : String(e.message).split('\n')[0];
     }
@@ -239,13 +263,18 @@ async function baseline(url, input) {
     const out = {};
     try {
       await page.goto(`${url}baseline.html?src=${input.name}`, { waitUntil: 'commit' });
-      await page.waitForFunction(() => window.__base?.painted != null || window.__base?.error != null, null, { timeout: BASELINE_LIMIT, polling: 100 });
+      // The stages so far, every second, so that a page that runs out of time still tells where it was.
+      const watch = setInterval(() => { page.evaluate(() => window.__base).then((x) => Object.assign(out, x), () => {}); }, 1000);
+      try {
+        await deadline(page.waitForFunction(() => window.__base?.painted != null || window.__base?.error != null, null, { timeout: 0, polling: 100 }), BASELINE_LIMIT, cdp);
+      } finally { clearInterval(watch); }
       Object.assign(out, await page.evaluate(() => window.__base));
       if (out.error) throw new Error(out.error);
       out.heap = await heap(page, cdp);
-      out.scroll = await page.evaluate(scrollThrough, { sel: '#wrap', steps: STEPS, long: LONG, limit: BASELINE_LIMIT });
+      out.scroll = await deadline(page.evaluate(scrollThrough, { sel: '#wrap', steps: STEPS, long: LONG, limit: BASELINE_LIMIT }), BASELINE_LIMIT + 15_000, cdp);
     } catch (e) {
-      out.failed = crashed ? 'page crashed' : /Timeout/.test(e.message) ? `no paint within ${BASELINE_LIMIT / 1000} s` : String(e.message).split('\n')[0];
+      const stage = out.painted == null ? 'no paint' : 'scroll not done';
+      out.failed = e.over ? `${stage} within ${BASELINE_LIMIT / 1000} s (page stopped)` : crashed ? `page crashed (${stage})` : String(e.message).split('\n')[0];
     }
     return out;
   });
@@ -257,10 +286,12 @@ const { url, close } = await serveStatic(site);
 const results = [];
 try {
   for (const input of INPUTS) {
-    console.error(`${input.name}: viewer…`);
+    const log = (what) => console.error(`${((performance.now() - T0) / 1000).toFixed(0).padStart(4)} s  ${input.name}: ${what}`);
+    log('viewer');
     const v = await viewer(url, input);
-    console.error(`${input.name}: baseline…`);
+    log('baseline');
     const b = await baseline(url, input);
+    log('done');
     results.push({ input, v, b });
   }
 } finally {
@@ -274,22 +305,22 @@ const ms = (x) => (x == null || Number.isNaN(x) ? '—' : `${Math.round(x)}`);
 const mb = (x) => (x == null ? '—' : (x / 1e6).toFixed(0));
 const frameCell = (s) => (s ? `${ms(s.maxFrame)} / ${s.over} of ${s.frames}` : '—');
 console.log(`\nViewer over ${PKG === resolve(ROOT, 'tests/.work/index-tarball/package') ? 'tests/.work/index-tarball/package' : 'INDEX_PACKAGE'}; headless Chromium, ${STEPS} scroll steps one per frame; times from navigation start.\n`);
-console.log('| input | MB | records | viewer first turn (ms) | viewer max frame (ms) / frames >100 ms | viewer search (ms) | viewer JS heap / wasm (MB) | baseline first paint (ms) | baseline max frame (ms) / frames >100 ms | baseline JS heap (MB) | notes |');
+console.log('| input | MB | records | viewer first turn (ms) | viewer max frame (ms) / frames >100 ms | viewer search (ms) | viewer heap JS / DOM / wasm (MB) | baseline first paint (ms) | baseline max frame (ms) / frames >100 ms | baseline heap JS / DOM (MB) | notes |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const { input, v, b } of results) {
   const notes = [];
-  if (v.fetchEnd != null) notes.push(`viewer: fetch done at ${ms(v.fetchEnd)} (${ms(v.fetchEnd - v.fetchStart)} in flight), index alone ${ms(v.reindex?.ms)} (timed again), first turn in the DOM at ${ms(v.turnDom)}, ready at ${ms(v.ready)}`);
-  if (v.search) notes.push(`search "${TERM}": ${ms(v.search.frame - v.search.input)} incl. the 120 ms typing pause → "${v.search.text}"`);
+  if (v.fetchEnd != null) notes.push(`viewer first turn: fetch started ${ms(v.fetchStart)}, done ${ms(v.fetchEnd)}; then the index (${ms(v.reindex?.ms)} when timed again on the same bytes) and the run's first render; data-ready ${ms(v.ready)}`);
+  if (v.search) notes.push(`search "${TERM}" timed from the input event, incl. the box's 120 ms typing pause, to the frame after "${v.search.text}"; index.search alone ${ms(v.reindex?.searchMs)}`);
   if (v.scroll && !v.scroll.atEnd) notes.push('viewer scroll did not reach the end');
   if (v.failed) notes.push(`viewer failed: ${v.failed}`);
   if (v.errors?.length) notes.push(`viewer page errors: ${v.errors.length} (${v.errors[0].split('\n')[0]})`);
-  if (b.painted != null) notes.push(`baseline: fetch ${ms(b.fetched)}, parse to ${ms(b.parsed)}, rows built ${ms(b.built)}, appended ${ms(b.appended)}, painted ${ms(b.painted)}`);
+  if (b.fetched != null) notes.push(`baseline: fetched ${ms(b.fetched)}, parsed ${ms(b.parsed)}, rows built ${ms(b.built)}, appended ${ms(b.appended)}, painted ${ms(b.painted)}${b.painted == null ? ' (still in layout or paint)' : ''}`);
   if (b.scroll?.timedOut) notes.push(`baseline scroll stopped after ${Math.round(b.scroll.ms / 1000)} s`);
   if (b.failed) notes.push(`baseline failed: ${b.failed}`);
-  console.log(`| ${input.name} | ${(input.bytes / 1e6).toFixed(1)} | ${input.records} | ${ms(v.turnFrame)} | ${frameCell(v.scroll)} | ${v.search ? ms(v.search.frame - v.search.input) : '—'} | ${v.heap ? `${mb(v.heap.pm)} / ${mb(v.heap.wasm)}` : '—'} | ${b.failed && b.painted == null ? b.failed : ms(b.painted)} | ${frameCell(b.scroll)} | ${mb(b.heap?.pm)} | ${notes.join('; ').replaceAll('|', '\\|')} |`);
+  console.log(`| ${input.name} | ${(input.bytes / 1e6).toFixed(1)} | ${input.records} | ${ms(v.turnFrame)} | ${frameCell(v.scroll)} | ${v.search ? ms(v.search.frame - v.search.input) : '—'} | ${v.heap ? `${mb(v.heap.used)} / ${mb(v.heap.dom)} / ${mb(v.heap.wasm)}` : '—'} | ${b.failed && b.painted == null ? b.failed : ms(b.painted)} | ${frameCell(b.scroll)} | ${b.heap ? `${mb(b.heap.used)} / ${mb(b.heap.dom)}` : '—'} | ${notes.join('; ').replaceAll('|', '\\|')} |`);
 }
 
-console.log('\nLongest animation frames while scrolling (duration, then its scripts):');
+console.log('\nLongest animation frames (duration, then its scripts) while scrolling, and during the search:');
 for (const { input, v, b } of results) {
   for (const [who, s] of [['viewer', v.scroll], ['baseline', b.scroll]]) {
     if (!s) continue;
@@ -297,5 +328,10 @@ for (const { input, v, b } of results) {
     console.log(`- ${input.name} ${who} (${s.type ?? 'no frame timing'}; ${s.frames} frames in ${ms(s.ms)} ms, scroll height ${s.scrollHeight}px): ${worst.join(' | ') || 'none over 50 ms'}`);
   }
 }
-console.log(`\nHeap after load and GC (performance.memory / CDP used): ${results.map(({ input, v, b }) => `${input.name} viewer ${mb(v.heap?.pm)}/${mb(v.heap?.used)} MB (after search ${mb(v.heapAfter?.used)} MB), baseline ${mb(b.heap?.pm)}/${mb(b.heap?.used)} MB`).join('; ')}`);
+for (const { input, v } of results) {
+  const top = (v.search?.loafs ?? []).sort((a, b) => b.ms - a.ms).slice(0, 2);
+  if (top.length) console.log(`- ${input.name} viewer search: ${top.map((f) => `${ms(f.ms)} ms${f.layout != null ? ` (style+layout ${ms(f.layout)})` : ''}${f.scripts.length ? `: ${f.scripts.map((x) => `${x.invoker} ${x.fn || '(anonymous)'} ${x.src} ${ms(x.ms)} ms, forced layout ${ms(x.layout)}`).join(', ')}` : ''}`).join(' | ')}`);
+}
+const h = (x) => (x ? `JS ${mb(x.used)} MB (performance.memory ${mb(x.pm)} MB), DOM ${mb(x.dom)} MB${x.wasm ? `, wasm ${mb(x.wasm)} MB` : ''}` : '—');
+console.log(`\nHeap after load and a GC (CDP Runtime.getHeapUsage; performance.memory is coarse without --enable-precise-memory-info): ${results.map(({ input, v, b }) => `${input.name} viewer ${h(v.heap)} (after the search ${h(v.heapAfter)}), baseline ${h(b.heap)}`).join('; ')}`);
 console.log(`Total ${(performance.now() - T0) / 1000 | 0} s.`);
