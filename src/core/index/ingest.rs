@@ -66,6 +66,19 @@ fn nested(c: &mut Cursor, mut read: impl FnMut(&mut Cursor, &[u8]) -> Scan<bool>
     c.object(|c, k| if read(c, k)? { Ok(()) } else { c.skip() })
 }
 
+/// The string at `key` of the object under the cursor (the rest skipped).
+fn nested_string(c: &mut Cursor, key: &[u8]) -> Scan<Option<Str>> {
+    let mut found = None;
+    nested(c, |c, k| {
+        if k != key {
+            return Ok(false);
+        }
+        found = c.opt_string()?;
+        Ok(true)
+    })?;
+    Ok(found)
+}
+
 fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
     c.object(|c, key| {
         match key {
@@ -81,20 +94,8 @@ fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
             b"name" => f.name = c.opt_string()?,
             // A bare label ("ended") in records of the original agent runtime.
             b"outcome" if c.peek() == Some(b'"') => f.status = Some(c.string()?),
-            b"outcome" => nested(c, |c, k| {
-                if k != b"status" {
-                    return Ok(false);
-                }
-                f.status = c.opt_string()?;
-                Ok(true)
-            })?,
-            b"assessment" => nested(c, |c, k| {
-                if k != b"severity" {
-                    return Ok(false);
-                }
-                f.severity = c.opt_string()?;
-                Ok(true)
-            })?,
+            b"outcome" => f.status = nested_string(c, b"status")?,
+            b"assessment" => f.severity = nested_string(c, b"severity")?,
             b"data" => nested(c, |c, k| {
                 let slot = match k {
                     b"totalTokens" => &mut f.total_tokens,

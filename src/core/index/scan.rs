@@ -170,30 +170,34 @@ impl<'a> Cursor<'a> {
         match self.peek() {
             Some(b'"') => self.string().map(|_| ()),
             Some(b'{') => self.object(|c, _| c.skip_at(depth + 1)),
-            Some(b'[') => {
-                self.i += 1;
-                if self.peek() == Some(b']') {
-                    self.i += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.skip_at(depth + 1)?;
-                    match self.peek() {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(());
-                        }
-                        _ => return self.fail("expected , or ] in an array"),
-                    }
-                }
-            }
+            Some(b'[') => self.array(|c| c.skip_at(depth + 1)),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
             Some(b'-' | b'0'..=b'9') => self.number().map(|_| ()),
             Some(_) => self.fail("expected a value"),
             None => self.fail("unexpected end of line"),
+        }
+    }
+
+    /// Walks an array, calling `item(cursor)` with the cursor on each item;
+    /// `item` must consume it.
+    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Scan<()>) -> Scan<()> {
+        self.eat(b'[', "expected an array")?;
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return self.fail("expected , or ] in an array"),
+            }
         }
     }
 
@@ -234,24 +238,7 @@ impl<'a> Cursor<'a> {
                 Ok(())
             }
             Some(b'{') => self.object(|c, _| c.strings(found, depth + 1)),
-            Some(b'[') => {
-                self.i += 1;
-                if self.peek() == Some(b']') {
-                    self.i += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.strings(found, depth + 1)?;
-                    match self.peek() {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(());
-                        }
-                        _ => return self.fail("expected , or ] in an array"),
-                    }
-                }
-            }
+            Some(b'[') => self.array(|c| c.strings(found, depth + 1)),
             _ => self.skip_at(depth),
         }
     }
