@@ -16,8 +16,7 @@ ensure_build_tools
 # Panic locations name source files: keep this machine's paths (the cargo
 # registry, the checkout) out of the shipped module.
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=$root=/agent-trajectories"
-# FEATURES: extra cargo features (index: see Cargo.toml).
-cargo build --quiet --release --target wasm32-unknown-unknown --lib --features "${FEATURES:-}"
+cargo build --quiet --release --target wasm32-unknown-unknown --lib
 raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
 rm -rf "$work" && mkdir -p "$work/web"

@@ -8,10 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-# The viewer stands on TrajectoryIndex, built with the cargo feature `index`
-# (see Cargo.toml): this package is the npm package plus the index, over the
-# npm package's size budget on purpose.
-FEATURES=index BUDGET_GZIP_BYTES=409600 scripts/build.sh
+scripts/build.sh
 log "recording sample runs"
 node scripts/sample-runs.mjs runs
 

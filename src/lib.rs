@@ -10,3 +10,9 @@ pub mod core;
 /// The JS binding. Public so wasm-bindgen-test suites can drive it from Rust.
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+// Talc instead of std's dlmalloc on wasm32: measured 3.2 KB gzip smaller
+// for the same module (and documented as faster there).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -10,7 +10,6 @@ pub mod capture;
 pub mod error;
 pub mod generate;
 pub mod host;
-#[cfg(feature = "index")]
 pub mod index;
 pub mod message;
 pub mod number;

@@ -6,7 +6,6 @@ pub mod capture;
 pub mod error;
 pub mod generate;
 mod host;
-#[cfg(feature = "index")]
 pub mod index;
 pub mod message;
 pub mod observe;

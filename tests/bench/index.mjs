@@ -1,12 +1,12 @@
 // TrajectoryIndex ingest beside JSON.parse of the same lines, in one run.
-// Usage: node tests/bench/index.mjs [package dir, default target/pkg-index]
+// Usage: node tests/bench/index.mjs [package dir, default pkg]
 // (the inputs are written by tests/bench/viewer-data.mjs into tests/.work/scale).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeRun } from './viewer-data.mjs';
 
-const pkg = resolve(process.argv[2] ?? 'target/pkg-index');
+const pkg = resolve(process.argv[2] ?? 'pkg');
 const { TrajectoryIndex, parseTrajectoryJsonl } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
 const dir = 'tests/.work/scale';
 const inputs = [['big-results.jsonl', { turns: 2000, callsPerTurn: 2, resultBytes: 25_000 }], ['many-records.jsonl', { turns: 25_000, callsPerTurn: 2, resultBytes: 600 }]];

@@ -3,8 +3,8 @@
 // ?src=<file>, frames while scrolling the turn list end to end, a search, the
 // JS heap; beside a naive page that JSON.parses every line and renders one
 // table row per record, in the same browser and run.
-// Usage: node tests/bench/viewer-scale.mjs  (env INDEX_PACKAGE: the package
-// dir, default tests/.work/index-tarball/package; the inputs are written by
+// Usage: node tests/bench/viewer-scale.mjs  (env PACKAGE_DIR: the package
+// dir, default tests/.work/tarball/package; the inputs are written by
 // tests/bench/viewer-data.mjs into tests/.work/scale when missing)
 import { cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { withPage } from '../js/chromium.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA = join(ROOT, 'tests/.work/scale');
-const PKG = resolve(process.env.INDEX_PACKAGE ?? join(ROOT, 'tests/.work/index-tarball/package'));
+const PKG = resolve(process.env.PACKAGE_DIR ?? join(ROOT, 'tests/.work/tarball/package'));
 const INPUTS = [
   { name: 'big-results.jsonl', shape: { turns: 2000, callsPerTurn: 2, resultBytes: 25_000 } },
   { name: 'many-records.jsonl', shape: { turns: 25_000, callsPerTurn: 2, resultBytes: 600 } },
@@ -28,7 +28,7 @@ const BASELINE_LIMIT = 60_000; // ms the naive page gets for its first paint (an
 const T0 = performance.now();
 
 if (!existsSync(join(PKG, 'web.js'))) {
-  console.error(`no package with the index at ${PKG} (web.js missing); set INDEX_PACKAGE`);
+  console.error(`no package with the index at ${PKG} (web.js missing); set PACKAGE_DIR`);
   process.exit(1);
 }
 
@@ -304,7 +304,7 @@ try {
 const ms = (x) => (x == null || Number.isNaN(x) ? '—' : `${Math.round(x)}`);
 const mb = (x) => (x == null ? '—' : (x / 1e6).toFixed(0));
 const frameCell = (s) => (s ? `${ms(s.maxFrame)} / ${s.over} of ${s.frames}` : '—');
-console.log(`\nViewer over ${PKG === resolve(ROOT, 'tests/.work/index-tarball/package') ? 'tests/.work/index-tarball/package' : 'INDEX_PACKAGE'}; headless Chromium, ${STEPS} scroll steps one per frame; times from navigation start.\n`);
+console.log(`\nViewer over ${PKG === resolve(ROOT, 'tests/.work/tarball/package') ? 'tests/.work/tarball/package' : 'PACKAGE_DIR'}; headless Chromium, ${STEPS} scroll steps one per frame; times from navigation start.\n`);
 console.log('| input | MB | records | viewer first turn (ms) | viewer max frame (ms) / frames >100 ms | viewer search (ms) | viewer heap JS / DOM / wasm (MB) | baseline first paint (ms) | baseline max frame (ms) / frames >100 ms | baseline heap JS / DOM (MB) | notes |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const { input, v, b } of results) {

@@ -1,5 +1,5 @@
-// TrajectoryIndex through the package built with the index feature
-// (INDEX_PACKAGE, set by scripts/test.sh): what it keeps, groups and finds,
+// TrajectoryIndex through the unpacked tarball (PACKAGE_DIR, set by
+// scripts/test.sh): what it keeps, groups and finds,
 // checked against JSON.parse of the same lines; bad lines and bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = process.env.INDEX_PACKAGE ?? join(repo, 'tests/.work/index-tarball/package');
+const pkg = process.env.PACKAGE_DIR ?? join(repo, 'tests/.work/tarball/package');
 const { TrajectoryIndex } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
 
 const dir = mkdtempSync(join(tmpdir(), 'at-index-'));

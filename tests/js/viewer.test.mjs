@@ -15,8 +15,8 @@ import { serveStatic } from '../../scripts/serve.mjs';
 import { withPage } from './chromium.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-// The package built with the index feature (scripts/test.sh sets INDEX_PACKAGE).
-const installed = process.env.INDEX_PACKAGE ?? join(repo, 'tests/.work/index-tarball/package');
+// The unpacked tarball (scripts/test.sh sets PACKAGE_DIR).
+const installed = process.env.PACKAGE_DIR ?? join(repo, 'tests/.work/tarball/package');
 const shots = join(repo, 'tests/.work/screenshots');
 mkdirSync(shots, { recursive: true });
 

@@ -42,9 +42,17 @@ const SPECS: &str = r#"[
 /// The built-in specs; `plan_reset` only when resets are allowed, and
 /// `finish` with a `deliverable` argument when the objective has a schema.
 pub fn specs(allow_reset: bool, deliverable: Option<&Value>) -> Vec<ToolSpec> {
-    let rows: Vec<(String, String, Value, Value)> = serde_json::from_str(SPECS).expect("the built-in specs are valid JSON");
+    // Read as a Value and taken apart by hand: a typed read (tuples) would
+    // link serde's type-mismatch messages, and with them float printing.
+    let Ok(Value::Array(rows)) = serde_json::from_str::<Value>(SPECS) else { unreachable!("the built-in specs are a JSON array") };
     let mut out = Vec::with_capacity(rows.len());
-    for (name, description, mut properties, mut required) in rows {
+    for row in rows {
+        let Value::Array(row) = row else { unreachable!("each built-in spec is an array") };
+        let [Value::String(name), Value::String(description), mut properties, mut required] =
+            <[Value; 4]>::try_from(row).unwrap_or_else(|_| unreachable!("each built-in spec has four items"))
+        else {
+            unreachable!("a built-in spec starts with its name and description")
+        };
         if name == "plan_reset" && !allow_reset {
             continue;
         }

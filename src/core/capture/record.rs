@@ -222,8 +222,35 @@ impl<'de> Deserialize<'de> for Slots {
                 }
                 Ok(slots)
             }
+            // Any other JSON value is refused here rather than by serde's
+            // defaults: those name the value's type through a message that
+            // links float printing into the module (~14 KB).
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Slots, E> {
+                Err(not_object("a boolean"))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Slots, E> {
+                Err(not_object("a number"))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Slots, E> {
+                Err(not_object("a number"))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Slots, E> {
+                Err(not_object("a number"))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<Slots, E> {
+                Err(not_object("a string"))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Slots, E> {
+                Err(not_object("null"))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> std::result::Result<Slots, A::Error> {
+                Err(not_object("an array"))
+            }
         }
-        d.deserialize_map(SlotsVisitor)
+        fn not_object<E: serde::de::Error>(got: &str) -> E {
+            E::custom(format_args!("invalid type: {got}, expected a record (a JSON object)"))
+        }
+        d.deserialize_any(SlotsVisitor)
     }
 }
 

@@ -173,7 +173,13 @@ impl TrajectoryIndex {
             return self.problem(line_no, missing.into());
         }
         if let Some(v) = f.version.filter(|&v| v > newest) {
-            return self.problem(line_no, format!("schema_version {v} is newer than this reader's {newest}: update agent-trajectories to read it"));
+            // Printed as an integer (it is whole): formatting an f64 would
+            // link core's float printer into the module (~14 KB).
+            let v = v as u64;
+            return self.problem(
+                line_no,
+                format!("schema_version {v} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}: update agent-trajectories to read it"),
+            );
         }
         let kind = f.kind.map(|s| text_of(line, s)).unwrap_or_default();
         let status = f.status.map(|s| text_of(line, s));

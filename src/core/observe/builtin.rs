@@ -118,23 +118,23 @@ impl Builtin {
         }
     }
 
-    /// The options in force, as JSON text: a snapshot keeps them, so a
-    /// restore with other options (whose state would not fit) is refused.
-    pub fn options(&self) -> String {
-        let text = match self {
-            Builtin::Resources(c) => serde_json::to_string(c),
-            Builtin::Stall(c, _) => serde_json::to_string(c),
-            Builtin::ErrorCascade(c, _) => serde_json::to_string(c),
-            Builtin::Drift(c, _) => serde_json::to_string(c),
+    /// The options in force, as JSON: a snapshot keeps them, so a restore
+    /// with other options (whose state would not fit) is refused.
+    pub fn options(&self) -> Value {
+        let value = match self {
+            Builtin::Resources(c) => serde_json::to_value(c),
+            Builtin::Stall(c, _) => serde_json::to_value(c),
+            Builtin::ErrorCascade(c, _) => serde_json::to_value(c),
+            Builtin::Drift(c, _) => serde_json::to_value(c),
         };
-        text.unwrap_or_else(|_| "null".to_owned())
+        value.unwrap_or(Value::Null)
     }
 
     /// Whether `saved` (options as a snapshot kept them, maybe after a trip
     /// through JS, where `1.0` comes back as `1`) are the options in force.
-    pub fn same_options(&self, saved: &str) -> bool {
-        fn same<T: FromJson + PartialEq>(saved: &str, now: &T) -> bool {
-            serde_json::from_str::<Value>(saved).is_ok_and(|v| read::<T>(v, "").is_ok_and(|s| s == *now))
+    pub fn same_options(&self, saved: &Value) -> bool {
+        fn same<T: FromJson + PartialEq>(saved: &Value, now: &T) -> bool {
+            read::<T>(saved.clone(), "").is_ok_and(|s| s == *now)
         }
         match self {
             Builtin::Resources(c) => same(saved, c),
@@ -144,22 +144,18 @@ impl Builtin {
         }
     }
 
-    /// The detector's state as JSON text (`null` for stateless observers).
-    pub fn state(&self) -> String {
-        let text = match self {
-            Builtin::Resources(_) => Ok("null".to_owned()),
-            Builtin::Stall(_, s) => serde_json::to_string(s),
-            Builtin::ErrorCascade(_, s) => serde_json::to_string(s),
-            Builtin::Drift(_, s) => serde_json::to_string(s),
+    /// The detector's state as JSON (`null` for stateless observers).
+    pub fn state(&self) -> Value {
+        let value = match self {
+            Builtin::Resources(_) => Ok(Value::Null),
+            Builtin::Stall(_, s) => serde_json::to_value(s),
+            Builtin::ErrorCascade(_, s) => serde_json::to_value(s),
+            Builtin::Drift(_, s) => serde_json::to_value(s),
         };
-        text.unwrap_or_else(|_| "null".to_owned())
+        value.unwrap_or(Value::Null)
     }
 
-    pub fn restore_state(&mut self, text: &str, who: &str) -> Result<()> {
-        if let Builtin::Resources(_) = self {
-            return Ok(());
-        }
-        let v: Value = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("{who}: snapshot state: {e}")))?;
+    pub fn restore_state(&mut self, v: Value, who: &str) -> Result<()> {
         let bad = |e: String| Error::invalid_argument(format!("{who}: snapshot state: {e}"));
         match self {
             Builtin::Resources(_) => {}

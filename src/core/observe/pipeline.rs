@@ -4,7 +4,6 @@
 //! host can run JS observers between them without holding any borrow.
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::assessment::CurrentAssessment;
@@ -84,22 +83,12 @@ pub struct ObserverSnapshot {
     pub calls_since_run: Option<u64>,
 }
 
-/// JSON kept as text: a detector's state passes through a snapshot without
-/// the rest of the pipeline knowing its shape.
-#[derive(Debug, Clone)]
-pub struct RawJson(pub Box<RawValue>);
-
-impl RawJson {
-    pub fn new(text: String) -> RawJson {
-        RawJson(RawValue::from_string(text).unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON")))
-    }
-}
-
-impl PartialEq for RawJson {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
-    }
-}
+/// A detector's state or options as JSON: it passes through a snapshot
+/// without the rest of the pipeline knowing its shape. Kept as a value, not
+/// as raw text: validating raw text links serde's type-mismatch messages,
+/// and with them float printing (~14 KB of wasm).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawJson(pub Value);
 
 impl Serialize for RawJson {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -403,12 +392,12 @@ impl Pipeline {
                 .map(|(s, &since)| ObserverSnapshot {
                     observer: s.kind().to_owned(),
                     name: s.name().to_owned(),
-                    state: RawJson::new(match &s.observer {
+                    state: RawJson(match &s.observer {
                         Observer::Builtin(b) => b.state(),
-                        Observer::External { .. } => "null".into(),
+                        Observer::External { .. } => Value::Null,
                     }),
                     options: match &s.observer {
-                        Observer::Builtin(b) => Some(RawJson::new(b.options())),
+                        Observer::Builtin(b) => Some(RawJson(b.options())),
                         Observer::External { .. } => None,
                     },
                     calls_since_run: Some(since),
@@ -451,16 +440,16 @@ impl Pipeline {
             }
             if let Observer::Builtin(b) = &mut slot.observer {
                 if let Some(saved) = &saved.options {
-                    if !b.same_options(saved.0.get()) {
+                    if !b.same_options(&saved.0) {
                         let now = b.options();
                         return Err(Error::invalid_argument(format!(
                             "restore: {who} was snapshotted with options {} but is configured with {now}; \
                              its state only fits the options it was built under, so restore with the same options",
-                            saved.0.get()
+                            saved.0
                         )));
                     }
                 }
-                b.restore_state(saved.state.0.get(), &who)?;
+                b.restore_state(saved.state.0, &who)?;
             }
             since_run.push(saved.calls_since_run.unwrap_or(snapshot.state.tool_calls_since_assessment));
         }
@@ -501,6 +490,6 @@ from_json_struct!(ObserverSnapshot { observer: "observer", name: "name", state: 
 
 impl crate::core::read::FromJson for RawJson {
     fn from_json(v: Option<Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
-        Ok(RawJson::new(crate::core::read::present(v, at)?.to_string()))
+        Ok(RawJson(crate::core::read::present(v, at)?))
     }
 }

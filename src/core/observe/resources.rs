@@ -110,10 +110,20 @@ pub fn format_duration(seconds: f64) -> String {
         let m = (seconds / 60.0) as u64;
         format!("{m} minute{}", if m == 1 { "" } else { "s" })
     } else if seconds < 86_400.0 {
-        format!("{:.1} hours", seconds / 3600.0)
+        format!("{} hours", tenths(seconds / 3600.0))
     } else {
-        format!("{:.1} days", seconds / 86_400.0)
+        format!("{} days", tenths(seconds / 86_400.0))
     }
+}
+
+/// `X.Y` for a non-negative number. Written with integers rather than
+/// `{:.1}`: that format is the only float formatting in the module, and it
+/// links core's float printer (~14 KB of wasm).
+fn tenths(x: f64) -> String {
+    // Ties to even, as `{:.1}` did. A saturating cast: a deadline is at most
+    // 8.64e15 ms, so this never saturates.
+    let t = (x * 10.0).round_ties_even() as u64;
+    format!("{}.{}", t / 10, t % 10)
 }
 
 /// `35000` -> `35,000`.

@@ -3,8 +3,6 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use serde_json::value::RawValue;
-
 use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{describe, to_js, IntoJs, JsResult};
@@ -52,12 +50,19 @@ pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "Traject
     if !crate::wasm::is_array(&records) {
         return Err(to_js(Error::invalid_argument("records must be an array")));
     }
-    let values: Vec<Box<RawValue>> = crate::wasm::from_js(&records, "records", ErrorCode::InvalidRecord).js()?;
-    let parsed = values
-        .iter()
-        .enumerate()
-        .map(|(i, r)| TrajectoryRecord::from_json(r.get()).map_err(|e| e.within(&format!("records[{i}]"))))
-        .collect::<Result<Vec<_>, _>>()
+    // Each record's own JSON text: reading the whole array as typed raw
+    // values would link serde's type-mismatch messages (float printing).
+    let parsed = crate::wasm::items(&records, "records")
+        .and_then(|items| {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let at = format!("records[{i}]");
+                    TrajectoryRecord::from_json(&crate::wasm::json_of(r, &at)?).map_err(|e| e.within(&at))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
         .js()?;
     Ok(jsonl::serialize(&parsed))
 }
