@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { buildViewerTemplate } from './viewer.mjs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const [root, work, budgetArg, out] = process.argv.slice(2);
@@ -281,6 +282,19 @@ const otelTypes = readFileSync(join(root, 'src', 'js', 'otel.d.ts'), 'utf8');
 writeFileSync(join(pkg, 'otel.d.ts'), `${header}${otelAbout}import type { TrajectoryRecord } from './index.js';\n${otelTypes}`);
 writeFileSync(join(pkg, 'otel.d.cts'), `${header}${otelAbout}import type { TrajectoryRecord } from './index.cjs';\n${otelTypes}`);
 
+// agent-trajectories/viewer: runs written into the one-file viewer. The page
+// (viewer.html) is www/ bundled; the entry fills it and never loads the wasm.
+await buildViewerTemplate(root, pkg);
+const viewerAbout = `// The run viewer as one self-contained HTML file, with runs in it.
+`;
+writeFileSync(join(pkg, 'viewer.js'), `${header}${viewerAbout}${readFileSync(join(root, 'src', 'js', 'viewer.js'), 'utf8')}`);
+writeFileSync(join(pkg, 'viewer.cjs'), `${header}${viewerAbout}'use strict';
+module.exports = require('./viewer.js');
+`);
+const viewerTypes = readFileSync(join(root, 'src', 'js', 'viewer.d.ts'), 'utf8');
+writeFileSync(join(pkg, 'viewer.d.ts'), `${header}${viewerAbout}${viewerTypes}`);
+writeFileSync(join(pkg, 'viewer.d.cts'), `${header}${viewerAbout}${viewerTypes}`);
+
 // package.json from the template, version and metadata from Cargo.toml.
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const field = (k) => cargo.match(new RegExp(`^${k}\\s*=\\s*"([^"]*)"`, 'm'))?.[1] ?? '';
@@ -298,7 +312,7 @@ copyFileSync(join(root, 'README.md'), join(pkg, 'README.md'));
 // site, and one 24 KB line would bury the message.
 const MAX_LINE = 160;
 const { minify } = createRequire(join(root, 'tools', 'package.json'))('terser');
-for (const file of ['agent_trajectories.js', 'generate.js']) {
+for (const file of ['agent_trajectories.js', 'generate.js', 'viewer.js']) {
   const out = await minify(readFileSync(join(pkg, file), 'utf8'), {
     module: true, ecma: 2020, keep_classnames: true, keep_fnames: true,
     mangle: { toplevel: false }, compress: { toplevel: false, passes: 2 },
@@ -309,7 +323,11 @@ for (const file of ['agent_trajectories.js', 'generate.js']) {
   writeFileSync(join(pkg, file), out.code);
 }
 
-// Sizes.
+// Sizes. The budget covers the code an app loads: the wasm, the glue and
+// every entry. viewer.html is not loaded by an app: it is the page that
+// viewer.js copies into the files it writes (read from disk when it writes,
+// never imported or bundled), so it has a budget of its own.
+const PAGE_BUDGET = 24 * 1024;
 const shipped = JSON.parse(manifest).files.filter((f) => /\.(wasm|js|cjs|mjs)$/.test(f));
 const rows = shipped.map((f) => {
   const bytes = readFileSync(join(pkg, f));
@@ -322,7 +340,13 @@ const kb = (n) => (n / 1024).toFixed(1).padStart(8);
 console.log(`${'file'.padEnd(28)}${'raw KB'.padStart(8)}${'gzip KB'.padStart(9)}${'brotli KB'.padStart(10)}`);
 for (const r of [...rows, { f: 'total', ...total }]) console.log(`${r.f.padEnd(28)}${kb(r.raw)}${kb(r.gz).padStart(9)}${kb(r.br).padStart(10)}`);
 console.log(`budget: ${(total.gz / 1024).toFixed(1)} KB of ${(budget / 1024).toFixed(0)} KB gzip`);
+const page = gzipSync(readFileSync(join(pkg, 'viewer.html')), { level: 9 }).length;
+console.log(`viewer.html (the one-file viewer's page, written into files, not loaded by apps): ${(page / 1024).toFixed(1)} KB of ${PAGE_BUDGET / 1024} KB gzip`);
 if (total.gz > budget) {
   console.error(`build: package is ${total.gz} bytes gzip, over the ${budget}-byte budget`);
+  process.exit(1);
+}
+if (page > PAGE_BUDGET) {
+  console.error(`build: viewer.html is ${page} bytes gzip, over its ${PAGE_BUDGET}-byte budget`);
   process.exit(1);
 }
