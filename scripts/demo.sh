@@ -17,5 +17,14 @@ rm -rf "$site" && mkdir -p "$site"
 cp -r www/. "$site/"
 cp -r pkg "$site/pkg"
 cp -r runs "$site/runs"
+# The one-file viewer with every sample run in it: opens from file:// by
+# double click, no server (written by the package's writeViewerHtml).
+node --input-type=module -e '
+import { readFileSync } from "node:fs";
+import { writeViewerHtml } from "./pkg/viewer.js";
+const { runs } = JSON.parse(readFileSync("runs/index.json", "utf8"));
+await writeViewerHtml(process.argv[1], runs.map((r) => ({ name: r.file, text: readFileSync(`runs/${r.file}`, "utf8") })), { title: "agent-trajectories · sample runs" });
+' "$site/sample-runs.html"
+log "one-file viewer with the sample runs (open it from disk, no server): $(pwd)/$site/sample-runs.html"
 log "serving $site (Ctrl-C to stop)"
 exec node scripts/demo-serve.mjs "$site" "${PORT:-8787}"
