@@ -142,6 +142,13 @@ export const { ${generated.join(', ')} } = generate;
 ${localExports}
 ${constantExports}${noopInit}`);
 
+// What a NOT_INITIALIZED error names for the internals the JS layer wraps:
+// the public API the user called, not the wrapped function.
+const publicName = {
+  __runTrajectory: 'runTrajectory', __checkOptions: 'runTrajectory', __runBackground: 'BackgroundAgentRunner',
+  __checkBackground: 'BackgroundAgentRunner', __TrajectoryIndexCore: 'TrajectoryIndex.fromJsonl', __checkRecordKind: 'TrajectoryIndex',
+};
+
 // Browsers: no top-level await (it deadlocks some bundlers), so every export
 // is guarded until `await init()` and throws NOT_INITIALIZED before it.
 writeFileSync(join(pkg, 'web.js'), `${header}import initWasm, * as glue from './agent_trajectories.js';
@@ -192,7 +199,7 @@ function guard(name, target) {
 
 installFastPaths(glue.ObserverPipeline);
 ${names.map((n) => `export const ${n} = guard('${n}', glue.${n});`).join('\n')}
-${wire((n) => `guard('${n.replace(/^__/, '')}', glue.${n})`, 'undefined')}
+${wire((n) => `guard('${publicName[n] ?? n}', glue.${n})`, 'undefined')}
 export const { ${generated.join(', ')} } = generate;
 ${constantExports}`);
 

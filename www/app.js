@@ -3,7 +3,7 @@
 // right; compare, search, keyboard and hash links tie them together.
 import { TrajectoryIndex } from './pkg/web.js';
 import { initWasm, readFile, fetchDoc, embeddedDocs, sampleList, onDrop } from './load.js';
-import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, fmtMs } from './util.js';
+import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, fmtMs, plural } from './util.js';
 import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, ICON } from './cards.js';
 import { VirtualList } from './turns.js';
 import { graphSvg } from './graph.js';
@@ -49,7 +49,7 @@ function renderDocs() {
     <button data-close="${di}" aria-label="Close ${esc(d.name)}">×</button></div>
     ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)} line ${e.line}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
     ${d.index.runs().map((r) => `<button class="run-btn" data-doc="${di}" data-run="${esc(runKey(r))}" style="--depth:${r.depth}" aria-current="${S.v?.doc === d && S.v.run.runId === r.runId}">
-      ${esc(r.runId ?? '(unnamed run)')}<small>${r.turns} turns · ${r.toolCalls} calls${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · ${esc(outcomeText(r.outcome))}</small></button>`).join('')}</div>`).join('')
+      ${esc(r.runId ?? '(unnamed run)')}<small>${plural(r.turns, 'turn')} · ${plural(r.toolCalls, 'call')}${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · ${esc(outcomeText(r.outcome))}</small></button>`).join('')}</div>`).join('')
     || '<p class="muted">No file open. Open a record JSONL, a step JSONL or stepTraces.json, or drop one here.</p>';
 }
 
@@ -88,7 +88,7 @@ function showRun(doc, key = null) {
   S.pos = run.first - 1;
   const dur = run.startedAt != null && run.endedAt != null ? fmtMs(run.endedAt - run.startedAt) : '—';
   $('summary').innerHTML = `<h2>${esc(doc.name)} <span class="muted">· ${esc(run.runId ?? '(unnamed run)')}</span>${run.parentRunId != null ? ` <a href="${hashFor(doc.name, run.parentRunId)}">↰ parent run</a>` : ''}</h2>
-    <div class="stats"><span><b>${run.records}</b> records</span><span><b>${run.turns}</b> turns</span><span><b>${run.toolCalls}</b> calls</span>
+    <div class="stats"><span><b>${run.records}</b> records</span><span><b>${run.turns}</b> turns</span><span><b>${run.toolCalls}</b> call${run.toolCalls === 1 ? '' : 's'}</span>
     <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span><span><b>${run.assessments}</b> findings</span><span><b>${dur}</b></span>
     <span class="badge ${outcomeOk(run.outcome) ? 'ok' : 'bad'}" id="outcome">${esc(outcomeText(run.outcome))}</span></div>`;
   $('graph').innerHTML = graphSvg(ix, run) || '<p class="muted">No steps in this run.</p>';

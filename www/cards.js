@@ -2,7 +2,7 @@
 // shows: messages, tool calls with their result or error, the step choice,
 // findings pinned to the call they fired at, child runs under the call that
 // started them. Records are parsed (index.get) only for rows on screen.
-import { esc, json, short, parts, toolValue, partError, outcomeText, outcomeOk, fmtMs, hashFor } from './util.js';
+import { esc, json, short, parts, toolValue, partError, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
 
 const GATE = 4096; // bytes of a payload shown before "show all"
 const GAP_CHUNK = 40; // records per row outside turns, so a turnless run still virtualises
@@ -151,7 +151,7 @@ function callHtml(ctx, c) {
 function childHtml(ctx, child) {
   const cctx = runCtx(ctx.doc, child);
   const rows = rowsFor(ctx.ix, child);
-  return `<details class="child" open><summary>↳ child run <b>${esc(child.runId)}</b> · ${child.turns} turns · ${child.toolCalls} calls · <span class="${outcomeOk(child.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(child.outcome))}</span>
+  return `<details class="child" open><summary>↳ child run <b>${esc(child.runId)}</b> · ${plural(child.turns, 'turn')} · ${plural(child.toolCalls, 'call')} · <span class="${outcomeOk(child.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(child.outcome))}</span>
     <a href="${cctx.href({})}">open</a></summary>${rows.slice(0, 12).map((r) => rowHtml(cctx, r)).join('')}${rows.length > 12 ? `<p class="muted">${rows.length - 12} more rows: open the child run.</p>` : ''}</details>`;
 }
 
@@ -171,7 +171,7 @@ function itemHtml(ctx, it) {
 
 export function turnHeader(ctx, t) {
   return `<header class="turn-h"><a href="${ctx.href({ turn: t.turn })}">Turn ${t.turn}</a>${t.step ? ` <span class="chip">${esc(t.step)}</span>` : ''}
-    <span class="muted">${t.toolCalls} calls · ${fmtMs(t.endedAt - t.startedAt)}</span>${t.errors ? ` <span class="err-word">✖ ${t.errors} error${t.errors > 1 ? 's' : ''}</span>` : ''}
+    <span class="muted">${plural(t.toolCalls, 'call')} · ${fmtMs(t.endedAt - t.startedAt)}</span>${t.errors ? ` <span class="err-word">✖ ${t.errors} error${t.errors > 1 ? 's' : ''}</span>` : ''}
     <span class="acts" data-run="${esc(ctx.run.runId ?? '')}"><button data-act="md" data-turn="${t.turn}" aria-label="Export turn ${t.turn} as Markdown">MD</button><button data-act="json" data-turn="${t.turn}" aria-label="Export turn ${t.turn} as JSON">JSON</button></span></header>`;
 }
 

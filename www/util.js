@@ -43,3 +43,6 @@ export function parseHash(h = location.hash) {
   return { file: k < 0 ? run : run.slice(0, k), runId: k < 0 ? '' : run.slice(k + 1), turn: num('turn'), rec: num('rec'), finding: num('finding') };
 }
 export const hashFor = (file, runId, extra = {}) => `#${new URLSearchParams({ run: `${file}:${runId ?? ''}`, ...extra })}`;
+
+/** `1 call`, `2 calls`. */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -14,7 +14,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
   const SEVERITIES = ['info', 'caution', 'warning'];
   const PRIVATE = Symbol('TrajectoryIndex');
   const bad = (message) => fail('INVALID_ARGUMENT', message);
-  const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : why(v));
+  const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
 
   class TrajectoryIndex {
     #core;
@@ -127,14 +127,18 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
     }
 
     /** Records indexed (bad lines not counted). */
-    get length() { return this.#cols.length / W; }
+    get length() { return this.#core ? this.#cols.length / W : 0; }
     /** Bytes of the stream the index keeps. */
     get byteLength() { return this.#core?.byteLength ?? 0; }
 
     /** Lines that are not records, and holes in a run's seq, by 1-based line. */
-    errors() { return this.#problems.map((p) => ({ ...p })); }
+    errors() {
+      this.#alive('errors()');
+      return this.#problems.map((p) => ({ ...p }));
+    }
 
     runs() {
+      this.#alive('runs()');
       return this.#runs.map((run) => ({
         runId: run.runId, parentRunId: run.parentRunId, depth: run.depth, first: run.first, last: run.last, records: run.records,
         startedAt: this.#nums[run.first * N + AT], endedAt: this.#nums[run.last * N + AT], turns: run.turns.length,
@@ -150,6 +154,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** Records per kind, of one run or (no argument) of all. */
     counts(runId) {
+      this.#alive('counts(runId)');
       const only = runId === undefined ? undefined : this.#run(runId, 'counts(runId)').key;
       const out = {};
       for (let r = 0; r < this.#cols.length; r += W) {
@@ -162,6 +167,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** The turns of a run (default: the first run). */
     turns(runId) {
+      this.#alive('turns(runId)');
       return this.#one(runId, 'turns(runId)').turns.map((t) => ({
         turn: t.number, first: t.records[0], last: t.records[t.records.length - 1], records: t.records.length,
         step: t.step === NONE ? null : this.#strings[t.step], toolCalls: t.toolCalls, errors: t.errors, tokens: t.tokens,
@@ -171,6 +177,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** Record indices of a turn (`turn` null: the run's records outside every turn). */
     turnRecords(runId, turn) {
+      this.#alive('turnRecords(runId, turn)');
       const run = this.#one(runId, 'turnRecords(runId, turn)');
       if (turn === null) return Uint32Array.from(run.outside);
       if (!Number.isInteger(turn) || turn < 0) throw bad(`turnRecords(runId, turn): turn must be a turn number or null, got ${show(turn)}`);
@@ -201,6 +208,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** Record indices passing every part of `q`, ascending. */
     filter(q) {
+      this.#alive('filter(q)');
       const place = 'filter(q)';
       if (q === null || typeof q !== 'object' || Array.isArray(q)) throw bad(`${place}: q must be an object, got ${show(q)}`);
       checkOptions(q, ['kind', 'runId', 'errorsOnly', 'minSeverity', 'turn'], place);
@@ -262,6 +270,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** Tokens, tool calls and time per turn, against the limits of a custom `budget` record. */
     budget(runId) {
+      this.#alive('budget(runId)');
       const run = this.#one(runId, 'budget(runId)');
       const start = this.#nums[run.first * N + AT];
       const data = run.budget === null ? {} : this.get(run.budget).payload?.data ?? {};
@@ -275,6 +284,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** The steps a generated run took, in order, with how each was chosen. */
     stepPath(runId) {
+      this.#alive('stepPath(runId)');
       return this.#one(runId, 'stepPath(runId)').steps.map((i) => {
         const p = this.get(i).payload ?? {};
         return { turn: p.turn_index ?? null, record: i, stepId: p.step_id ?? null, method: p.method ?? null,
@@ -284,12 +294,14 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     /** The data of the run's custom `step_graph` record, or null. */
     stepGraph(runId) {
+      this.#alive('stepGraph(runId)');
       const run = this.#one(runId, 'stepGraph(runId)');
       return run.graph === null ? null : this.get(run.graph).payload?.data ?? null;
     }
 
     /** Assessments (of one run, or all) with the tool call each fired after. */
     assessments(runId) {
+      this.#alive('assessments(runId)');
       const runs = runId === undefined ? this.#runs : [this.#run(runId, 'assessments(runId)')];
       const out = [];
       for (const run of runs) {
@@ -312,8 +324,13 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
 
     [Symbol.dispose]() { this.free(); }
 
-    #index(i, place) {
+    // Every query refuses a freed index rather than answer from what is left.
+    #alive(place) {
       if (!this.#core) throw bad(`${place}: this index was freed`);
+    }
+
+    #index(i, place) {
+      this.#alive(place);
       if (Number.isInteger(i) && i >= 0 && i < this.length) return i;
       throw bad(`${place}: i must be ${this.length ? `a record index from 0 to ${this.length - 1}` : 'a record index, and this index has no records'}, got ${show(i)}`);
     }

@@ -131,9 +131,14 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
   refused(() => ix.turns('nope'), 'INVALID_ARGUMENT', /no run "nope" in this index \(runs: "r"\)/);
   refused(() => ix.search(7), 'INVALID_ARGUMENT', /q must be a string or a RegExp/);
   refused(() => ix.search('a', { run: 'r' }), 'INVALID_ARGUMENT', /did you mean "runId"/);
+  refused(() => ix.get(Number.NaN), 'INVALID_ARGUMENT', /got NaN$/);
   ix.free();
-  refused(() => ix.text(0), 'INVALID_ARGUMENT', /freed/);
-  refused(() => ix.search('a'), 'INVALID_ARGUMENT', /freed/);
+  // Every query refuses a freed index, rather than answer from what is left.
+  const queries = { text: () => ix.text(0), get: () => ix.get(0), info: () => ix.info(0), search: () => ix.search('a'), errors: () => ix.errors(),
+    runs: () => ix.runs(), counts: () => ix.counts(), turns: () => ix.turns(), turnRecords: () => ix.turnRecords('r', 0), filter: () => ix.filter({}),
+    budget: () => ix.budget(), stepPath: () => ix.stepPath(), stepGraph: () => ix.stepGraph(), assessments: () => ix.assessments() };
+  for (const [name, q] of Object.entries(queries)) refused(q, 'INVALID_ARGUMENT', new RegExp(`^${name}\\(.*\\): this index was freed`));
+  assert.deepEqual([ix.length, ix.byteLength], [0, 0]);
   const empty = TrajectoryIndex.fromJsonl('');
   assert.equal(empty.length, 0);
   refused(() => empty.turns(), 'INVALID_ARGUMENT', /has no runs/);
