@@ -90,9 +90,22 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
     // The user prompt carries persona, goal and the step's instruction.
     let first = &user.requests.borrow()[0];
     assert!(first.system.as_deref().unwrap().contains("Ana") && first.system.as_deref().unwrap().contains("say hello"));
-    // The records: run_started, per turn turn_started, step_selected, messages, turn_ended; run_ended.
+    // The records: run_started, the step graph, per turn turn_started, step_selected, messages, turn_ended; run_ended.
     let kinds: Vec<&str> = events.records.borrow().iter().map(|p| p.kind()).collect();
-    assert_eq!(&kinds[..6], ["run_started", "turn_started", "step_selected", "message_appended", "message_appended", "turn_ended"]);
+    assert_eq!(&kinds[..7], ["run_started", "custom", "turn_started", "step_selected", "message_appended", "message_appended", "turn_ended"]);
+    let Payload::Custom { name, data } = &events.records.borrow()[1] else { panic!("the second record is custom") };
+    assert_eq!(name, "step_graph");
+    assert_eq!(
+        data,
+        &json!({
+            "steps": [
+                { "id": "greet", "requires": [], "preconditions": [] },
+                { "id": "ask", "requires": ["greet"], "preconditions": ["stepSatisfied(greet)"] },
+                { "id": "confirm", "requires": ["ask"], "preconditions": ["stepSatisfied(ask)"] }
+            ],
+            "start": "greet", "terminals": ["confirm"], "maxTurns": t.max_turns
+        })
+    );
     assert_eq!(*kinds.last().unwrap(), "run_ended");
     assert_eq!(events.traces.borrow().as_slice(), r.steps.as_slice());
     // Exporters.
@@ -367,7 +380,7 @@ fn timeouts_and_abort() {
     let (r, events) = go(&def(chain()), Run { abort: Some(&signal), ..simple(&user, &agent) });
     assert!(r.steps.is_empty());
     assert_eq!(r.end.unwrap().reason, StopReason::Aborted);
-    assert_eq!(events.records.borrow().len(), 2, "run_started and run_ended");
+    assert_eq!(events.records.borrow().len(), 3, "run_started, step_graph and run_ended");
 }
 
 #[test]

@@ -6,6 +6,7 @@ import { initWasm, readFile, fetchDoc, embeddedDocs, sampleList, onDrop } from '
 import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, fmtMs, plural } from './util.js';
 import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, ICON } from './cards.js';
 import { VirtualList } from './turns.js';
+import { Outline } from './outline.js';
 import { graphSvg } from './graph.js';
 import { budgetData, budgetSvg } from './budget.js';
 import * as find from './search.js';
@@ -19,6 +20,17 @@ const estimate = (r) => (r.t ? 64 + r.t.records * 26 : 16 + r.recs.length * 24);
 
 const list = new VirtualList($('turns'), (k) => rowHtml(S.v.ctx, S.v.rows[k]), decorate);
 list.onView = countOffscreen;
+const outline = new Outline($('outline'), $('side'), outlineItem);
+
+/** Outline entry k: a link to its turn (or to its records, for rows outside turns), marked for errors and findings. */
+function outlineItem(k) {
+  const v = S.v;
+  const r = v.rows[k];
+  const text = r.t
+    ? `turn ${r.t.turn}${r.t.step ? ` · ${esc(r.t.step)}` : ''}${r.t.errors ? ' ✖' : ''}${find.within(v.flagged, r.lo, r.hi) ? ' ⚑' : ''}`
+    : `records ${r.lo}–${r.hi}`;
+  return `<a href="${v.ctx.href(r.t ? { turn: r.t.turn } : { rec: r.lo })}" data-row="${k}" class="${r.t?.errors ? 'bad' : ''}">${text}</a>`;
+}
 
 /** Where record i shows in a row: its own element, the call it was merged into, else the row's header. */
 const recEl = (row, i) => row.querySelector(`[data-rec="${i}"],[data-recs~="${i}"]`) ?? row.firstElementChild;
@@ -78,13 +90,15 @@ function showRun(doc, key = null) {
   if (!run) {
     S.v = null;
     $('summary').innerHTML = `<h2>${esc(doc.name)}</h2><p class="muted">No runs in this file${doc.live ? ' yet' : ''}.</p>`;
-    for (const id of ['graph', 'budget', 'findings', 'outline']) $(id).innerHTML = '';
+    for (const id of ['graph', 'budget', 'findings']) $(id).innerHTML = '';
+    outline.clear();
     list.set([], estimate);
     renderDocs();
     return;
   }
   const ctx = runCtx(doc, run);
   S.v = { doc, run, ctx, all: rowsFor(ix, run), rows: [], fam: find.family(ix, run), budget: budgetData(ix, run) };
+  S.v.flagged = Uint32Array.from(ctx.findings.map((f) => f.record)).sort(); // records with a finding, for the outline's ⚑
   S.pos = run.first - 1;
   const dur = run.startedAt != null && run.endedAt != null ? fmtMs(run.endedAt - run.startedAt) : '—';
   $('summary').innerHTML = `<h2>${esc(doc.name)} <span class="muted">· ${esc(run.runId ?? '(unnamed run)')}</span>${run.parentRunId != null ? ` <a href="${hashFor(doc.name, run.parentRunId)}">↰ parent run</a>` : ''}</h2>
@@ -111,8 +125,7 @@ function applyQuery(keepScroll = false) {
   v.rows = f ? v.all.filter((r) => find.within(f, r.lo, r.hi) > 0) : v.all;
   S.sel = -1;
   list.set(v.rows, estimate, keepScroll);
-  $('outline').innerHTML = `<h2>Outline</h2><ol>${v.rows.map((r, k) => `<li><a href="${v.ctx.href(r.t ? { turn: r.t.turn } : { rec: r.lo })}" data-row="${k}" class="${r.t?.errors ? 'bad' : ''}">${r.t
-    ? `turn ${r.t.turn}${r.t.step ? ` · ${esc(r.t.step)}` : ''}${r.t.errors ? ' ✖' : ''}${v.ctx.findings.some((x) => x.record >= r.lo && x.record <= r.hi) ? ' ⚑' : ''}` : `records ${r.lo}–${r.hi}`}</a></li>`).join('')}</ol>`;
+  outline.set(v.rows.length);
   renderBudget();
 }
 
@@ -149,9 +162,9 @@ function rowOf(i) {
 
 function select(k) {
   S.sel = k;
-  for (const el of document.querySelectorAll('.row.sel, #outline [aria-current="true"]')) el.classList.contains('row') ? el.classList.remove('sel') : el.removeAttribute('aria-current');
+  for (const el of document.querySelectorAll('.row.sel')) el.classList.remove('sel');
   list.row(k)?.classList.add('sel');
-  document.querySelector(`#outline a[data-row="${k}"]`)?.setAttribute('aria-current', 'true');
+  outline.mark(k);
   renderBudget();
 }
 

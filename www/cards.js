@@ -101,7 +101,11 @@ function summary(p) {
     case 'run_terminated': return `${p.status} · ${p.reason}`;
     case 'iteration_completed': return `iteration ${p.iteration}: ${p.decision}${p.tools?.length ? ` (${p.tools.join(', ')})` : ''}${p.failed ? ' · failed' : ''}${p.error ? `: ${short(p.error)}` : ''}`;
     case 'provider_request_prepared': return `${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
-    case 'custom': return `${p.name} ${short(p.data)}`;
+    case 'custom': {
+      const g = p.data;
+      if (p.name === 'step_graph' && Array.isArray(g?.steps)) return `step graph: ${g.steps.length} steps, start ${g.start}, terminal ${(g.terminals ?? []).join(', ')} (drawn under Steps)`;
+      return `${p.name} ${short(p.data)}`;
+    }
     case 'output_tokens_escalation': return `attempt ${p.attempt}: ${p.prev_cap} → ${p.new_cap} tokens`;
     default: { const { kind, ...rest } = p; return short(rest); }
   }

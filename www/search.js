@@ -10,7 +10,7 @@ export function family(ix, run) {
   return [...ids];
 }
 
-const merge = (arrays) => Uint32Array.from(arrays.flatMap((a) => [...a])).sort();
+const merge = (arrays) => (arrays.length === 1 ? arrays[0] : Uint32Array.from(arrays.flatMap((a) => [...a])).sort());
 
 export function readQuery() {
   return { q: $('q').value, regex: $('regex').checked, kind: $('kind').value, errorsOnly: $('errors-only').checked, minSeverity: $('min-sev').value };

@@ -111,7 +111,7 @@ export interface IndexedFinding {
   assessment: Assessment;
 }
 
-/** The data of a `custom` record named `step_graph` (record one to draw the whole graph; runTrajectory does not yet). */
+/** The data of a `custom` record named `step_graph` (runTrajectory records one right after `run_started` when its trajectory has steps; a harness may record its own). */
 export interface IndexedStepGraph {
   steps: { id: string; requires: string[]; preconditions: string[] }[];
   start: string;

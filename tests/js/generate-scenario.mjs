@@ -112,7 +112,10 @@ export const checks = {
     eq(r.steps[0].timestamp, '2023-11-14T22:13:20.000Z', 'timestamp from the injected clock');
     eq(a.seen, [['user'], ['user', 'assistant', 'user'], ['user', 'assistant', 'user', 'assistant', 'user']], 'the agent sees the whole history');
     const kinds = sink.records().map((x) => x.payload.kind);
-    eq(kinds.slice(0, 6), ['run_started', 'turn_started', 'step_selected', 'message_appended', 'message_appended', 'turn_ended'], 'record order');
+    eq(kinds.slice(0, 7), ['run_started', 'custom', 'turn_started', 'step_selected', 'message_appended', 'message_appended', 'turn_ended'], 'record order');
+    const graph = sink.records()[1].payload;
+    eq([graph.name, graph.data.steps.map((s) => [s.id, s.requires]), graph.data.start, graph.data.terminals],
+      ['step_graph', [['greet', []], ['ask', ['greet']], ['confirm', ['ask']]], 'greet', ['confirm']], 'the step graph, recorded after run_started');
     eq(kinds.at(-1), 'run_ended', 'last record');
     eq(live, kinds, 'onRecord streams the same records');
     eq(sink.records().map((x) => x.seq), kinds.map((_, i) => i), 'monotonic seq');

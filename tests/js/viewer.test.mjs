@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { withPage } from './chromium.mjs';
+import { writeRun } from '../bench/viewer-data.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 // The unpacked tarball (scripts/test.sh sets PACKAGE_DIR).
@@ -165,6 +166,12 @@ test('the run viewer: open, read, find, navigate, compare and run live', async (
         assert.equal(await page.locator('#graph .node[data-step="menu"] .order').count(), 0);
         assert.equal(await page.locator('#graph .taken').count(), path.length, 'an arrow per step change, and one to the end');
         assert.match(await page.locator('#graph .outcome').textContent(), /goal-reached/);
+        // runTrajectory recorded its graph: every step drawn, an edge per precondition, the terminals marked.
+        const graph = file('generated-booking.jsonl').find((r) => r.payload.kind === 'custom' && r.payload.name === 'step_graph').payload.data;
+        assert.equal(await page.locator('#graph .node').count(), graph.steps.length);
+        assert.equal(await page.locator('#graph path.req').count(), graph.steps.reduce((n, s) => n + s.requires.length, 0));
+        assert.ok(graph.steps.some((s) => s.requires.length), 'the sample has preconditions to draw');
+        for (const id of graph.terminals) assert.match(await page.locator(`#graph .node[data-step="${id}"]`).getAttribute('class'), /terminal/);
         const ranked = page.locator('#turns .row[data-turn="1"] .stepsel');
         assert.match(await ranked.textContent(), /step hours\s*chosen by llm-ranked/);
         assert.match(await ranked.locator('tr.chosen').textContent(), /hours\s*0\.85\s*the diner needs this first/);
@@ -246,6 +253,47 @@ test('the run viewer: open, read, find, navigate, compare and run live', async (
         }
         assert.ok(await page.locator('#turns .ev', { hasText: 'run_terminated' }).count() > 0);
         await page.screenshot({ path: join(shots, 'live.png') });
+        assert.deepEqual(errors, []);
+      });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a run of 3,000 turns: the outline and the turn list hold only what is near the viewport, and reach every turn', async () => {
+  const dir = site('at-viewer-long-');
+  try {
+    const turns = 3000;
+    await writeRun(join(dir, 'long.jsonl'), { turns, callsPerTurn: 1, resultBytes: 40, runId: 'long' });
+    const server = await serveStatic(dir);
+    try {
+      await withPage(`${server.url}?src=long.jsonl`, async (page, { errors }) => {
+        await page.setViewportSize({ width: 1400, height: 800 });
+        await ready(page);
+        await page.waitForSelector('#outline a');
+        const entries = () => page.locator('#outline li').count();
+        assert.ok(await entries() < 200, `a window of the outline is rendered (${await entries()} entries)`);
+        assert.ok(await rowsShown(page) < 100);
+        // The outline is as tall as all of its entries: scrolling the side panel to the end shows the last turn.
+        await page.evaluate(() => { const s = document.getElementById('side'); s.scrollTop = s.scrollHeight; });
+        const last = page.locator('#outline a', { hasText: new RegExp(`^turn ${turns - 1}\\b`) });
+        await last.waitFor();
+        assert.ok(await entries() < 200);
+        await last.click();
+        assert.equal((await hashOf(page)).turn, String(turns - 1));
+        await page.waitForSelector(`#turns .row.sel[data-turn="${turns - 1}"]`);
+        assert.equal(await last.getAttribute('aria-current'), 'true');
+        // The next match, far above: the list and the outline follow it.
+        await page.fill('#q', 'needle-1234-0');
+        await page.waitForSelector('#match-count:has-text("1 off screen")');
+        await page.locator('#turns').focus();
+        await page.keyboard.press('n');
+        await page.waitForSelector('#turns .row.sel[data-turn="1234"] .hit');
+        assert.equal(await page.locator('#outline a[aria-current="true"]').textContent(), 'turn 1234');
+        assert.ok(await entries() < 200);
         assert.deepEqual(errors, []);
       });
     } finally {

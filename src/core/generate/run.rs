@@ -75,6 +75,10 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+    if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
+        let data = g.to_record_data(t.max_turns);
+        outcome = env.events.record(Payload::Custom { name: "step_graph".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+    }
     let mut turn = 0u32;
     while outcome.is_ok() {
         r.partial = Partial::default();
