@@ -165,7 +165,14 @@ let loading;
 export function init(input) {
   loading ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
     () => { ready = true; },
-    (err) => { loading = undefined; throw err; }, // a failed load (say, a 404) may be retried
+    (err) => {
+      loading = undefined; // a failed load (say, a 404) may be retried
+      const from = input === undefined ? 'agent_trajectories_bg.wasm next to the package' : typeof input === 'string' || input instanceof URL ? String(input) : \`the \${input?.constructor?.name ?? typeof input} given to init()\`;
+      const wrapped = new Error(\`agent-trajectories: init() could not load the WebAssembly module from \${from}: \${err?.message ?? err}\`, { cause: err });
+      wrapped.name = 'AgentTrajectoriesError';
+      wrapped.code = 'NOT_INITIALIZED';
+      throw wrapped;
+    },
   );
   return loading;
 }

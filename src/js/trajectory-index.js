@@ -63,7 +63,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
           const parent = cols[r + PARENT] === NONE ? null : this.#byId.get(cols[r + PARENT]);
           run = {
             key, runId: key === NONE ? null : str[key], parentRunId: cols[r + PARENT] === NONE ? null : str[cols[r + PARENT]],
-            depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, failedCalls: 0,
+            depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0,
             ended: null, budget: null, graph: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
             calls: [], steps: [], findings: [], turns: [], byNumber: new Map(), outside: [],
             openCall: null, current: null, nextTurn: 0, sawTurns: false, lastSeq: null,
@@ -102,8 +102,10 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
           turn = cols[r + TURN] !== NONE ? run.byNumber.get(cols[r + TURN]) ?? run.current : run.current;
         }
         if (kind === k.turn_ended || (kind === k.iteration_completed && !run.sawTurns)) run.current = null;
-        if (kind === k.tool_started) { run.openCall = i; run.toolCalls++; }
-        else if (kind === k.tool_ended) { run.openCall = null; run.calls.push(i); run.failedCalls += error; }
+        // A call counts at its tool_started, or at its tool_ended when no call is open (a stream that lost the start).
+        const call = kind === k.tool_started || (kind === k.tool_ended && run.open === 0);
+        if (kind === k.tool_started) { run.openCall = i; run.open++; run.toolCalls++; }
+        else if (kind === k.tool_ended) { run.openCall = null; run.calls.push(i); run.failedCalls += error; if (run.open) run.open--; else run.toolCalls++; }
         else if (kind === k.assessment_produced) run.findings.push(i);
         else if (kind === k.step_selected) run.steps.push(i);
         else if (kind === k.run_ended) run.ended = i;
@@ -120,7 +122,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
         turn.records.push(i);
         turnOf[i] = turn.number;
         turn.endedAt = nums[i * N + AT];
-        if (kind === k.tool_started) turn.toolCalls++;
+        if (call) turn.toolCalls++;
         turn.errors += error;
         if (cols[r + STEP] !== NONE && (kind === k.step_selected || turn.step === NONE)) turn.step = cols[r + STEP];
       }

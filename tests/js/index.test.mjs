@@ -143,3 +143,28 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
   assert.equal(empty.length, 0);
   refused(() => empty.turns(), 'INVALID_ARGUMENT', /has no runs/);
 });
+
+test('a stream cut at either end of a call still counts the call once, and its failure', () => {
+  let seq = 0;
+  const rec = (payload) => JSON.stringify({ schema_version: 1, seq: seq++, run_id: 'r', depth: 0, recorded_at_unix_ms: seq, payload });
+  const text = [
+    rec({ kind: 'turn_started', turn_index: 0 }),
+    // The start of this call was lost: only its failed end is there.
+    rec({ kind: 'tool_ended', tool_call_id: 'a', tool_name: 'read', result: 'boom', is_error: true }),
+    // Two calls in parallel, both ended.
+    rec({ kind: 'tool_started', tool_call_id: 'b', tool_name: 'read', args: {} }),
+    rec({ kind: 'tool_started', tool_call_id: 'c', tool_name: 'read', args: {} }),
+    rec({ kind: 'tool_ended', tool_call_id: 'b', tool_name: 'read', result: 'ok', is_error: false }),
+    rec({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'read', result: 'ok', is_error: false }),
+    rec({ kind: 'turn_ended', turn_index: 0 }),
+    rec({ kind: 'turn_started', turn_index: 1 }),
+    // A call that never ended (the run was cut).
+    rec({ kind: 'tool_started', tool_call_id: 'd', tool_name: 'read', args: {} }),
+  ].join('\n');
+  const ix = TrajectoryIndex.fromJsonl(text);
+  const [run] = ix.runs();
+  assert.deepEqual([run.toolCalls, run.failedCalls], [4, 1]);
+  assert.deepEqual(ix.turns().map((t) => t.toolCalls), [3, 1]);
+  assert.deepEqual(ix.budget().turns.map((t) => t.toolCalls), [3, 1]);
+  ix.free();
+});

@@ -131,7 +131,7 @@ impl TrajectoryIndex {
         let mut pos = 0usize;
         let mut line_no = 0u32;
         while pos < bytes.len() {
-            let end = bytes[pos..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| pos + n);
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |n| pos + n);
             line_no = line_no.saturating_add(1);
             let mut stop = end;
             if stop > pos && bytes[stop - 1] == b'\r' {

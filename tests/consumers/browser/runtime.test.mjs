@@ -27,7 +27,7 @@ test('scenarios in Chromium', async (t) => {
       assert.equal(out.before.name, 'AgentTrajectoriesError');
       assert.match(out.before.message, /await init\(\)/);
     });
-    await t.test('a failed init() rejects and a retry succeeds', () => assert.equal(out.failedLoad, 'rejected'));
+    await t.test('a failed init() rejects with NOT_INITIALIZED naming the URL, its own error as cause, and a retry succeeds', () => assert.match(out.failedLoad, /^true NOT_INITIALIZED agent-trajectories: init\(\) could not load the WebAssembly module from \.\/no-such-module\.wasm: .+ cause:true$/));
     for (const r of out.results) await t.test(r.name, () => assert.ok(r.ok, r.message));
   } finally {
     await server.close();
