@@ -17,7 +17,8 @@ fn started(id: &str) -> Payload {
 
 fn ended() -> Payload {
     Payload::RunEnded {
-        outcome: RunOutcome { status: OutcomeStatus::Completed, reason: Some("goal-reached".into()), message: None, error_code: None }.into(),
+        outcome: RunOutcome { status: OutcomeStatus::Completed, reason: Some("goal-reached".into()), message: None, error_code: None, verdict: None }
+            .into(),
         new_messages: vec![ModelMessage::text(Role::Assistant, "done")],
     }
 }

@@ -107,6 +107,14 @@ fn a_chain_runs_start_then_preconditions_ordered_to_goal() {
         })
     );
     assert_eq!(*kinds.last().unwrap(), "run_ended");
+    let records = events.records.borrow();
+    let Payload::Custom { name, data } = &records[records.len() - 2] else { panic!("step_states before run_ended") };
+    assert_eq!((name.as_str(), data["states"].as_array().unwrap().len()), ("step_states", 3));
+    assert_eq!(
+        (&data["states"][2]["stepId"], &data["states"][2]["status"], &data["states"][2]["attempts"]),
+        (&json!("confirm"), &json!("satisfied"), &json!(1))
+    );
+    drop(records);
     assert_eq!(events.traces.borrow().as_slice(), r.steps.as_slice());
     // Exporters.
     let rv = result_value(&r);
@@ -380,7 +388,9 @@ fn timeouts_and_abort() {
     let (r, events) = go(&def(chain()), Run { abort: Some(&signal), ..simple(&user, &agent) });
     assert!(r.steps.is_empty());
     assert_eq!(r.end.unwrap().reason, StopReason::Aborted);
-    assert_eq!(events.records.borrow().len(), 3, "run_started, step_graph and run_ended");
+    let kinds: Vec<String> =
+        events.records.borrow().iter().map(|p| if let Payload::Custom { name, .. } = p { name.clone() } else { p.kind().to_owned() }).collect();
+    assert_eq!(kinds, ["run_started", "step_graph", "step_states", "run_ended"]);
 }
 
 #[test]

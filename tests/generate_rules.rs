@@ -189,6 +189,16 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
         })
         .collect();
     assert_eq!(produced, [(3, Some(3))], "the cascade of three failures is shown in turn 3");
+    // Each answer's usage is recorded in its turn, for readers of the stream (the viewer's budget chart).
+    let usage: Vec<&serde_json::Value> = recs
+        .iter()
+        .filter_map(|p| match p {
+            Payload::Custom { name, data } if name == "model_usage" => Some(data),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usage.len(), 4);
+    assert_eq!(usage[0], &json!({ "source": "agent", "inputTokens": 100, "outputTokens": 20, "totalTokens": 120 }));
     // 4 agent answers of 120 tokens each.
     assert_eq!(observed.0.borrow().budget().tokens_used, Some(480));
 }

@@ -134,7 +134,19 @@ function countOffscreen() {
   const rows = S.v?.rows ?? [];
   if (!r) return;
   const [a, b] = list.visible();
-  const on = (set) => (rows.length ? find.within(set, rows[a].lo, rows[b].hi) : 0);
+  // On screen: in a row the viewport shows, and its own element inside the viewport (a long card may hold it below the fold).
+  const box = $('turns').getBoundingClientRect();
+  const on = (set) => {
+    let n = 0;
+    for (let k = a; rows.length && k <= b; k++) {
+      const el = list.row(k);
+      for (let j = find.lower(set, rows[k].lo); j < set.length && set[j] <= rows[k].hi; j++) {
+        const r = el ? recEl(el, set[j]).getBoundingClientRect() : null;
+        if (r && r.bottom > box.top && r.top < box.bottom) n++;
+      }
+    }
+    return n;
+  };
   const out = [];
   if (r.error) out.push(`invalid pattern: ${r.error}`);
   if (r.hits) out.push(`${r.count} matches in ${r.hits.length} records · ${r.hits.length - on(r.hits)} off screen`);
@@ -190,6 +202,13 @@ function goRow(k, rec = null, extra = null) {
 function goRec(i, extra) {
   if (rowOf(i) < 0 && S.res?.filtered) clearFilters(); // a link to a record the filters hide
   goRow(rowOf(i), i, extra);
+}
+
+/** The next (dir 1) or previous (dir -1) row holding a turn, from the selected one; the current one at either end. */
+function nextTurnRow(dir) {
+  const rows = S.v.rows;
+  for (let k = S.sel + dir; k >= 0 && k < rows.length; k += dir) if (rows[k].t) return k;
+  return S.sel >= 0 ? S.sel : rows.findIndex((r) => r.t);
 }
 
 function goNext(recs, dir = 1) {
@@ -284,9 +303,17 @@ async function live(name, start) {
 
 $('file').addEventListener('change', (e) => openFiles([...e.target.files]).then(() => { e.target.value = ''; }));
 onDrop($('drop'), openFiles);
-$('find').addEventListener('submit', (e) => { e.preventDefault(); goNext(S.res?.hits); });
 let typing = null; // a search per keystroke over a 100 MB run would queue up: wait for a pause
-$('q').addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(() => applyQuery(true), 120); });
+const searchNow = () => { clearTimeout(typing); typing = null; applyQuery(true); };
+// Enter: the next match (shift: the previous), searching first if the pause has not come yet.
+$('q').addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  e.preventDefault();
+  if (typing) searchNow();
+  goNext(S.res?.hits, e.shiftKey ? -1 : 1);
+});
+$('find').addEventListener('submit', (e) => e.preventDefault());
+$('q').addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(searchNow, 120); });
 for (const id of ['regex', 'kind', 'errors-only', 'min-sev']) $(id).addEventListener('change', () => applyQuery());
 $('live-sim').addEventListener('click', () => live('live-simulation.jsonl', liveSimulation));
 $('live-bg').addEventListener('click', () => live('live-objective.jsonl', liveObjective));
@@ -361,8 +388,8 @@ addEventListener('keydown', (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey || !S.v && e.key !== '?') return;
   const v = S.v;
   const keys = {
-    j: () => goRow(Math.min(S.sel + 1, v.rows.length - 1)),
-    k: () => goRow(Math.max(S.sel - 1, 0)),
+    j: () => goRow(nextTurnRow(1)),
+    k: () => goRow(nextTurnRow(-1)),
     e: () => goNext(find.run(v.doc.index, v.fam, { errorsOnly: true }).filtered),
     f: () => goNext(Uint32Array.from(v.ctx.findings.map((f) => f.record))),
     '/': () => $('q').focus(),

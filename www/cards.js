@@ -99,6 +99,7 @@ function summary(p) {
     case 'run_started': return [p.identity?.run_id, p.identity?.agent, p.identity?.model_id].filter(Boolean).join(' · ');
     case 'run_ended': { const o = typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome; return `${outcomeText(o)}${o?.message ? `: ${o.message}` : ''}`; }
     case 'run_terminated': return `${p.status} · ${p.reason}`;
+    case 'simulator_issue': return `simulated user, turn ${p.turn_index}, attempt ${p.attempt}: ${p.issue}${p.retried ? ' (asked again)' : ' (gave up)'}: ${short(p.text)}`;
     case 'iteration_completed': return `iteration ${p.iteration}: ${p.decision}${p.tools?.length ? ` (${p.tools.join(', ')})` : ''}${p.failed ? ' · failed' : ''}${p.error ? `: ${short(p.error)}` : ''}`;
     case 'provider_request_prepared': return `${p.message_count} messages, ${p.tool_count} tools${p.model_id ? `, ${p.model_id}` : ''}`;
     case 'custom': {

@@ -40,6 +40,9 @@ pub enum ErrorCode {
     EmptyUserMessage,
     /// A replayed model was asked something the recording does not hold.
     ReplayMiss,
+    /// The simulated user kept answering with something that is not the
+    /// user speaking (its reasoning, the assistant's voice, a repeat).
+    SimulatorIssue,
     /// A record stream skips, repeats or reorders a run's `seq`: a record is missing.
     SeqGap,
     /// A virtual-filesystem path escapes the root, is a host path, holds NUL or is too long.
@@ -50,7 +53,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for reading one back from its string.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidMessage,
         ErrorCode::InvalidRecord,
@@ -65,6 +68,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::EmptyUserMessage,
         ErrorCode::ReplayMiss,
+        ErrorCode::SimulatorIssue,
         ErrorCode::SeqGap,
         ErrorCode::VfsPath,
         ErrorCode::VfsLimit,
@@ -90,6 +94,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::EmptyUserMessage => "EMPTY_USER_MESSAGE",
             ErrorCode::ReplayMiss => "REPLAY_MISS",
+            ErrorCode::SimulatorIssue => "SIMULATOR_ISSUE",
             ErrorCode::SeqGap => "SEQ_GAP",
             ErrorCode::VfsPath => "VFS_PATH",
             ErrorCode::VfsLimit => "VFS_LIMIT",

@@ -51,13 +51,43 @@ export interface Trajectory {
   steps?: StepGraph;
   /** The only turn cap. Default 20. */
   maxTurns?: number;
+  /** Turns before which a reached goal does not end the run (the conversation goes on, with no step); at most maxTurns. Default 0. */
+  minTurns?: number;
   conversationId?: string;
   metadata?: Record<string, unknown>;
   loopDetection?: { maxConsecutiveSameStep?: number; maxCycleLength?: number; maxCycleRepetitions?: number };
   ranker?: { threshold?: number; contextSteps?: number; topK?: number };
   /** Turns of context the simulated user sees. Default 2. */
   userContextSteps?: number;
+  /**
+   * Checks on the simulated user's replies. A reply that is empty, or that
+   * a check rejects, is asked again with a reminder (`retries` times,
+   * default 1, at most 10) and recorded as a `simulator_issue` record; one
+   * that persists ends the run with reason 'error', side 'user-simulator',
+   * verdict 'simulator'. `reasoning` and `role` are on by default; `repeat`
+   * is opt-in (scripted test users repeat themselves on purpose).
+   */
+  simulator?: SimulatorOptions;
 }
+export interface SimulatorOptions {
+  retries?: number;
+  checks?: {
+    /** The simulator's reasoning (`<think>`, "Thought:" lines) or lines of its own prompt. */
+    reasoning?: boolean;
+    /** A role label ("Assistant:", "User:") or the assistant's voice ("How can I help you", "As an AI"). */
+    role?: boolean;
+    /** An earlier user message of the run, word for word (case and spacing aside). Default false. */
+    repeat?: boolean;
+  };
+}
+/**
+ * Whose doing the end was: 'pass' (goal reached); 'agent' (max-turns,
+ * agent-loop, no-step-match, a policy's stop, or the agent's own error);
+ * 'simulator' (the user model or ranker failed, or its replies kept failing
+ * the checks); 'harness' (a callback of yours: precondition, isSatisfied,
+ * policy, observer, sink, clock); 'aborted' (your signal).
+ */
+export type Verdict = 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
 /** The agent under test. `history` is read-only: the same array grows turn by turn. */
 export interface AgentHandle {
   /**
@@ -76,6 +106,7 @@ export interface StepTraceEnd {
   isFinal: true;
   reason: StopReason;
   completed: boolean;
+  verdict: Verdict;
   summary?: string;
   /** For reason 'error': what failed, and where. */
   error?: {

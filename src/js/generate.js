@@ -443,7 +443,11 @@ function makeGenerate(wasm, importAi, otelApi) {
     const userModel = model === undefined ? undefined : asModel(model, 'opts.userModel');
     let observers = given.observers;
     if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
-      observers = new wasm.ObserverPipeline(isArray(observers) ? { observers } : observers);
+      // Options, not a pipeline: it takes the run's clock (unless they name
+      // their own), so assessments are stamped as the records are.
+      const o = isArray(observers) ? { observers } : observers;
+      const runClock = isObject(o) && given.clock !== undefined && guard(`${place}.observers.clock: reading it threw`, () => o.clock) === undefined;
+      observers = new wasm.ObserverPipeline(runClock ? guard(`${place}.observers: reading its options threw`, () => ({ ...o, clock: given.clock })) : o);
     }
     return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) });
   }

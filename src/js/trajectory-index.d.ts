@@ -4,7 +4,9 @@
  * An index over a record JSONL stream for viewers and harnesses: the bytes
  * are kept and, per record, only what navigation needs; a record is parsed
  * when asked for (`get`). A line that is not a record, or a hole in a run's
- * `seq`, is listed by `errors()` with its line number; the rest loads.
+ * `seq`, is listed by `errors()` with its line number; the rest loads. A
+ * record of a kind `parseTrajectoryJsonl` does not know is kept and listed
+ * too. A leading byte-order mark is skipped.
  * Record indices count records, not lines. `runId` arguments take a run id,
  * or null for the records without one; where optional, leaving it out
  * means the first run (or, for `counts` and `assessments`, every run).
@@ -17,8 +19,12 @@ export class TrajectoryIndex {
   readonly length: number;
   /** Bytes of the stream the index keeps. */
   readonly byteLength: number;
-  /** Lines that are not records, and holes in a run's `seq`, by 1-based line. */
-  errors(): { line: number; message: string }[];
+  /**
+   * Lines that are not records, records of an unknown kind, and holes in a
+   * run's `seq`, by 1-based line, with the code `parseTrajectoryJsonl` gives
+   * the same fault.
+   */
+  errors(): { line: number; message: string; code: 'JSONL_PARSE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION' | 'SEQ_GAP' }[];
   /** Runs in the order their first record appears; a child run's `parentCall` is the call it ran inside. */
   runs(): IndexedRun[];
   /** Records per kind, of one run or of all. */
@@ -45,7 +51,7 @@ export class TrajectoryIndex {
   budget(runId?: string | null): IndexBudget;
   /** The steps a generated run took, in order, each with its selection method and candidates. */
   stepPath(runId?: string | null): IndexedStep[];
-  /** The run's step graph (its `custom` `step_graph` record), or null. */
+  /** The run's step graph (its `custom` `step_graph` record, each step with its final state from a `step_states` record), or null. */
   stepGraph(runId?: string | null): IndexedStepGraph | null;
   /** Assessments, each with the tool call it fired after. */
   assessments(runId?: string | null): IndexedFinding[];

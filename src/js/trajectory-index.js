@@ -15,6 +15,11 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
   const PRIVATE = Symbol('TrajectoryIndex');
   const bad = (message) => fail('INVALID_ARGUMENT', message);
   const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
+  /** The code parseTrajectoryJsonl gives the same fault (the core's problems are messages). */
+  function codeOf(m) {
+    if (m.startsWith('not a JSON record') || m.startsWith('the line is not UTF-8')) return 'JSONL_PARSE';
+    return m.startsWith('schema_version') ? 'UNSUPPORTED_SCHEMA_VERSION' : 'INVALID_RECORD';
+  }
 
   class TrajectoryIndex {
     #core;
@@ -41,7 +46,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
       this.#strings = core.strings();
       const flat = core.problems();
       this.#problems = [];
-      for (let k = 0; k < flat.length; k += 2) this.#problems.push({ line: flat[k], message: flat[k + 1] });
+      for (let k = 0; k < flat.length; k += 2) this.#problems.push({ line: flat[k], message: flat[k + 1], code: codeOf(flat[k + 1]) });
       this.#group();
       this.#problems.sort((a, b) => a.line - b.line);
     }
@@ -54,9 +59,18 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
       // Interned ids of the kinds and custom names the grouping looks at (-1: absent).
       const k = {};
       for (const name of ['turn_started', 'turn_ended', 'iteration_started', 'iteration_completed', 'tool_started', 'tool_ended',
-        'assessment_produced', 'step_selected', 'run_ended', 'custom', 'budget', 'step_graph', 'model_usage']) k[name] = str.indexOf(name);
+        'assessment_produced', 'step_selected', 'run_ended', 'custom', 'budget', 'step_graph', 'step_states', 'model_usage']) k[name] = str.indexOf(name);
       const turnOf = (this.#turnOf = new Uint32Array(cols.length / W).fill(NONE));
+      // A kind parseTrajectoryJsonl would refuse: the record stays (a viewer shows what is there) and is reported.
+      const unknownKind = new Map();
+      for (let r = KIND; r < cols.length; r += W) {
+        const id = cols[r];
+        if (unknownKind.has(id)) continue;
+        try { wasm.checkRecordKind(str[id], 'payload.kind'); unknownKind.set(id, null); } catch (e) { unknownKind.set(id, `${e.message}; the record is kept as it is`); }
+      }
       for (let i = 0, r = 0; r < cols.length; i++, r += W) {
+        const odd = unknownKind.get(cols[r + KIND]);
+        if (odd) this.#problems.push({ line: cols[r + LINE], message: odd, code: 'INVALID_RECORD' });
         const key = cols[r + RUN];
         let run = this.#byId.get(key);
         if (!run) {
@@ -64,7 +78,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
           run = {
             key, runId: key === NONE ? null : str[key], parentRunId: cols[r + PARENT] === NONE ? null : str[cols[r + PARENT]],
             depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0,
-            ended: null, budget: null, graph: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
+            ended: null, budget: null, graph: null, states: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
             calls: [], steps: [], findings: [], turns: [], byNumber: new Map(), outside: [],
             openCall: null, current: null, nextTurn: 0, sawTurns: false, lastSeq: null,
           };
@@ -74,7 +88,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
         const seq = nums[i * N + SEQ];
         if (run.lastSeq !== null && seq !== run.lastSeq + 1) {
           const who = run.runId === null ? 'records without a run_id' : `run ${JSON.stringify(run.runId)}`;
-          this.#problems.push({ line: cols[r + LINE], message: seq > run.lastSeq
+          this.#problems.push({ code: 'SEQ_GAP', line: cols[r + LINE], message: seq > run.lastSeq
             ? `${who}: seq ${seq} follows ${run.lastSeq}: ${seq - run.lastSeq - 1} record(s) missing`
             : `${who}: seq ${seq} follows ${run.lastSeq}: a record is repeated or out of order` });
         }
@@ -113,6 +127,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
           const name = cols[r + NAME];
           if (name === k.budget) run.budget = i;
           else if (name === k.step_graph) run.graph = i;
+          else if (name === k.step_states) run.states = i;
           else if (name === k.model_usage && turn && !Number.isNaN(nums[i * N + TOKENS])) turn.tokens += nums[i * N + TOKENS];
         }
         if (!turn) {
@@ -294,11 +309,19 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
       });
     }
 
-    /** The data of the run's custom `step_graph` record, or null. */
+    /**
+     * The data of the run's custom `step_graph` record, or null; each step
+     * with its final `status` and `attempts` when the run recorded them (a
+     * custom `step_states` record, as runTrajectory writes at its end).
+     */
     stepGraph(runId) {
       this.#alive('stepGraph(runId)');
       const run = this.#one(runId, 'stepGraph(runId)');
-      return run.graph === null ? null : this.get(run.graph).payload?.data ?? null;
+      const graph = run.graph === null ? null : this.get(run.graph).payload?.data ?? null;
+      const states = run.states === null ? null : this.get(run.states).payload?.data?.states;
+      if (!graph || !Array.isArray(graph.steps) || !Array.isArray(states)) return graph;
+      const byId = new Map(states.filter((s) => s && typeof s === 'object').map((s) => [s.stepId, s]));
+      return { ...graph, steps: graph.steps.map((s) => (byId.has(s?.id) ? { ...s, status: byId.get(s.id).status, attempts: byId.get(s.id).attempts } : s)) };
     }
 
     /** Assessments (of one run, or all) with the tool call each fired after. */

@@ -20,7 +20,14 @@ function fail(code, message, cause) {
   return err;
 }
 
-const show = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : String(v));
+const isPlain = (v) => [Object.prototype, null].includes(Object.getPrototypeOf(v));
+function show(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'object') return isPlain(v) ? 'an object' : `a ${v.constructor?.name || 'class instance'}`;
+  return typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : String(v);
+}
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && 'seq' in v && 'payload' in v;
 
 /** One run as `{ name, text }`; `where` names it in errors. */
@@ -28,7 +35,8 @@ function runOf(input, i, where) {
   const name = `run-${i + 1}.jsonl`;
   if (typeof input === 'string') return { name, text: input };
   if (input instanceof Uint8Array) return { name, text: decode(input, where) };
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+  const plain = input !== null && typeof input === 'object' && !Array.isArray(input) && isPlain(input);
+  if (!plain) {
     throw fail('INVALID_ARGUMENT', `${where} must be JSONL text, UTF-8 bytes or { name?, text } / { name?, records }, got ${show(input)}`);
   }
   const keys = Object.keys(input);
@@ -75,21 +83,21 @@ function jsonl(records, where) {
 }
 
 /** The runs argument: one run, an array of runs, or the records of one run. */
-function runsOf(runs) {
+function runsOf(runs, fn) {
   if (Array.isArray(runs)) {
-    if (runs.length > 0 && runs.every(isRecord)) return [{ name: 'run-1.jsonl', text: jsonl(runs, 'runs') }];
-    return runs.map((r, i) => runOf(r, i, `runs[${i}]`));
+    if (runs.length > 0 && runs.every(isRecord)) return [{ name: 'run-1.jsonl', text: jsonl(runs, `${fn}: runs`) }];
+    return runs.map((r, i) => runOf(r, i, `${fn}: runs[${i}]`));
   }
-  if (runs === undefined) throw fail('INVALID_ARGUMENT', 'runs is required: JSONL text, { name?, text }, { name?, records }, or an array of them (an empty array writes the viewer alone)');
-  return [runOf(runs, 0, 'runs')];
+  if (runs === undefined) throw fail('INVALID_ARGUMENT', `${fn}: runs is required: JSONL text, { name?, text }, { name?, records }, or an array of them (an empty array writes the viewer alone)`);
+  return [runOf(runs, 0, `${fn}: runs`)];
 }
 
-function optionsOf(options) {
+function optionsOf(options, fn) {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw fail('INVALID_ARGUMENT', `options must be an object, got ${show(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw fail('INVALID_ARGUMENT', `${fn}: options must be an object, got ${show(options)}`);
   const unknown = Object.keys(options).find((k) => !OPTIONS.includes(k));
-  if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `options: unknown option ${JSON.stringify(unknown)}; did you mean "title"? (options: ${OPTIONS.join(', ')})`);
-  if (options.title !== undefined && typeof options.title !== 'string') throw fail('INVALID_ARGUMENT', `options.title must be a string, got ${show(options.title)}`);
+  if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `${fn}: options: unknown option ${JSON.stringify(unknown)}; did you mean "title"? (options: ${OPTIONS.join(', ')})`);
+  if (options.title !== undefined && typeof options.title !== 'string') throw fail('INVALID_ARGUMENT', `${fn}: options.title must be a string, got ${show(options.title)}`);
   return options;
 }
 
@@ -132,9 +140,13 @@ function link(source, from, to, file) {
  * records of one run; an empty array gives the viewer alone (files still
  * open in it by picker or drop).
  */
-export async function viewerHtml(runs, options) {
-  const docs = runsOf(runs);
-  const { title } = optionsOf(options);
+export function viewerHtml(runs, options) {
+  return render(runs, options, 'viewerHtml');
+}
+
+async function render(runs, options, fn) {
+  const docs = runsOf(runs, fn);
+  const { title } = optionsOf(options, fn);
   const [page, glue, generate, web, wasm] = await Promise.all(['viewer.html', 'agent_trajectories.js', 'generate.js', 'web.js', 'agent_trajectories_bg.wasm'].map(own));
   // The package's modules as data: URLs, each import pointed at the next.
   let webSource = link(text(web), './agent_trajectories.js', moduleUrl(text(glue)), 'web.js');
@@ -154,8 +166,8 @@ export async function viewerHtml(runs, options) {
  * file opens from file:// by double click.
  */
 export async function writeViewerHtml(file, runs, options) {
-  if (typeof file !== 'string' || file === '') throw fail('INVALID_ARGUMENT', `file must be a path (a non-empty string), got ${show(file)}`);
-  const html = await viewerHtml(runs, options);
+  if (typeof file !== 'string' || file === '') throw fail('INVALID_ARGUMENT', `writeViewerHtml: file must be a path (a non-empty string), got ${show(file)}`);
+  const html = await render(runs, options, 'writeViewerHtml');
   let fs;
   try {
     fs = await importNode('node:fs/promises');
@@ -163,6 +175,8 @@ export async function writeViewerHtml(file, runs, options) {
     throw fail('INVALID_ARGUMENT', 'writeViewerHtml writes a file, so it needs Node; elsewhere call viewerHtml() and save the text', e);
   }
   try {
+    const { dirname } = await importNode('node:path');
+    await fs.mkdir(dirname(file), { recursive: true }); // as writeArtifacts does for its folder
     await fs.writeFile(file, html);
   } catch (e) {
     throw fail('SINK_FAILED', `writeViewerHtml: cannot write ${file}: ${e?.message ?? e}`, e);

@@ -113,7 +113,8 @@ export interface IndexedFinding {
 
 /** The data of a `custom` record named `step_graph` (runTrajectory records one right after `run_started` when its trajectory has steps; a harness may record its own). */
 export interface IndexedStepGraph {
-  steps: { id: string; requires: string[]; preconditions: string[] }[];
+  /** `status` and `attempts`: the step's final state, when the run recorded a `step_states` record. */
+  steps: { id: string; requires: string[]; preconditions: string[]; status?: 'idle' | 'in_progress' | 'satisfied' | 'blocked' | 'failed' | 'skipped'; attempts?: number }[];
   start: string;
   terminals: string[];
   maxTurns?: number;

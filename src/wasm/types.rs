@@ -13,7 +13,7 @@ export type Clock = () => number;
 export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'INVALID_MESSAGE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION'
   | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL'
-  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SEQ_GAP' | 'VFS_PATH' | 'VFS_LIMIT';
+  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SIMULATOR_ISSUE' | 'SEQ_GAP' | 'VFS_PATH' | 'VFS_LIMIT';
 
 /** Every error this package throws: a real `Error` named `AgentTrajectoriesError`. */
 export interface AgentTrajectoriesError extends Error {
@@ -64,6 +64,8 @@ export interface RunOutcome {
   reason?: string;
   message?: string;
   error_code?: string;
+  /** A generated run's verdict (see StepTraceEnd.verdict). */
+  verdict?: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
 }
 
 /** What happened, tagged by `kind`. Message fields accept {@link ModelMessageInput} and are normalised. */
@@ -82,6 +84,10 @@ export type TrajectoryPayload =
   | { kind: 'tool_gate_conflict_resolved'; iteration: number; plugins: string[]; chosen_plugin?: string; allow: boolean | string[]; reason: string }
   | { kind: 'output_tokens_escalation'; attempt: number; prev_cap: number; new_cap: number }
   | { kind: 'assessment_produced'; call_index: number; assessment: Assessment; turn_index?: number }
+  | { kind: 'simulator_issue'; turn_index: number; issue: 'empty' | 'reasoning' | 'role' | 'repeat'; attempt: number; retried: boolean; text: string }
+  | { kind: 'iteration_started'; iteration: number }
+  | { kind: 'iteration_completed'; iteration: number; decision: string; tools: string[]; failed: boolean; error?: string }
+  | { kind: 'run_terminated'; status: string; reason: string }
   | { kind: 'custom'; name: string; data?: JsonValue };
 
 export type TrajectoryPayloadKind = TrajectoryPayload['kind'];

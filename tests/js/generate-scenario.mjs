@@ -107,7 +107,7 @@ export const checks = {
     const t = at.createTrajectory(chain(), a);
     const r = await at.runTrajectory(t, { userModel: scriptedUser(), clock, sink, onRecord: (rec) => live.push(rec.payload.kind) });
     eq(r.steps.map((s) => [s.stepId, s.selection.method]), [['greet', 'start'], ['ask', 'preconditions-ordered'], ['confirm', 'preconditions-ordered']], 'path');
-    eq(r.steps[2].end, { isFinal: true, reason: 'goal-reached', completed: true, summary: 'terminal step "confirm" satisfied' }, 'end');
+    eq(r.steps[2].end, { isFinal: true, reason: 'goal-reached', completed: true, verdict: 'pass', summary: 'terminal step "confirm" satisfied' }, 'end');
     assert(r.steps.slice(0, 2).every((s) => s.end === undefined), 'end only on the last trace');
     eq(r.steps[0].timestamp, '2023-11-14T22:13:20.000Z', 'timestamp from the injected clock');
     eq(a.seen, [['user'], ['user', 'assistant', 'user'], ['user', 'assistant', 'user', 'assistant', 'user']], 'the agent sees the whole history');
@@ -283,6 +283,8 @@ export const checks = {
     assert(r.steps[3].assessment.startsWith('## Trajectory Assessment'), 'the trace says what the agent was shown');
     const shown = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => [x.payload.turn_index, x.payload.call_index]);
     eq(shown, [[3, 3]], 'what the agent saw is recorded with its turn and call (the cascade of three failures, shown in turn 3)');
+    const stamped = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => x.payload.assessment.timestamp);
+    eq(stamped, [clock()], 'observers given as options take the run clock: a replay writes the same bytes');
     assert(at.toJSONL(r)[3].includes('"assessment":"## Trajectory Assessment'), 'and exported');
     const kinds = sink.records().map((x) => x.payload.kind);
     eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');

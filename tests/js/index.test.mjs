@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = process.env.PACKAGE_DIR ?? join(repo, 'tests/.work/tarball/package');
-const { TrajectoryIndex } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
+const { TrajectoryIndex, parseTrajectoryJsonl } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
 
 const dir = mkdtempSync(join(tmpdir(), 'at-index-'));
 execFileSync(process.execPath, [join(repo, 'scripts/sample-runs.mjs'), dir]);
@@ -120,6 +120,7 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
   assert.match(errors[1].message, /seq 2 follows 0: 1 record\(s\) missing/);
   assert.match(errors[2].message, /schema_version 9 is newer/);
   assert.match(errors[3].message, /payload is missing/);
+  assert.deepEqual(errors.map((e) => e.code), ['JSONL_PARSE', 'SEQ_GAP', 'UNSUPPORTED_SCHEMA_VERSION', 'INVALID_RECORD']);
   assert.equal(ix.search('a"b').count, 3, 'escaped strings are searched unescaped');
   const refused = (f, code, re) => assert.throws(f, (e) => e instanceof Error && e.code === code && re.test(e.message));
   refused(() => TrajectoryIndex.fromJsonl(42), 'INVALID_ARGUMENT', /input must be JSONL text or a Uint8Array/);
@@ -166,5 +167,19 @@ test('a stream cut at either end of a call still counts the call once, and its f
   assert.deepEqual([run.toolCalls, run.failedCalls], [4, 1]);
   assert.deepEqual(ix.turns().map((t) => t.toolCalls), [3, 1]);
   assert.deepEqual(ix.budget().turns.map((t) => t.toolCalls), [3, 1]);
+  ix.free();
+});
+
+test('as parseTrajectoryJsonl reads it: a byte-order mark is skipped, an unknown kind is reported (and kept), a seq past 2^53 - 1 is named', () => {
+  const rec = (seq, payload) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload });
+  const ix = TrajectoryIndex.fromJsonl(`\uFEFF${rec(0, { kind: 'run_started', identity: { run_id: 'r' } })}\n${rec(1, { kind: 'tool_strated', tool_call_id: 'a', tool_name: 'x' })}\n{"schema_version":1,"seq":9007199254740993,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"x"}}`);
+  assert.equal(ix.length, 2, 'the first line is a record; the unknown kind is kept');
+  assert.equal(ix.get(0).payload.kind, 'run_started');
+  assert.deepEqual(ix.errors().map((e) => [e.line, e.code]), [[2, 'INVALID_RECORD'], [3, 'INVALID_RECORD']]);
+  assert.match(ix.errors()[0].message, /kind "tool_strated" is not a record kind \(did you mean "tool_started"\?\); the record is kept as it is/);
+  assert.match(ix.errors()[1].message, /seq is missing, not a whole number, or past 2\^53 - 1/);
+  // The parser agrees on the same text.
+  assert.throws(() => parseTrajectoryJsonl(rec(1, { kind: 'tool_strated' })), (e) => e.code === 'INVALID_RECORD');
+  assert.equal(parseTrajectoryJsonl(`\uFEFF${rec(0, { kind: 'run_started', identity: { run_id: 'r' } })}`).length, 1);
   ix.free();
 });

@@ -404,14 +404,24 @@ test('the one-file viewer: writeViewerHtml from the tarball, opened from file://
       assert.match(e.message, message);
       return e;
     };
-    await refused(viewerHtml(), 'INVALID_ARGUMENT', /runs is required/);
-    await refused(viewerHtml(42), 'INVALID_ARGUMENT', /^runs must be JSONL text/);
-    await refused(viewerHtml([stuckText, { text: 5 }]), 'INVALID_ARGUMENT', /^runs\[1\]\.text must be JSONL text/);
-    await refused(viewerHtml([{ name: 'x', records: [{ seq: 0 }, 7] }]), 'INVALID_ARGUMENT', /^runs\[0\]\.records\[1\] must be a trajectory record/);
+    await refused(viewerHtml(), 'INVALID_ARGUMENT', /^viewerHtml: runs is required/);
+    await refused(viewerHtml(42), 'INVALID_ARGUMENT', /^viewerHtml: runs must be JSONL text/);
+    await refused(viewerHtml([stuckText, { text: 5 }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[1\]\.text must be JSONL text/);
+    await refused(viewerHtml([{ name: 'x', records: [{ seq: 0 }, 7] }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[0\]\.records\[1\] must be a trajectory record/);
     await refused(viewerHtml({ text: 'x', lines: [] }), 'INVALID_ARGUMENT', /unknown key "lines"/);
-    await refused(viewerHtml([], { titel: 'x' }), 'INVALID_ARGUMENT', /unknown option "titel"; did you mean "title"/);
+    await refused(viewerHtml([], { titel: 'x' }), 'INVALID_ARGUMENT', /^viewerHtml: options: unknown option "titel"; did you mean "title"/);
     await refused(viewerHtml([{ records: [{ seq: 1n, payload: {} }] }]), 'INVALID_ARGUMENT', /records\[0\] is not JSON data/);
-    const unwritable = await refused(writeViewerHtml(join(dir, 'no/such/dir/x.html'), []), 'SINK_FAILED', /cannot write/);
+    const { TrajectoryIndex } = await import(pathToFileURL(join(installed, 'node.mjs')).href);
+    const ix = TrajectoryIndex.fromJsonl(stuckText);
+    const notRuns = await refused(viewerHtml(ix), 'INVALID_ARGUMENT', /^viewerHtml: runs must be .* got a TrajectoryIndex$/);
+    assert.ok(!/return|=>|#/.test(notRuns.message), 'no source code in the message');
+    ix.free();
+    await refused(writeViewerHtml('', []), 'INVALID_ARGUMENT', /^writeViewerHtml: file must be a path/);
+    await refused(writeViewerHtml(join(dir, 'x.html'), 7), 'INVALID_ARGUMENT', /^writeViewerHtml: runs must be JSONL text/);
+    // A missing folder is made, as writeArtifacts makes its own; a path that cannot be written is SINK_FAILED with the cause.
+    assert.equal(await writeViewerHtml(join(dir, 'new/dir/x.html'), []), join(dir, 'new/dir/x.html'));
+    writeFileSync(join(dir, 'a-file'), '');
+    const unwritable = await refused(writeViewerHtml(join(dir, 'a-file/x.html'), []), 'SINK_FAILED', /^writeViewerHtml: cannot write/);
     assert.ok(unwritable.cause instanceof Error, 'the file system error is kept as cause');
     // The records of one run, passed as they are.
     assert.match(await viewerHtml(booking), /id="at-runs">\[\{"name":"run-1\.jsonl"/);

@@ -24,6 +24,8 @@ pub struct User {
     pub n: Cell<u32>,
     pub rank: RefCell<Ranker>,
     pub empty_first: Cell<u32>,
+    /// Replies given (in order) before the numbered ones.
+    pub script: RefCell<std::collections::VecDeque<String>>,
     pub requests: RefCell<Vec<ModelRequest>>,
 }
 
@@ -33,8 +35,13 @@ impl User {
             n: Cell::new(0),
             rank: RefCell::new(Box::new(|_| Ok("{\"candidates\":[]}".into()))),
             empty_first: Cell::new(0),
+            script: RefCell::default(),
             requests: RefCell::default(),
         }
+    }
+    pub fn scripted(self, replies: &[&str]) -> User {
+        self.script.borrow_mut().extend(replies.iter().map(|r| r.to_string()));
+        self
     }
     pub fn ranking(self, f: impl Fn(&ModelRequest) -> Result<String> + 'static) -> User {
         *self.rank.borrow_mut() = Box::new(f);
@@ -51,6 +58,7 @@ impl Model for User {
                 self.empty_first.set(self.empty_first.get() - 1);
                 Ok("   ".into())
             }
+            _ if !self.script.borrow().is_empty() => Ok(self.script.borrow_mut().pop_front().expect("not empty")),
             _ => {
                 self.n.set(self.n.get() + 1);
                 Ok(format!("user message {}", self.n.get()))

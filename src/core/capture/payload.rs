@@ -173,6 +173,16 @@ payloads! {
         status: String,
         reason: String,
     }
+    /// A generated run's simulated user answered with something that is not
+    /// the user speaking (`issue`: `empty`, `reasoning`, `role`, `repeat`);
+    /// `retried`: it was asked again; `text`: the reply, cut at 500 characters.
+    SimulatorIssue = "simulator_issue" {
+        turn_index: u64,
+        issue: String,
+        attempt: u64,
+        retried: bool,
+        text: String,
+    }
     /// A harness's own event: a name and any JSON data.
     Custom = "custom" {
         name: String,

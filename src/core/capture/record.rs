@@ -139,7 +139,7 @@ impl<'de> Deserialize<'de> for GateAllow {
 }
 
 from_json_enum!(OutcomeStatus, "completed, error or aborted" { "completed" => Completed, "error" => Error, "aborted" => Aborted });
-from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code" });
+from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
 
 /// How a run ended: a status, an optional machine reason (`goal-reached`,
 /// `max-turns`, ...) and, for errors, the message and code.
@@ -152,6 +152,9 @@ pub struct RunOutcome {
     pub message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
+    /// A generated run's verdict: `pass`, `agent`, `simulator`, `harness` or `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
 }
 
 impl TrajectoryRecord {

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
+use super::simulator::SimulatorChecks;
 use super::state::Snapshot;
 use super::trace::StepTrace;
 use crate::core::error::{Error, ErrorCode, Result};
@@ -21,10 +22,26 @@ pub const DEFAULT_MAX_TURNS: u32 = 20;
 /// naming the nearest. (`agent` and `userModel` are live objects the host
 /// takes out; callbacks such as `isSatisfied` reach the core as a
 /// placeholder, so their keys are checked too.)
-const TRAJECTORY_KEYS: &[&str] =
-    &["goal", "persona", "steps", "maxTurns", "conversationId", "metadata", "loopDetection", "ranker", "userContextSteps", "agent", "userModel"];
+const TRAJECTORY_KEYS: &[&str] = &[
+    "goal",
+    "persona",
+    "steps",
+    "maxTurns",
+    "minTurns",
+    "conversationId",
+    "metadata",
+    "loopDetection",
+    "ranker",
+    "simulator",
+    "userContextSteps",
+    "agent",
+    "userModel",
+];
 const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
 const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
+
+/// The most retries of a simulated user's rejected reply.
+pub const MAX_SIMULATOR_RETRIES: u32 = 10;
 
 /// The longest step timeout: JS timers take at most 2^31 − 1 ms.
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
@@ -168,10 +185,13 @@ pub struct Trajectory {
     pub persona: Persona,
     pub steps: Option<StepGraph>,
     pub max_turns: u32,
+    /// Turns before which a reached goal does not end the run (0: none).
+    pub min_turns: u32,
     pub conversation_id: Option<String>,
     pub metadata: Option<Value>,
     pub loop_detection: LoopDetection,
     pub ranker: RankerConfig,
+    pub simulator: SimulatorChecks,
     pub user_context_steps: u32,
 }
 
@@ -220,6 +240,13 @@ impl<'a> Fields<'a> {
             Some(v) => Err(invalid(format!("{}.{key} must be an array of strings, got {}", self.place, kind_of(v)))),
         }
     }
+    fn boolean(&self, key: &str, default: bool) -> Result<bool> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(invalid(format!("{}.{key} must be true or false, got {}", self.place, kind_of(v)))),
+        }
+    }
     /// An integer >= `min`; `default` when absent.
     fn integer(&self, key: &str, min: u32, default: u32) -> Result<u32> {
         match self.get(key) {
@@ -261,6 +288,31 @@ impl Trajectory {
                 _ => return Err(invalid(format!("maxTurns must be a positive integer, got {v}"))),
             },
         };
+        let min_turns = f.integer("minTurns", 0, 0)?;
+        if min_turns > max_turns {
+            return Err(invalid(format!("minTurns ({min_turns}) must not exceed maxTurns ({max_turns})")));
+        }
+        let simulator = match f.get("simulator") {
+            None => SimulatorChecks::default(),
+            Some(v) => {
+                let s = Fields::of(v, "simulator")?;
+                s.only(&["retries", "checks"])?;
+                let d = SimulatorChecks::default();
+                let (reasoning, role, repeat) = match s.get("checks") {
+                    None => (d.reasoning, d.role, d.repeat),
+                    Some(v) => {
+                        let c = Fields::of(v, "simulator.checks")?;
+                        c.only(&["reasoning", "role", "repeat"])?;
+                        (c.boolean("reasoning", d.reasoning)?, c.boolean("role", d.role)?, c.boolean("repeat", d.repeat)?)
+                    }
+                };
+                let retries = s.integer("retries", 0, d.retries)?;
+                if retries > MAX_SIMULATOR_RETRIES {
+                    return Err(invalid(format!("simulator.retries must be at most {MAX_SIMULATOR_RETRIES}, got {retries}")));
+                }
+                SimulatorChecks { retries, reasoning, role, repeat }
+            }
+        };
         let conversation_id = f.string("conversationId")?;
         if conversation_id.as_deref() == Some("") {
             return Err(invalid("conversationId must not be empty"));
@@ -298,10 +350,12 @@ impl Trajectory {
             persona,
             steps,
             max_turns,
+            min_turns,
             conversation_id,
             metadata: f.get("metadata").cloned(),
             loop_detection,
             ranker,
+            simulator,
             user_context_steps,
         })
     }

@@ -47,12 +47,13 @@ fn conversation_id(r: &Value) -> &str {
     r.get("conversationId").and_then(Value::as_str).unwrap_or("conversation")
 }
 
-/// How the run ended, `{ completed, reason, summary? }`, as Tally puts it in
-/// a conversation's and each JSONL line's metadata. Empty without an end.
+/// How the run ended, `{ completed, reason, verdict, summary? }`, as Tally
+/// puts it in a conversation's and each JSONL line's metadata (plus the
+/// verdict). Empty without an end.
 fn outcome_of(r: &Value) -> Map<String, Value> {
     let mut out = Map::new();
     if let Some(end) = end_of(r) {
-        for k in ["completed", "reason", "summary"] {
+        for k in ["completed", "reason", "verdict", "summary"] {
             if let Some(v) = end.get(k).filter(|v| !v.is_null()) {
                 out.insert(k.into(), v.clone());
             }
@@ -110,6 +111,9 @@ pub fn summarize(r: &Value) -> Result<String> {
         None => out.push_str(", no end marker"),
     }
     out.push('.');
+    if let Some(v) = end_of(r).and_then(|e| e.get("verdict")).and_then(Value::as_str) {
+        out.push_str(&format!("\nVerdict: {v}{}", verdict_note(v)));
+    }
     let states = r.get("stepStates").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if !states.is_empty() {
         let with = |wanted: &[&str]| -> Vec<&str> {
@@ -135,4 +139,15 @@ pub fn summarize(r: &Value) -> Result<String> {
         out.push_str(&format!("\nPath: {}", path.join(" -> ")));
     }
     Ok(out)
+}
+
+fn verdict_note(verdict: &str) -> &'static str {
+    match verdict {
+        "pass" => " (the goal was reached)",
+        "agent" => " (the agent's failure)",
+        "simulator" => " (the simulated user's fault, not the agent's)",
+        "harness" => " (a callback of the harness failed, not the agent)",
+        "aborted" => " (stopped by the caller)",
+        _ => "",
+    }
 }

@@ -9,11 +9,13 @@ pub mod env;
 pub mod export;
 pub mod prompt;
 pub mod run;
+pub mod simulator;
 pub mod state;
 pub mod trace;
 
 pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
 pub use env::{Abort, Agent, AgentAnswer, Env, RunEvents, ShownAssessment, Timer, ToolObservers};
 pub use run::run;
+pub use simulator::{Issue, SimulatorChecks};
 pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};
-pub use trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};
+pub use trace::{Candidate, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult, Verdict};

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::definition::{RankerConfig, StepDefinition, Trajectory};
+use super::simulator::Issue;
 use super::trace::{Candidate, StepTrace};
 use crate::core::host::{ModelRequest, Purpose, ResponseFormat};
 use crate::core::message::{Content, ModelMessage, Part, Role};
@@ -71,7 +72,7 @@ fn bullets(title: &str, items: &[String]) -> String {
 }
 
 /// The request for the simulated user's next message.
-pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, traces: &[StepTrace], reminder: bool) -> ModelRequest {
+pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, traces: &[StepTrace], reminder: Option<Issue>) -> ModelRequest {
     let p = &t.persona;
     let mut system =
         String::from("You are role-playing the USER in a conversation with an AI assistant. Stay in character and never act as the assistant.\n");
@@ -95,8 +96,9 @@ pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, trace
     } else {
         format!("The conversation so far (most recent last):\n{context}\nWrite the user's next message.")
     };
-    if reminder {
-        prompt.push_str("\nYour previous answer was empty. Answer with a non-empty message.");
+    if let Some(issue) = reminder {
+        prompt.push('\n');
+        prompt.push_str(issue.reminder());
     }
     ModelRequest {
         purpose: Purpose::UserMessage,

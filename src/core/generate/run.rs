@@ -6,10 +6,13 @@
 //! it is kept. The end is recorded and flushed before it is final: a sink
 //! that fails there turns the end into an error, never a silent loss.
 
+use std::collections::HashSet;
+
 use super::concurrency::{join_all, race, Either};
 use super::definition::{Precondition, PredicateContext, StepDefinition, Trajectory};
 use super::env::{Env, ShownAssessment};
 use super::prompt::{parse_ranking, rank_request, user_message_request};
+use super::simulator::{check, said_key, Issue};
 use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
 use super::trace::{iso8601, Candidate, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::core::capture::{Payload, RunIdentity};
@@ -54,6 +57,8 @@ struct Runner<'a, 'e> {
     partial: Partial,
     /// The latest good clock reading, for a trace a failing clock leaves.
     last_ms: f64,
+    /// Every user message so far, as the simulator's repeat check compares them.
+    said: HashSet<String>,
 }
 
 /// Runs a validated trajectory to its end. Never fails: faults end the run
@@ -72,6 +77,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
         current: None,
         partial: Partial::default(),
         last_ms: start_ms,
+        said: HashSet::new(),
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
@@ -101,11 +107,24 @@ impl Runner<'_, '_> {
         Ok(ms)
     }
 
-    /// Tokens a model call used go into the observers' budget.
-    fn spend(&self, usage: &Usage) -> std::result::Result<(), Interrupt> {
+    /// Tokens a model call used: recorded (a `custom` `model_usage`
+    /// record, `source` naming the caller) and added to the observers' budget.
+    fn spend(&self, usage: &Usage, source: &str) -> std::result::Result<(), Interrupt> {
+        if usage.total() == 0 {
+            return Ok(());
+        }
+        let mut data = serde_json::Map::new();
+        data.insert("source".into(), source.into());
+        for (key, n) in [("inputTokens", usage.input_tokens), ("outputTokens", usage.output_tokens)] {
+            if let Some(n) = n {
+                data.insert(key.into(), n.into());
+            }
+        }
+        data.insert("totalTokens".into(), usage.total().into());
+        self.record(Payload::Custom { name: "model_usage".into(), data: data.into() })?;
         match self.env.observers {
-            Some(o) if usage.total() > 0 => o.record_tokens(usage.total()).map_err(fault(Side::Observer)),
-            _ => Ok(()),
+            Some(o) => o.record_tokens(usage.total()).map_err(fault(Side::Observer)),
+            None => Ok(()),
         }
     }
 
@@ -160,8 +179,11 @@ impl Runner<'_, '_> {
             exhausted: graph.is_some_and(|g| (0..g.steps.len()).all(|i| !self.snapshot.open(i))),
         };
         let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, None).await?;
-        if let Some((reason, completed, summary)) = decision.stop {
-            return Err(Interrupt::Stop(reason, completed, summary));
+        match decision.stop {
+            // Before `minTurns` a reached goal does not end the conversation.
+            Some((StopReason::GoalReached, ..)) if turn < self.t.min_turns && turn < self.t.max_turns => {}
+            Some((reason, completed, summary)) => return Err(Interrupt::Stop(reason, completed, summary)),
+            None => {}
         }
         // `maxTurns` caps every run, whatever the policy says (after it had
         // its say: a goal reached on the last turn is still `goal-reached`).
@@ -191,7 +213,8 @@ impl Runner<'_, '_> {
             self.snapshot.set(i, StepStatus::InProgress, &now);
         }
 
-        let user = self.user_message(step_def).await?;
+        let user = self.user_message(turn, step_def).await?;
+        self.said.insert(said_key(&user.text_content()));
         self.partial.user = Some(user.clone());
         self.record(Payload::MessageAppended { message: user.clone() })?;
         self.history.push(user.clone());
@@ -203,7 +226,7 @@ impl Runner<'_, '_> {
         let answer = self.guard(self.env.agent.respond(&self.history, shown_user.as_ref()), Side::Agent, timeout).await?;
         let agent_messages = check_agent_messages(answer.messages).map_err(fault(Side::Agent))?;
         self.partial.agent = agent_messages.clone();
-        self.spend(&answer.usage)?;
+        self.spend(&answer.usage, "agent")?;
         self.report_messages(&agent_messages)?;
         self.history.extend(agent_messages.iter().cloned());
 
@@ -284,7 +307,7 @@ impl Runner<'_, '_> {
         }
         let request = rank_request(self.t, &pool, &self.traces);
         let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
-        self.spend(&answer.usage)?;
+        self.spend(&answer.usage, "ranker")?;
         let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
         let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
         Ok(match ranking.kept.first() {
@@ -336,20 +359,42 @@ impl Runner<'_, '_> {
         Ok(ok)
     }
 
-    async fn user_message(&self, step: Option<&StepDefinition>) -> std::result::Result<ModelMessage, Interrupt> {
-        for reminder in [false, true] {
+    /// The simulated user's message, asked again (with a reminder) while
+    /// it is not the user speaking; each rejected reply is recorded.
+    async fn user_message(&self, turn: u32, step: Option<&StepDefinition>) -> std::result::Result<ModelMessage, Interrupt> {
+        let checks = &self.t.simulator;
+        let attempts = checks.retries.saturating_add(1);
+        let mut reminder = None;
+        let mut issues: Vec<Issue> = Vec::new();
+        for attempt in 1..=attempts {
             let request = user_message_request(self.t, step, &self.traces, reminder);
             let answer = self.guard(self.env.user_model.complete(request), Side::UserSimulator, None).await?;
-            self.spend(&answer.usage)?;
+            self.spend(&answer.usage, "user-simulator")?;
             let text = answer.text.trim();
-            if !text.is_empty() {
+            let Some(issue) = check(text, &self.said, checks) else {
                 return Ok(ModelMessage::text(Role::User, text));
-            }
+            };
+            self.record(Payload::SimulatorIssue {
+                turn_index: turn.into(),
+                issue: issue.as_str().to_owned(),
+                attempt: attempt.into(),
+                retried: attempt < attempts,
+                text: text.chars().take(500).collect(),
+            })?;
+            issues.push(issue);
+            reminder = Some(issue);
         }
-        Err(Interrupt::Fault(
-            Side::UserSimulator,
-            Error::new(ErrorCode::EmptyUserMessage, "the user model returned an empty message twice (the second time after a reminder)"),
-        ))
+        let tried = if attempts == 1 { "once".to_owned() } else { format!("{attempts} times, each retry with a reminder") };
+        let error = if issues.iter().all(|&i| i == Issue::Empty) {
+            Error::new(ErrorCode::EmptyUserMessage, format!("turn {turn}: the user model returned an empty message ({tried})"))
+        } else {
+            let what: Vec<&str> = issues.iter().map(|i| i.as_str()).collect();
+            Error::new(
+                ErrorCode::SimulatorIssue,
+                format!("turn {turn}: the user model's replies were not the user speaking ({tried}): {}", what.join(", ")),
+            )
+        };
+        Err(Interrupt::Fault(Side::UserSimulator, error))
     }
 
     /// Records the agent's messages and every tool call/result pair in them,

@@ -23,6 +23,19 @@ pub enum StepStatus {
     Skipped,
 }
 
+impl StepStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Idle => "idle",
+            StepStatus::InProgress => "in_progress",
+            StepStatus::Satisfied => "satisfied",
+            StepStatus::Blocked => "blocked",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepRuntimeState {

@@ -116,16 +116,69 @@ pub struct EndError {
     pub cause: Option<Cause>,
 }
 
+/// Whose doing a run's end was, so a batch can count the agent's passes
+/// and failures apart from the simulator's faults and the harness's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The goal was reached.
+    Pass,
+    /// The agent did not get there: max-turns, agent-loop, no-step-match,
+    /// a policy's stop, or an error of the agent itself (threw, timed out,
+    /// answered garbage).
+    Agent,
+    /// The simulated user (or the step ranker, the same model's other job)
+    /// failed: threw, timed out, stayed empty or kept breaking character.
+    Simulator,
+    /// One of the caller's own callbacks failed: a precondition, a
+    /// satisfaction check, the policy, an observer, the sink, the clock.
+    Harness,
+    /// The caller's signal stopped the run.
+    Aborted,
+}
+
+impl Verdict {
+    pub fn of(reason: StopReason, side: Option<Side>) -> Verdict {
+        match (reason, side) {
+            (StopReason::GoalReached, _) => Verdict::Pass,
+            (StopReason::Aborted, _) => Verdict::Aborted,
+            (StopReason::Error, Some(Side::UserSimulator | Side::Ranker)) => Verdict::Simulator,
+            (StopReason::Error, Some(Side::Agent) | None) => Verdict::Agent,
+            (StopReason::Error, Some(_)) => Verdict::Harness,
+            _ => Verdict::Agent,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Agent => "agent",
+            Verdict::Simulator => "simulator",
+            Verdict::Harness => "harness",
+            Verdict::Aborted => "aborted",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct End {
     pub is_final: bool,
     pub reason: StopReason,
     pub completed: bool,
+    pub verdict: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<EndError>,
+}
+
+impl End {
+    /// The final end marker; its verdict follows from the reason and the failing side.
+    pub fn new(reason: StopReason, completed: bool, summary: Option<String>, error: Option<EndError>) -> End {
+        let verdict = Verdict::of(reason, error.as_ref().map(|e| e.side));
+        End { is_final: true, reason, completed, verdict, summary, error }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

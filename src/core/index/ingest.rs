@@ -128,7 +128,8 @@ impl TrajectoryIndex {
     pub(super) fn ingest(&mut self, bytes: &[u8]) {
         // One check for the whole stream; lines are checked only when it fails.
         let utf8 = std::str::from_utf8(bytes).is_ok();
-        let mut pos = 0usize;
+        // A byte-order mark some editors write is not part of the first line.
+        let mut pos = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
         let mut line_no = 0u32;
         while pos < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |n| pos + n);
@@ -163,8 +164,8 @@ impl TrajectoryIndex {
     fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
         let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
         let missing = match (&f.seq, &f.at, f.payload, &f.kind) {
-            (None, ..) => "seq is missing or not a whole number",
-            (_, None, ..) => "recorded_at_unix_ms is missing or not a whole number",
+            (None, ..) => "seq is missing, not a whole number, or past 2^53 - 1",
+            (_, None, ..) => "recorded_at_unix_ms is missing, not a whole number, or past 2^53 - 1",
             (_, _, false, _) => "payload is missing or not an object",
             (.., None) => "payload.kind is missing or not a string",
             _ => "",

@@ -71,6 +71,7 @@ impl Runner<'_, '_> {
             reason: Some(reason.clone()),
             message: Some(final_summary.clone()),
             error_code: error.as_ref().map(|e| e.code.clone()),
+            verdict: None,
         };
         let recorded = self
             .env

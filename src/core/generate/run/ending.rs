@@ -29,23 +29,35 @@ impl Runner<'_, '_> {
                 (StopReason::Error, false, Some(summary), Some(error))
             }
         };
-        let mut end = End { is_final: true, reason, completed, summary, error };
-        let recorded = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
+        let mut end = End::new(reason, completed, summary, error);
+        // Each step's final state, so a reader can tell satisfied from failed, blocked, skipped or never reached.
+        let states = match self.t.steps {
+            Some(_) => {
+                let states = self.snapshot.states.iter().map(|s| {
+                    let mut o = serde_json::Map::new();
+                    o.insert("stepId".into(), s.step_id.clone().into());
+                    o.insert("status".into(), s.status.as_str().into());
+                    o.insert("attempts".into(), s.attempts.into());
+                    o.into()
+                });
+                let mut data = serde_json::Map::new();
+                data.insert("states".into(), serde_json::Value::Array(states.collect()));
+                self.env.events.record(Payload::Custom { name: "step_states".into(), data: data.into() })
+            }
+            None => Ok(()),
+        };
+        let recorded = states.and_then(|()| self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() }));
         let delivered = match recorded {
             Ok(()) => self.flush().await,
             Err(e) => Err(Interrupt::Fault(Side::Recorder, e)),
         };
         if let (Err(Interrupt::Aborted), true) = (&delivered, end.error.is_none() && reason != StopReason::Aborted) {
-            end = End {
-                is_final: true,
-                reason: StopReason::Aborted,
-                completed: false,
-                summary: Some(format!(
-                    "aborted by the signal while the sink was still taking the last records (the run had ended: {})",
-                    reason.as_str()
-                )),
-                error: None,
-            };
+            end = End::new(
+                StopReason::Aborted,
+                false,
+                Some(format!("aborted by the signal while the sink was still taking the last records (the run had ended: {})", reason.as_str())),
+                None,
+            );
         }
         if let Err(Interrupt::Fault(_, e)) = delivered {
             let recorder_failed_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder);
@@ -57,19 +69,12 @@ impl Runner<'_, '_> {
                     summary.push_str(&format!("; then the recorder failed too: {}", e.message));
                 }
                 None => {
-                    end = End {
-                        is_final: true,
-                        reason: StopReason::Error,
-                        completed: false,
-                        summary: Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
-                        error: Some(EndError {
-                            code: e.code.as_str().to_owned(),
-                            message: e.message,
-                            side: Side::Recorder,
-                            step_id: None,
-                            cause: e.cause,
-                        }),
-                    };
+                    end = End::new(
+                        StopReason::Error,
+                        false,
+                        Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
+                        Some(EndError { code: e.code.as_str().to_owned(), message: e.message, side: Side::Recorder, step_id: None, cause: e.cause }),
+                    );
                 }
             }
         }
@@ -118,6 +123,7 @@ fn outcome_of(end: &End) -> RunOutcome {
         reason: Some(end.reason.as_str().to_owned()),
         message: end.summary.clone(),
         error_code: end.error.as_ref().map(|e| e.code.clone()),
+        verdict: Some(end.verdict.as_str().to_owned()),
     }
 }
 

@@ -1,0 +1,164 @@
+//! Checks on the simulated user's replies. A reply that is empty, leaks the
+//! simulator's reasoning or its prompt, speaks as the assistant, or repeats
+//! an earlier user message word for word is not the user speaking: it is
+//! asked again (with a reminder naming the problem), each rejected reply is
+//! recorded (`simulator_issue`), and one that persists ends the run as the
+//! simulator's fault, never the agent's.
+
+use std::collections::HashSet;
+
+/// What is wrong with a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Issue {
+    Empty,
+    Reasoning,
+    Role,
+    Repeat,
+}
+
+impl Issue {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Issue::Empty => "empty",
+            Issue::Reasoning => "reasoning",
+            Issue::Role => "role",
+            Issue::Repeat => "repeat",
+        }
+    }
+
+    /// The line added to the next request.
+    pub fn reminder(self) -> &'static str {
+        match self {
+            // Unchanged wording since the first release: recordings made then still replay.
+            Issue::Empty => "Your previous answer was empty. Answer with a non-empty message.",
+            Issue::Reasoning => {
+                "Your previous answer contained your reasoning or these instructions. Answer with the user's message only, nothing else."
+            }
+            Issue::Role => {
+                "Your previous answer spoke as the assistant or carried a role label. Answer as the user, in the user's own words, with no label."
+            }
+            Issue::Repeat => "Your previous answer repeated an earlier user message word for word. Write a new message that moves toward the goal.",
+        }
+    }
+}
+
+/// Which checks run and how often a rejected reply is asked again
+/// (`trajectory.simulator`). `reasoning` and `role` are on by default;
+/// `repeat` is opt-in, as scripted test users repeat themselves on purpose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimulatorChecks {
+    /// Further attempts after a rejected reply (default 1: two in all).
+    pub retries: u32,
+    pub reasoning: bool,
+    pub role: bool,
+    pub repeat: bool,
+}
+
+impl Default for SimulatorChecks {
+    fn default() -> Self {
+        SimulatorChecks { retries: 1, reasoning: true, role: true, repeat: false }
+    }
+}
+
+/// Markers of reasoning or of the simulator's own prompt, anywhere in the
+/// reply (compared in ASCII lowercase). The prompt lines are those of
+/// `prompt::user_message_request`.
+const REASONING_MARKERS: &[&str] = &[
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "</thinking>",
+    "<reasoning>",
+    "<scratchpad>",
+    "you are role-playing the user",
+    "what to do in this message:",
+    "your overall goal:",
+    "no specific step this turn",
+    "reply with the user's next message",
+    "write the user's next message",
+    "the conversation so far (most recent last)",
+];
+
+/// Line openings of reasoning (ASCII lowercase).
+const REASONING_LINES: &[&str] = &["thought:", "thinking:", "reasoning:", "internal monologue:", "(thinking"];
+
+/// Openings of a reply that speaks as the assistant, or carries a role
+/// label (ASCII lowercase, after leading whitespace, `*` and `#`).
+const ROLE_OPENINGS: &[&str] = &[
+    "assistant:",
+    "ai:",
+    "agent:",
+    "bot:",
+    "user:",
+    "how can i help you",
+    "how can i assist you",
+    "how may i help you",
+    "how may i assist you",
+    "as an ai",
+    "i'm an ai",
+    "i am an ai",
+];
+
+/// The first problem of `text` (trimmed), or None when it reads as the user
+/// speaking. `said` holds the [`said_key`] of each user message so far.
+pub fn check(text: &str, said: &HashSet<String>, c: &SimulatorChecks) -> Option<Issue> {
+    if text.is_empty() {
+        return Some(Issue::Empty);
+    }
+    let lower = text.to_ascii_lowercase();
+    if c.reasoning
+        && (REASONING_MARKERS.iter().any(|m| lower.contains(m))
+            || lower.lines().any(|l| REASONING_LINES.iter().any(|m| l.trim_start().starts_with(m))))
+    {
+        return Some(Issue::Reasoning);
+    }
+    let opening = lower.trim_start_matches(|ch: char| ch.is_whitespace() || ch == '*' || ch == '#');
+    if c.role && ROLE_OPENINGS.iter().any(|m| opening.starts_with(m)) {
+        return Some(Issue::Role);
+    }
+    if c.repeat && said.contains(&said_key(text)) {
+        return Some(Issue::Repeat);
+    }
+    None
+}
+
+/// A user message as the repeat rule compares it: ASCII lowercase, its words
+/// joined by single spaces, so spacing and case do not make it new.
+pub fn said_key(text: &str) -> String {
+    text.to_ascii_lowercase().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(text: &str, earlier: &[&str]) -> Option<&'static str> {
+        let said: HashSet<String> = earlier.iter().map(|t| said_key(t)).collect();
+        check(text, &said, &SimulatorChecks { repeat: true, ..SimulatorChecks::default() }).map(Issue::as_str)
+    }
+
+    #[test]
+    fn each_rule_fires_on_its_kind_of_reply_and_not_on_a_user_speaking() {
+        assert_eq!(first("", &[]), Some("empty"));
+        assert_eq!(first("<think>the user wants a table</think> A table for two, please.", &[]), Some("reasoning"));
+        assert_eq!(first("Thought: I should ask about hours.\nAre you open tonight?", &[]), Some("reasoning"));
+        assert_eq!(first("What to do in this message: ask for a table", &[]), Some("reasoning"));
+        assert_eq!(first("Assistant: Sure, I booked it.", &[]), Some("role"));
+        assert_eq!(first("**User:** a table for two", &[]), Some("role"));
+        assert_eq!(first("How can I help you today?", &[]), Some("role"));
+        assert_eq!(first("A table  for TWO, please.", &["a table for two, please."]), Some("repeat"));
+        for fine in ["A table for two, please.", "I thought: why not 8pm?", "Can the AI: book it?", "Thinking of 8pm. Is that ok?"] {
+            assert_eq!(first(fine, &["Hi!"]), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn a_rule_turned_off_lets_its_replies_through() {
+        let off = SimulatorChecks { reasoning: false, role: false, repeat: false, ..SimulatorChecks::default() };
+        let earlier: HashSet<String> = [said_key("Hi")].into();
+        for text in ["<think>x</think>", "Assistant: hi", "Hi"] {
+            assert_eq!(check(text, &earlier, &off), None, "{text}");
+        }
+        assert_eq!(check("", &earlier, &off), Some(Issue::Empty), "an empty reply is never let through");
+    }
+}
