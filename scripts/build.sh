@@ -25,8 +25,9 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # Feature flags rustc enables by default; plain -Oz refuses bulk memory and
 # --all-features emits stringref, which Node 20 refuses. A third -Oz pass
 # still finds 0.6 KB gzip (measured; a fourth, --converge or more GUFA find
-# nothing more) for 2 s of build.
-"$WASM_OPT" -Oz --gufa-optimizing -Oz -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# nothing more) for 2 s of build. The producers and target-features
+# sections go too: wasm-bindgen has read them already.
+"$WASM_OPT" -Oz --gufa-optimizing -Oz -Oz --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

@@ -183,6 +183,63 @@ export interface RunTrajectoryOptions {
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
+/** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: its conversationId, else `run-<n>`). */
+export interface BatchItem { trajectory: Trajectory & { agent: AgentHandle }; options: RunTrajectoryOptions; id?: string }
+export interface BatchRun {
+  id: string;
+  /** Its place in `items`. */
+  index: number;
+  /** Null when the run was refused before it ran (see `error`) or never started (the batch's signal). */
+  result: TrajectoryResult | null;
+  /** Why it was refused before it ran, or why its end could not be reported (onProgress threw). */
+  error: Error | null;
+  reason: StopReason | null;
+  verdict: Verdict | null;
+  turns: number;
+  /** Tokens of its `model_usage` records. */
+  tokens: number;
+  records: number;
+  /** toArtifacts(result, trajectory), or null without a result. */
+  artifacts(): TrajectoryArtifacts | null;
+}
+export interface BatchSummary {
+  runs: number;
+  byVerdict: Record<Verdict, number>;
+  byReason: Partial<Record<StopReason, number>>;
+  /** Passes over every run; null for an empty batch. */
+  passRate: number | null;
+  /** Passes over the runs the agent decided (verdict pass or agent): the simulator's, the harness's faults and aborted runs left out. */
+  agentPassRate: number | null;
+  excluded: { simulator: number; harness: number; aborted: number };
+  turns: number;
+  tokens: number;
+  turnsPerRun: number | null;
+  tokensPerRun: number | null;
+  /** Wall time of the batch. */
+  ms: number;
+}
+export type BatchProgress =
+  | { type: 'record'; id: string; record: TrajectoryRecord; done: number; total: number }
+  | { type: 'end'; id: string; run: BatchRun; done: number; total: number };
+export interface RunTrajectoriesOptions {
+  /** Runs at a time, on one event loop. Default 4. */
+  concurrency?: number;
+  /** Stops the batch: runs not started are not started (verdict 'aborted'); running ones get it unless their options have a signal. */
+  signal?: AbortSignalLike;
+  /** Each record as it arrives (a throw ends that run with 'error', side 'recorder'), and each run's end. */
+  onProgress?: (progress: BatchProgress) => void;
+}
+/** Runs many trajectories, at most `concurrency` at a time; one failing run never stops the others. */
+export function runTrajectories(items: readonly BatchItem[], opts?: RunTrajectoriesOptions): Promise<{ runs: BatchRun[]; summary: BatchSummary }>;
+export interface MatrixCell { id: string; scenario: string; persona: string; agent: string }
+/** Batch items for every scenario × persona × agent, each with the id "scenario/persona/agent". */
+export function trajectoryMatrix(m: {
+  scenarios: Record<string, Omit<Trajectory, 'persona' | 'conversationId'>>;
+  personas: Record<string, Persona>;
+  agents: Record<string, AgentHandle>;
+  options: (cell: MatrixCell) => RunTrajectoryOptions;
+}): BatchItem[];
+
 export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
 /** Tally's `Conversation`; `metadata` is the run's outcome (empty when the result has no end). */
 export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }

@@ -503,7 +503,8 @@ function makeGenerate(wasm, importAi, otelApi) {
   const mastra = makeMastra(wasm, { fail, why, isObject, isArray, loops });
   // agent-trajectories/otel passes @opentelemetry/api; no other entry has the exporter.
   const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
-  // Inlined only in builds whose module has the index (cargo feature `index`).
   const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, why, checkOptions: wasm.checkOptions }) : {};
-  return { ...index, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
+  // agent-trajectories/ai and /otel build the adapters alone, without the module.
+  const batch = wasm?.checkOptions ? makeBatch({ fail, why, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
+  return { ...index, ...batch, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

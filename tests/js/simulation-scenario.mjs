@@ -101,3 +101,87 @@ export const checks = {
     eq(r.steps.map((s) => s.selection.method), ['start', 'none', 'none'], 'the later turns have no step');
   },
 };
+
+export const batchChecks = {
+  async 'runTrajectories: concurrency bounded, progress per record, failures kept apart, a summary that excludes the simulator'(at) {
+    let running = 0;
+    let peak = 0;
+    const slow = (fail = false) => ({
+      async respond() {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 1));
+        running--;
+        if (fail) throw new Error('agent down');
+        return { messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 10, outputTokens: 5 } };
+      },
+    });
+    const sinks = [];
+    const item = (id, agentOf, userModel, extra = {}) => {
+      const sink = new at.MemorySink();
+      sinks.push(sink);
+      return { id, trajectory: at.createTrajectory(def(extra), agentOf), options: { userModel, clock, sink } };
+    };
+    const items = [
+      item('pass-1', slow(), user()),
+      item('pass-2', slow(), user()),
+      item('agent-fails', slow(true), user()),
+      item('simulator-fails', slow(), user(['Assistant: hello', 'AI: hello'])),
+      item('max-turns', slow(), user(), { maxTurns: 1, steps: undefined }),
+      { id: 'bad-options', trajectory: at.createTrajectory(def(), slow()), options: { userModel: user(), clock, sinc: 1 } },
+    ];
+    const progress = [];
+    const { runs, summary } = await at.runTrajectories(items, { concurrency: 2, onProgress: (p) => progress.push([p.type, p.id]) });
+    assert(peak <= 2, `at most 2 runs at a time (saw ${peak})`);
+    eq(runs.map((r) => [r.id, r.reason, r.verdict]), [
+      ['pass-1', 'goal-reached', 'pass'], ['pass-2', 'goal-reached', 'pass'], ['agent-fails', 'error', 'agent'],
+      ['simulator-fails', 'error', 'simulator'], ['max-turns', 'max-turns', 'agent'], ['bad-options', 'error', 'harness'],
+    ], 'each run, in item order');
+    eq([runs[5].error?.code, /did you mean "sink"/.test(runs[5].error?.message)], ['INVALID_ARGUMENT', true], 'a refused run says why');
+    eq(summary.byVerdict, { pass: 2, agent: 2, simulator: 1, harness: 1, aborted: 0 }, 'verdicts');
+    eq([summary.passRate, summary.agentPassRate], [2 / 6, 2 / 4], 'pass rate over all runs, and over the runs the agent decided');
+    eq(summary.byReason, { 'goal-reached': 2, error: 3, 'max-turns': 1 }, 'reasons');
+    eq(runs[0].tokens, 30, 'tokens from the records: two turns of 15');
+    eq(summary.turns, runs.reduce((n, r) => n + r.turns, 0), 'turns');
+    eq(progress.filter(([t]) => t === 'end').length, 6, 'an end per run');
+    eq(progress.filter(([t, id]) => t === 'record' && id === 'pass-1').length, sinks[0].records().length, 'a record event per record');
+    eq(JSON.parse(runs[0].artifacts()['trajectory.meta.json']).trajectoryId, 'sim', 'artifacts on demand');
+    eq(runs[5].artifacts(), null, 'no artifacts without a run');
+  },
+
+  async 'runTrajectories: an aborted batch starts nothing more; a throwing onProgress ends that run only; bad input is refused'(at) {
+    const ac = new AbortController();
+    const items = ['a', 'b', 'c'].map((id) => ({ id, trajectory: at.createTrajectory(def(), agent()), options: { userModel: user(), clock } }));
+    const { runs, summary } = await at.runTrajectories(items, { concurrency: 1, onProgress: (p) => { if (p.type === 'end') ac.abort(); }, signal: ac.signal });
+    eq(runs.map((r) => r.verdict), ['pass', 'aborted', 'aborted'], 'after the abort nothing starts');
+    eq(summary.excluded.aborted, 2, 'counted apart');
+    const r2 = await at.runTrajectories(items.slice(0, 2), { onProgress: (p) => { if (p.type === 'record' && p.id === 'a') throw new Error('progress bug'); } });
+    eq(r2.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'the other run went on');
+    const rejects = async (p, re) => {
+      try { await p; } catch (e) { assert(e instanceof Error && e.code === 'INVALID_ARGUMENT' && re.test(e.message), e.message); return; }
+      throw new Error('not refused');
+    };
+    await rejects(at.runTrajectories('x'), /items must be an array/);
+    await rejects(at.runTrajectories(items, { concurency: 2 }), /did you mean "concurrency"/);
+    await rejects(at.runTrajectories(items, { concurrency: 0 }), /concurrency must be a whole number from 1 to 10000, got 0/);
+    await rejects(at.runTrajectories([items[0], items[0]]), /two items have the id "a"/);
+    await rejects(at.runTrajectories([{ trajectory: items[0].trajectory }]), /items\[0\]\.options must be runTrajectory's options/);
+  },
+
+  async 'trajectoryMatrix: scenarios × personas × agents, named, each with its own options'(at) {
+    const cells = [];
+    const items = at.trajectoryMatrix({
+      scenarios: { book: { goal: 'book a table', maxTurns: 2 }, cancel: { goal: 'cancel a booking', maxTurns: 2 } },
+      personas: { terse: { description: 'terse' }, chatty: { description: 'chatty' } },
+      agents: { v1: agent(), v2: agent() },
+      options: (cell) => { cells.push(cell.id); return { userModel: user(), clock }; },
+    });
+    eq(items.map((i) => i.id), ['book/terse/v1', 'book/terse/v2', 'book/chatty/v1', 'book/chatty/v2', 'cancel/terse/v1', 'cancel/terse/v2', 'cancel/chatty/v1', 'cancel/chatty/v2'], 'ids');
+    eq(cells, items.map((i) => i.id), 'options per cell');
+    const { summary } = await at.runTrajectories(items, { concurrency: 3 });
+    eq([summary.runs, summary.byReason['max-turns']], [8, 8], 'all ran');
+    let e;
+    try { at.trajectoryMatrix({ scenarios: { s: { goal: '' } }, personas: { p: { description: 'd' } }, agents: { a: agent() }, options: () => ({}) }); } catch (err) { e = err; }
+    assert(e?.code === 'INVALID_TRAJECTORY' && e.message.startsWith('trajectoryMatrix(m): s/p/a: '), e?.message);
+  },
+};

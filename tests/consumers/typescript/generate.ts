@@ -7,6 +7,8 @@ import {
   toConversation,
   summarize,
   toArtifacts,
+  runTrajectories,
+  trajectoryMatrix,
   fromOpenAIChat,
   recordingModel,
   replayModel,
@@ -71,6 +73,24 @@ console.log(toArtifacts(result, def)['conversation.jsonl'], recorded.recording.e
 const replayed: Model = replayModel(recorded.recording);
 const overHttp: Model = fromOpenAIChat({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', apiKey: 'k', temperature: 0 });
 console.log(replayed, overHttp, new DefaultPolicy());
+
+// Batches: items from a matrix, a summary with verdicts.
+const items = trajectoryMatrix({
+  scenarios: { book: { goal: 'book a table', minTurns: 1, simulator: { retries: 2, checks: { repeat: true } } } },
+  personas: { terse: { description: 'terse' } },
+  agents: { v1: agent },
+  options: (cell) => ({ userModel: async () => `hi from ${cell.persona}`, clock: () => 0 }),
+});
+const batch = await runTrajectories(items, { concurrency: 2, onProgress: (p) => { if (p.type === 'end') console.log(p.run.verdict); } });
+const agentRate: number | null = batch.summary.agentPassRate;
+const verdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted' | null = batch.runs[0].verdict;
+const endVerdict: string = result.end!.verdict;
+console.log(agentRate, verdict, endVerdict, batch.runs[0].artifacts()?.['conversation.jsonl']);
+// @ts-expect-error concurrency is a number
+await runTrajectories(items, { concurrency: '2' });
+// @ts-expect-error verdicts are a fixed set
+const wrongVerdict: 'fail' = batch.runs[0].verdict!;
+export { wrongVerdict };
 
 // @ts-expect-error persona is required
 createTrajectory({ goal: 'g' }, agent);

@@ -1,0 +1,87 @@
+// Batch benchmark: 1,000 trajectories × 20 turns with instant fakes,
+// concurrency 50, in one Node process, each run's records streamed to its
+// own JSONL sink (a writer that counts bytes: nothing is kept). Beside it,
+// in the same process, a plain-JS baseline that makes the same fake calls
+// and JSON lines with no library. Prints a table; asserts nothing.
+// Targets: per-turn overhead <= 50 µs, peak memory <= 200 MB.
+// Usage: node --expose-gc tests/bench/batch.mjs [runs=1000] [turns=20] [concurrency=50]
+import { performance } from 'node:perf_hooks';
+import { createTrajectory, runTrajectories, JsonlSink } from '../../pkg/node.mjs';
+
+const RUNS = Number(process.argv[2] ?? 1000);
+const TURNS = Number(process.argv[3] ?? 20);
+const CONCURRENCY = Number(process.argv[4] ?? 50);
+const gc = globalThis.gc ?? (() => {});
+
+const userModel = async () => 'Could you look that up for me, please?';
+let callId = 0;
+const agent = {
+  async respond() {
+    const id = `call-${callId++}`;
+    return {
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'opening hours' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'json', value: { hits: 3 } } }] },
+        { role: 'assistant', content: 'Sure, here is what I found.' },
+      ],
+      usage: { inputTokens: 120, outputTokens: 30 },
+    };
+  },
+};
+
+// Peak resident memory, sampled every 20 ms while a batch runs.
+function peakRss() {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+  return () => { clearInterval(timer); return Math.max(peak, process.memoryUsage().rss); };
+}
+
+async function library() {
+  let bytes = 0;
+  const items = Array.from({ length: RUNS }, (_, i) => ({
+    id: `run-${i}`,
+    trajectory: createTrajectory({ goal: 'find the opening hours', persona: { description: 'a visitor' }, maxTurns: TURNS }, agent),
+    options: { userModel, clock: () => 1_700_000_000_000, sink: new JsonlSink((line) => { bytes += line.length; }) },
+  }));
+  gc();
+  const stop = peakRss();
+  const t = performance.now();
+  const { summary } = await runTrajectories(items, { concurrency: CONCURRENCY });
+  const ms = performance.now() - t;
+  return { ms, peak: stop(), turns: summary.turns, bytes, summary };
+}
+
+// The same calls and a JSON line per message, by hand, 50 at a time.
+async function baseline() {
+  let bytes = 0;
+  let turns = 0;
+  const one = async () => {
+    const history = [];
+    for (let k = 0; k < TURNS; k++) {
+      const text = await userModel();
+      history.push({ role: 'user', content: text });
+      bytes += JSON.stringify({ kind: 'message_appended', message: history.at(-1) }).length;
+      const { messages } = await agent.respond(history);
+      for (const m of messages) bytes += JSON.stringify({ kind: 'message_appended', message: m }).length;
+      history.push(...messages);
+      turns++;
+    }
+  };
+  gc();
+  const stop = peakRss();
+  const t = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (next++ < RUNS) await one(); }));
+  const ms = performance.now() - t;
+  return { ms, peak: stop(), turns, bytes };
+}
+
+const base = await baseline();
+const lib = await library();
+const mb = (b) => (b / 1e6).toFixed(0);
+console.log(`\nBatch: ${RUNS} trajectories × ${TURNS} turns, concurrency ${CONCURRENCY}, Node ${process.version}; records streamed to JSONL sinks (bytes counted, not kept).\n`);
+console.log('| | total (ms) | turns | µs / turn | peak RSS (MB) | JSON written (MB) |');
+console.log('|---|---|---|---|---|---|');
+console.log(`| plain-JS baseline (same fakes, a JSON line per message) | ${base.ms.toFixed(0)} | ${base.turns} | ${((base.ms * 1000) / base.turns).toFixed(1)} | ${mb(base.peak)} | ${mb(base.bytes)} |`);
+console.log(`| runTrajectories (records, observers off, summary) | ${lib.ms.toFixed(0)} | ${lib.turns} | ${((lib.ms * 1000) / lib.turns).toFixed(1)} | ${mb(lib.peak)} | ${mb(lib.bytes)} |`);
+console.log(`\nOverhead per turn over the baseline: ${(((lib.ms - base.ms) * 1000) / lib.turns).toFixed(1)} µs (target <= 50). Summary: ${JSON.stringify({ byReason: lib.summary.byReason, tokens: lib.summary.tokens })}`);
