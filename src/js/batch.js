@@ -90,11 +90,31 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
     const all = runs.map(view);
-    return { runs: all, summary: summarizeBatch(all, Date.now() - started) };
+    return { runs: all, summary: summarize(all, Date.now() - started) };
+  }
+
+  /**
+   * The batch summary of runs reported elsewhere (say, by Queue consumers):
+   * each `{ reason, verdict, turns?, tokens? }`, as a batch's runs have them.
+   */
+  function summarizeBatch(runs) {
+    const where = 'summarizeBatch(runs)';
+    if (!isArray(runs)) throw fail('INVALID_ARGUMENT', `${where}: runs must be an array of { reason, verdict, turns?, tokens? }, got ${why(runs)}`);
+    return summarize(runs.map((r, i) => {
+      if (!isObject(r) || !(r.verdict === null || VERDICTS.includes(r.verdict))) {
+        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].verdict must be one of ${VERDICTS.join(', ')} or null, got ${why(r?.verdict)}`);
+      }
+      const n = (k) => {
+        if (r[k] === undefined) return 0;
+        if (Number.isFinite(r[k]) && r[k] >= 0) return r[k];
+        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].${k} must be a number >= 0, got ${why(r[k])}`);
+      };
+      return { reason: typeof r.reason === 'string' ? r.reason : null, verdict: r.verdict, turns: n('turns'), tokens: n('tokens') };
+    }), null);
   }
 
   /** Counts per stop reason and verdict, pass rates with and without the simulator's and harness's faults, turns and tokens. */
-  function summarizeBatch(runs, ms) {
+  function summarize(runs, ms) {
     const byVerdict = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
     const byReason = {};
     let turns = 0;
@@ -157,5 +177,5 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
     return items;
   }
 
-  return { runTrajectories, trajectoryMatrix };
+  return { runTrajectories, trajectoryMatrix, summarizeBatch };
 }

@@ -183,6 +183,17 @@ export interface RunTrajectoryOptions {
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
+/** An AgentHandle that answers through `agent` and keeps each call (the conversation so far) with its answer, in replayModel's format. */
+export function recordingAgent(agent: AgentHandle): AgentHandle & { readonly recording: AgentRecording };
+/** replayModel's format, each request the conversation an agent was called with. */
+export interface AgentRecording {
+  format: 'agent-trajectories/model-recording';
+  version: 1;
+  entries: { key: string; request: { purpose: 'agent'; messages: ModelMessage[] }; response: unknown }[];
+}
+/** An AgentHandle that answers from a recording, each conversation matched whole; a miss rejects with REPLAY_MISS naming the turn and the difference. */
+export function replayAgent(recording: AgentRecording | string): AgentHandle;
+
 /** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: its conversationId, else `run-<n>`). */
 export interface BatchItem { trajectory: Trajectory & { agent: AgentHandle }; options: RunTrajectoryOptions; id?: string }
 export interface BatchRun {
@@ -215,9 +226,11 @@ export interface BatchSummary {
   tokens: number;
   turnsPerRun: number | null;
   tokensPerRun: number | null;
-  /** Wall time of the batch. */
-  ms: number;
+  /** Wall time of the batch (null from summarizeBatch). */
+  ms: number | null;
 }
+/** The summary of runs reported elsewhere (say, by Queue consumers, one run each), as runTrajectories sums its own. */
+export function summarizeBatch(runs: readonly { reason: StopReason | string | null; verdict: Verdict | null; turns?: number; tokens?: number }[]): BatchSummary;
 export type BatchProgress =
   | { type: 'record'; id: string; record: TrajectoryRecord; done: number; total: number }
   | { type: 'end'; id: string; run: BatchRun; done: number; total: number };

@@ -506,5 +506,6 @@ function makeGenerate(wasm, importAi, otelApi) {
   const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, why, checkOptions: wasm.checkOptions }) : {};
   // agent-trajectories/ai and /otel build the adapters alone, without the module.
   const batch = wasm?.checkOptions ? makeBatch({ fail, why, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
-  return { ...index, ...batch, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
+  const agentReplay = makeAgentReplay({ fail, why, ours, isObject, recordingModel, replayModel });
+  return { ...index, ...batch, ...agentReplay, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

@@ -4,9 +4,9 @@ import { checks as capture } from './capture-scenario.mjs';
 import { checks as observe } from './observe-scenario.mjs';
 import { checks as generate } from './generate-scenario.mjs';
 import { checks as background } from './background-scenario.mjs';
-import { checks as simulation, batchChecks as batch } from './simulation-scenario.mjs';
+import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
 
-export const suites = { capture, observe, generate, background, simulation, batch };
+export const suites = { capture, observe, generate, background, simulation, batch, replay };
 
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {

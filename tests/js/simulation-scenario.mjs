@@ -147,6 +147,14 @@ export const batchChecks = {
     eq(progress.filter(([t, id]) => t === 'record' && id === 'pass-1').length, sinks[0].records().length, 'a record event per record');
     eq(JSON.parse(runs[0].artifacts()['trajectory.meta.json']).trajectoryId, 'sim', 'artifacts on demand');
     eq(runs[5].artifacts(), null, 'no artifacts without a run');
+    // The same sums from results reported elsewhere (a Queue consumer's).
+    const again = at.summarizeBatch(runs.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })));
+    eq([again.byVerdict, again.agentPassRate, again.tokens, again.ms], [summary.byVerdict, summary.agentPassRate, summary.tokens, null], 'summarizeBatch agrees');
+    for (const [bad, re] of [['x', /runs must be an array/], [[{ verdict: 'won' }], /runs\[0\]\.verdict must be one of pass, agent, simulator, harness, aborted or null/], [[{ verdict: 'pass', turns: -1 }], /runs\[0\]\.turns must be a number >= 0/]]) {
+      let e;
+      try { at.summarizeBatch(bad); } catch (x) { e = x; }
+      assert(e?.code === 'INVALID_ARGUMENT' && re.test(e.message), e?.message);
+    }
   },
 
   async 'runTrajectories: an aborted batch starts nothing more; a throwing onProgress ends that run only; bad input is refused'(at) {
@@ -183,5 +191,46 @@ export const batchChecks = {
     let e;
     try { at.trajectoryMatrix({ scenarios: { s: { goal: '' } }, personas: { p: { description: 'd' } }, agents: { a: agent() }, options: () => ({}) }); } catch (err) { e = err; }
     assert(e?.code === 'INVALID_TRAJECTORY' && e.message.startsWith('trajectoryMatrix(m): s/p/a: '), e?.message);
+  },
+};
+
+export const replayChecks = {
+  async 'a whole run replays offline: user model and agent recorded, then neither called, the same bytes'(at) {
+    const toolAgent = {
+      calls: 0,
+      async respond(history) {
+        toolAgent.calls++;
+        const id = `c${history.length}`;
+        return { messages: [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: history.at(-1).content } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'json', value: { hits: history.length } } }] },
+          { role: 'assistant', content: `found ${history.length}` },
+        ], usage: { inputTokens: 7, outputTokens: 3 } };
+      },
+    };
+    const t = (a) => at.createTrajectory(def({ maxTurns: 3 }), a);
+    const userModel = at.recordingModel(user());
+    const agentRec = at.recordingAgent(toolAgent);
+    const live = new at.MemorySink();
+    const observers = () => ({ observers: [{ observer: 'error-cascade', trigger: { onEveryCall: true } }] });
+    const first = await at.runTrajectory(t(agentRec), { userModel, clock, sink: live, observers: observers() });
+    const calls = toolAgent.calls;
+    // Through JSON, as a recording is stored.
+    const replayed = new at.MemorySink();
+    const again = await at.runTrajectory(t(at.replayAgent(JSON.stringify(agentRec.recording))), {
+      userModel: at.replayModel(JSON.stringify(userModel.recording)), clock, sink: replayed, observers: observers(),
+    });
+    eq(toolAgent.calls, calls, 'the agent is not called on replay');
+    eq(at.toJSONL(again), at.toJSONL(first), 'the same toJSONL');
+    eq(replayed.toJsonl(), live.toJsonl(), 'the same record stream');
+    // A different conversation misses, naming the turn and the difference.
+    const other = user(['Something else entirely']);
+    const miss = await at.runTrajectory(t(at.replayAgent(agentRec.recording)), { userModel: other, clock });
+    const err = end(miss).error;
+    eq([err.code, err.side], ['REPLAY_MISS', 'agent'], 'a miss ends the run as the agent side');
+    assert(/replayAgent: turn 0: no recorded answer for this agent call/.test(err.message) && err.message.includes('Something else entirely'), err.message);
+    let e;
+    try { at.recordingAgent({ reply() {} }); } catch (x) { e = x; }
+    assert(e?.code === 'INVALID_ARGUMENT' && /recordingAgent\(agent\): agent must be an AgentHandle/.test(e.message), e?.message);
   },
 };

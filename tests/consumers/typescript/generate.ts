@@ -9,6 +9,9 @@ import {
   toArtifacts,
   runTrajectories,
   trajectoryMatrix,
+  recordingAgent,
+  replayAgent,
+  summarizeBatch,
   fromOpenAIChat,
   recordingModel,
   replayModel,
@@ -83,9 +86,15 @@ const items = trajectoryMatrix({
 });
 const batch = await runTrajectories(items, { concurrency: 2, onProgress: (p) => { if (p.type === 'end') console.log(p.run.verdict); } });
 const agentRate: number | null = batch.summary.agentPassRate;
+const fromQueue = summarizeBatch([{ reason: 'goal-reached', verdict: 'pass', turns: 2 }, { reason: 'error', verdict: 'simulator' }]);
+console.log(fromQueue.byVerdict.simulator);
 const verdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted' | null = batch.runs[0].verdict;
 const endVerdict: string = result.end!.verdict;
 console.log(agentRate, verdict, endVerdict, batch.runs[0].artifacts()?.['conversation.jsonl']);
+const taped = recordingAgent(agent);
+await runTrajectory(createTrajectory(def, taped), { userModel: async () => 'hi', clock: () => 0 });
+const again: AgentHandle = replayAgent(JSON.stringify(taped.recording));
+console.log(taped.recording.entries[0]?.request.messages.length, again);
 // @ts-expect-error concurrency is a number
 await runTrajectories(items, { concurrency: '2' });
 // @ts-expect-error verdicts are a fixed set
