@@ -215,7 +215,11 @@ export const { ${generated.join(', ')} } = generate;
 ${constantExports}`);
 
 // Public types: the glue's declarations up to its loader internals, plus init().
-const dts = readFileSync(join(work, 'web', 'agent_trajectories.d.ts'), 'utf8');
+// wasm-bindgen types every parameter as required; toConversation's id is optional (it defaults to the run's).
+const optionalId = 'export function toConversation(result: TrajectoryResult, conversationId: string | null): Conversation;';
+const glueDts = readFileSync(join(work, 'web', 'agent_trajectories.d.ts'), 'utf8');
+if (!glueDts.includes(optionalId)) throw new Error('assemble: glue .d.ts changed shape (toConversation)');
+const dts = glueDts.replace(optionalId, optionalId.replace('conversationId: string | null', 'conversationId?: string | null'));
 const cut = dts.indexOf('export type InitInput');
 if (cut < 0) throw new Error('assemble: glue .d.ts changed shape (no InitInput)');
 const publicTypes = `${header}${dts.slice(0, cut).trimEnd()}

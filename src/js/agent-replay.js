@@ -22,7 +22,12 @@ function makeAgentReplay({ fail, why, ours, isObject, recordingModel, replayMode
    * does not hold rejects with REPLAY_MISS naming the turn and what differed.
    */
   function replayAgent(recording) {
-    const model = replayModel(recording);
+    let model;
+    try {
+      model = replayModel(recording);
+    } catch (e) {
+      throw ours(e) ? Object.assign(e, { message: e.message.replace(/^replayModel(\(recording\))?/, 'replayAgent(recording)') }) : e;
+    }
     return {
       async respond(history) {
         try {

@@ -6,6 +6,8 @@
 function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajectory, toArtifacts, createTrajectory }) {
   const VERDICTS = ['pass', 'agent', 'simulator', 'harness', 'aborted'];
   const place = 'runTrajectories(items, opts)';
+  // A value as the caller wrote it: NaN as NaN, "2" with its quotes.
+  const shown = (v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? JSON.stringify(v) : why(v));
 
   function readItem(item, i) {
     const where = `${place}: items[${i}]`;
@@ -27,7 +29,7 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
     checkOptions(opts, ['concurrency', 'signal', 'onProgress'], `${place}: opts`);
     const { concurrency = 4, signal, onProgress } = opts ?? {};
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
-      throw fail('INVALID_ARGUMENT', `${place}: opts.concurrency must be a whole number from 1 to 10000, got ${why(concurrency)}`);
+      throw fail('INVALID_ARGUMENT', `${place}: opts.concurrency must be a whole number from 1 to 10000, got ${shown(concurrency)}`);
     }
     if (onProgress !== undefined && typeof onProgress !== 'function') throw fail('INVALID_ARGUMENT', `${place}: opts.onProgress must be a function, got ${why(onProgress)}`);
     if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) throw fail('INVALID_ARGUMENT', `${place}: opts.signal must be an AbortSignal, got ${why(signal)}`);
@@ -65,7 +67,12 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
         run.records++;
         const p = record.payload;
         if (p?.kind === 'custom' && p.name === 'model_usage' && Number.isFinite(p.data?.totalTokens)) run.tokens += p.data.totalTokens;
-        tell({ type: 'record', id, record });
+        try {
+          tell({ type: 'record', id, record });
+        } catch (e) {
+          // Ends this run (as a throwing onRecord would), named as the caller wrote it.
+          throw fail('CALLBACK_FAILED', `${place}: opts.onProgress threw on a record of ${JSON.stringify(id)}: ${why(e)}`, e);
+        }
         return own?.(record);
       };
       try {
@@ -101,13 +108,14 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
     const where = 'summarizeBatch(runs)';
     if (!isArray(runs)) throw fail('INVALID_ARGUMENT', `${where}: runs must be an array of { reason, verdict, turns?, tokens? }, got ${why(runs)}`);
     return summarize(runs.map((r, i) => {
-      if (!isObject(r) || !(r.verdict === null || VERDICTS.includes(r.verdict))) {
-        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].verdict must be one of ${VERDICTS.join(', ')} or null, got ${why(r?.verdict)}`);
+      if (!isObject(r)) throw fail('INVALID_ARGUMENT', `${where}: runs[${i}] must be { reason, verdict, turns?, tokens? }, got ${why(r)}`);
+      if (!(r.verdict === null || VERDICTS.includes(r.verdict))) {
+        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].verdict must be one of ${VERDICTS.join(', ')} or null, got ${shown(r.verdict)}`);
       }
       const n = (k) => {
         if (r[k] === undefined) return 0;
         if (Number.isFinite(r[k]) && r[k] >= 0) return r[k];
-        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].${k} must be a number >= 0, got ${why(r[k])}`);
+        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].${k} must be a number >= 0, got ${shown(r[k])}`);
       };
       return { reason: typeof r.reason === 'string' ? r.reason : null, verdict: r.verdict, turns: n('turns'), tokens: n('tokens') };
     }), null);
@@ -148,12 +156,16 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
     const named = (k) => {
       const v = m[k];
       if (!isObject(v) || isArray(v) || !Object.keys(v).length) throw fail('INVALID_ARGUMENT', `${where}: ${k} must be an object of named entries (at least one), got ${why(v)}`);
+      const slash = Object.keys(v).find((name) => name.includes('/'));
+      if (slash !== undefined) throw fail('INVALID_ARGUMENT', `${where}: ${k} name ${JSON.stringify(slash)} holds "/", which separates the parts of an id`);
       return Object.entries(v);
     };
     const [scenarios, personas, agents] = ['scenarios', 'personas', 'agents'].map(named);
     if (typeof m.options !== 'function') throw fail('INVALID_ARGUMENT', `${where}: options must be a function (cell) => runTrajectory options, got ${why(m.options)}`);
     const items = [];
     for (const [scenario, def] of scenarios) {
+      const own = ['persona', 'conversationId'].find((key) => isObject(def) && key in def);
+      if (own) throw fail('INVALID_ARGUMENT', `${where}: scenarios.${scenario}.${own}: the matrix sets it (personas, and the id "scenario/persona/agent")`);
       for (const [persona, p] of personas) {
         for (const [agent, a] of agents) {
           const id = `${scenario}/${persona}/${agent}`;

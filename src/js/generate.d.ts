@@ -255,7 +255,7 @@ export function trajectoryMatrix(m: {
 
 export interface ConversationStep { stepIndex: number; input: ModelMessage; output: ModelMessage[]; timestamp?: string; metadata?: Record<string, unknown> }
 /** Tally's `Conversation`; `metadata` is the run's outcome (empty when the result has no end). */
-export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; summary?: string } }
+export interface Conversation { id: string; steps: ConversationStep[]; metadata: { completed?: boolean; reason?: StopReason; verdict?: Verdict; summary?: string } }
 export interface TrajectoryArtifacts { 'conversation.jsonl': string; 'stepTraces.json': string; 'trajectory.meta.json': string }
 
 /**

@@ -376,14 +376,24 @@ function makeGenerate(wasm, importAi, otelApi) {
   function recordingModel(model) {
     const call = asModel(model, 'recordingModel(model)');
     const entries = [];
-    const recording = sealed('recordingModel', async (req, options) => {
-      const { key } = keyed(req, 'recordingModel: request');
-      const response = await guarded('recordingModel: the model', () => call(req, options));
+    const read = sealed('recordingModel', async (req) => ({ key: keyed(req, 'recordingModel: request').key, request: plain(req) }));
+    const recording = async (req, options) => {
+      const { key, request } = await read(req);
+      let response;
+      try {
+        response = await call(req, options);
+      } catch (e) {
+        // Kept too, and passed on coded but with the model's own message
+        // (so a run's records read as without recording): a replay fails the same way.
+        const err = ours(e) ? e : fail('CALLBACK_FAILED', why(e), e);
+        entries.push({ key, request, error: { message: err.message, code: err.code } });
+        throw err;
+      }
       // An answer of nothing is kept as null, so the entry still has its response.
       const kept = guard('recordingModel: the model answered something that is not JSON', () => plain(response), 'CALLBACK_FAILED');
-      entries.push({ key, request: plain(req), response: kept === undefined ? null : kept });
+      entries.push({ key, request, response: kept === undefined ? null : kept });
       return response;
-    });
+    };
     Object.defineProperty(recording, 'recording', {
       get: () => ({ format: FORMAT, version: 1, entries: entries.map((e) => ({ ...e })) }),
     });
@@ -403,29 +413,42 @@ function makeGenerate(wasm, importAi, otelApi) {
     const byText = new Map();
     const recorded = guard('replayModel(recording).entries', () => [...entries]).map((e, i) => {
       const at = `replayModel: entries[${i}]`;
-      const { request, response, has } = guard(at, () => ({ request: e?.request, response: e?.response, has: isObject(e) && 'request' in e && 'response' in e }));
-      if (!has) throw fail('INVALID_ARGUMENT', `${at} needs request and response`);
+      const { request, response, error, has } = guard(at, () => ({ request: e?.request, response: e?.response, error: e?.error, has: isObject(e) && 'request' in e && ('response' in e || 'error' in e) }));
+      if (!has) throw fail('INVALID_ARGUMENT', `${at} needs request and response (or error)`);
       const { text } = keyed(request, `${at}.request`);
-      const answer = guard(`${at}.response is not JSON`, () => plain(response));
+      if (error !== undefined && typeof error?.message !== 'string') throw fail('INVALID_ARGUMENT', `${at}.error must be { message, code? }`);
+      // A recorded failure is thrown again as it was: coded errors with their code, others as a plain Error.
+      const answer = error !== undefined ? { error } : guard(`${at}.response is not JSON`, () => ({ response: plain(response) }));
       if (!byText.has(text)) byText.set(text, { list: [], next: 0 });
       byText.get(text).list.push(answer);
       return JSON.parse(text);
     });
-    return sealed('replayModel', async (req) => {
+    const answer = sealed('replayModel', async (req) => {
       const { text, key } = keyed(req, 'replayModel: request');
       const asked = JSON.parse(text);
       const purpose = typeof asked.purpose === 'string' ? asked.purpose : why(asked.purpose);
       const hit = byText.get(text);
       if (hit) {
-        if (hit.next < hit.list.length) return plain(hit.list[hit.next++]);
+        if (hit.next < hit.list.length) {
+          const { response, error } = hit.list[hit.next++];
+          return error ? { error } : { response: plain(response) };
+        }
         throw fail('REPLAY_MISS', `replayModel: this ${purpose} request (key ${key}) was recorded ${hit.list.length} time${hit.list.length === 1 ? '' : 's'}; this is call ${++hit.next} of it`);
       }
       const diffs = recorded.filter((r) => JSON.stringify(r.purpose) === JSON.stringify(asked.purpose)).map((r) => diff(r, asked, 'request', []));
-      diffs.sort((x, y) => x.length - y.length);
+      // The closest: fewest differences, a list of another length counting as many (so a later turn's conversation is compared with its own turn).
+      const score = (d) => d.length + 100 * d.filter((l) => / items?, requested \d+$/.test(l)).length;
+      diffs.sort((x, y) => score(x) - score(y));
       throw fail('REPLAY_MISS', diffs.length
         ? `replayModel: no recorded answer for this ${purpose} request (key ${key}). Closest recorded request differs at:\n${diffs[0].slice(0, 8).join('\n')}`
         : `replayModel: no recorded answer for this ${purpose} request (key ${key}); the recording has no ${purpose} requests`);
     });
+    // Outside `sealed` (which would name it a fault of the request): a recorded failure is thrown again as it was.
+    return async (req) => {
+      const { response, error } = await answer(req);
+      if (error) throw fail(typeof error.code === 'string' ? error.code : 'CALLBACK_FAILED', error.message);
+      return response;
+    };
   }
 
   async function runTrajectory(trajectory, opts = {}) {

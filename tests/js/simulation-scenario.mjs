@@ -165,6 +165,7 @@ export const batchChecks = {
     eq(summary.excluded.aborted, 2, 'counted apart');
     const r2 = await at.runTrajectories(items.slice(0, 2), { onProgress: (p) => { if (p.type === 'record' && p.id === 'a') throw new Error('progress bug'); } });
     eq(r2.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'the other run went on');
+    assert(/opts\.onProgress threw on a record of "a": progress bug/.test(r2.runs[0].result.end.error.message), r2.runs[0].result.end.error.message);
     const rejects = async (p, re) => {
       try { await p; } catch (e) { assert(e instanceof Error && e.code === 'INVALID_ARGUMENT' && re.test(e.message), e.message); return; }
       throw new Error('not refused');
@@ -172,6 +173,8 @@ export const batchChecks = {
     await rejects(at.runTrajectories('x'), /items must be an array/);
     await rejects(at.runTrajectories(items, { concurency: 2 }), /did you mean "concurrency"/);
     await rejects(at.runTrajectories(items, { concurrency: 0 }), /concurrency must be a whole number from 1 to 10000, got 0/);
+    await rejects(at.runTrajectories(items, { concurrency: NaN }), /got NaN$/);
+    await rejects(at.runTrajectories(items, { concurrency: '2' }), /got "2"$/);
     await rejects(at.runTrajectories([items[0], items[0]]), /two items have the id "a"/);
     await rejects(at.runTrajectories([{ trajectory: items[0].trajectory }]), /items\[0\]\.options must be runTrajectory's options/);
   },
@@ -191,6 +194,14 @@ export const batchChecks = {
     let e;
     try { at.trajectoryMatrix({ scenarios: { s: { goal: '' } }, personas: { p: { description: 'd' } }, agents: { a: agent() }, options: () => ({}) }); } catch (err) { e = err; }
     assert(e?.code === 'INVALID_TRAJECTORY' && e.message.startsWith('trajectoryMatrix(m): s/p/a: '), e?.message);
+    for (const [m, re] of [
+      [{ scenarios: { 'a/b': { goal: 'g' } }, personas: { p: { description: 'd' } }, agents: { a: agent() }, options: () => ({}) }, /scenarios name "a\/b" holds "\/"/],
+      [{ scenarios: { s: { goal: 'g', persona: { description: 'x' } } }, personas: { p: { description: 'd' } }, agents: { a: agent() }, options: () => ({}) }, /scenarios\.s\.persona: the matrix sets it/],
+    ]) {
+      e = undefined;
+      try { at.trajectoryMatrix(m); } catch (err) { e = err; }
+      assert(e?.code === 'INVALID_ARGUMENT' && re.test(e.message), e?.message);
+    }
   },
 };
 
@@ -227,10 +238,21 @@ export const replayChecks = {
     const other = user(['Something else entirely']);
     const miss = await at.runTrajectory(t(at.replayAgent(agentRec.recording)), { userModel: other, clock });
     const err = end(miss).error;
-    eq([err.code, err.side], ['REPLAY_MISS', 'agent'], 'a miss ends the run as the agent side');
+    eq([err.code, err.side, end(miss).verdict], ['REPLAY_MISS', 'agent', 'harness'], 'a miss ends the run on the agent side, as the harness\'s doing (an outdated recording)');
     assert(/replayAgent: turn 0: no recorded answer for this agent call/.test(err.message) && err.message.includes('Something else entirely'), err.message);
+    // A failing call is recorded too: the replay fails the same way, with the same bytes.
+    const flaky = { async respond(history) { if (history.length > 2) throw new Error('upstream 503'); return { messages: [{ role: 'assistant', content: 'ok' }] }; } };
+    const [u2, a2] = [at.recordingModel(user()), at.recordingAgent(flaky)];
+    const [s1, s2] = [new at.MemorySink(), new at.MemorySink()];
+    const failed = await at.runTrajectory(t(a2), { userModel: u2, clock, sink: s1 });
+    eq([end(failed).error.message, end(failed).verdict], ['agent.respond threw: upstream 503', 'agent'], 'recording changes nothing of the live run');
+    await at.runTrajectory(t(at.replayAgent(JSON.stringify(a2.recording))), { userModel: at.replayModel(u2.recording), clock, sink: s2 });
+    eq(s2.toJsonl(), s1.toJsonl(), 'the failure replayed byte for byte');
     let e;
     try { at.recordingAgent({ reply() {} }); } catch (x) { e = x; }
     assert(e?.code === 'INVALID_ARGUMENT' && /recordingAgent\(agent\): agent must be an AgentHandle/.test(e.message), e?.message);
+    e = undefined;
+    try { at.replayAgent('not json'); } catch (x) { e = x; }
+    assert(e?.code === 'INVALID_ARGUMENT' && /^replayAgent\(recording\)/.test(e.message), e?.message);
   },
 };

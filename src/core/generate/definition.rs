@@ -133,7 +133,7 @@ impl StepGraph {
     /// The graph as the data of the `custom` `step_graph` record a run
     /// starts with, so a reader (the viewer) can draw every step, reached
     /// or not, with its preconditions.
-    pub fn to_record_data(&self, max_turns: u32) -> Value {
+    pub fn to_record_data(&self, max_turns: u32, min_turns: u32) -> Value {
         fn strings(it: impl Iterator<Item = String>) -> Value {
             Value::Array(it.map(Value::String).collect())
         }
@@ -149,6 +149,9 @@ impl StepGraph {
         o.insert("start".into(), Value::String(self.steps[self.start].id.clone()));
         o.insert("terminals".into(), strings(self.terminals.iter().map(|&i| self.steps[i].id.clone())));
         o.insert("maxTurns".into(), Value::from(max_turns));
+        if min_turns > 0 {
+            o.insert("minTurns".into(), Value::from(min_turns));
+        }
         Value::Object(o)
     }
 }

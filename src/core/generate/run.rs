@@ -57,7 +57,8 @@ struct Runner<'a, 'e> {
     partial: Partial,
     /// The latest good clock reading, for a trace a failing clock leaves.
     last_ms: f64,
-    /// Every user message so far, as the simulator's repeat check compares them.
+    /// Every user message so far, as the simulator's repeat check compares
+    /// them (kept only when that check is on).
     said: HashSet<String>,
 }
 
@@ -82,7 +83,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
-        let data = g.to_record_data(t.max_turns);
+        let data = g.to_record_data(t.max_turns, t.min_turns);
         outcome = env.events.record(Payload::Custom { name: "step_graph".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     }
     let mut turn = 0u32;
@@ -214,7 +215,9 @@ impl Runner<'_, '_> {
         }
 
         let user = self.user_message(turn, step_def).await?;
-        self.said.insert(said_key(&user.text_content()));
+        if self.t.simulator.repeat {
+            self.said.insert(said_key(&user.text_content()));
+        }
         self.partial.user = Some(user.clone());
         self.record(Payload::MessageAppended { message: user.clone() })?;
         self.history.push(user.clone());

@@ -70,6 +70,9 @@ const REASONING_MARKERS: &[&str] = &[
     "</thinking>",
     "<reasoning>",
     "<scratchpad>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "[inst]",
     "you are role-playing the user",
     "what to do in this message:",
     "your overall goal:",
@@ -83,12 +86,11 @@ const REASONING_MARKERS: &[&str] = &[
 const REASONING_LINES: &[&str] = &["thought:", "thinking:", "reasoning:", "internal monologue:", "(thinking"];
 
 /// Openings of a reply that speaks as the assistant, or carries a role
-/// label (ASCII lowercase, after leading whitespace, `*` and `#`).
+/// label (ASCII lowercase, after leading whitespace, `*` and `#`). Not
+/// `agent:`: a user may well be called Agent Smith.
 const ROLE_OPENINGS: &[&str] = &[
     "assistant:",
     "ai:",
-    "agent:",
-    "bot:",
     "user:",
     "how can i help you",
     "how can i assist you",
@@ -99,21 +101,28 @@ const ROLE_OPENINGS: &[&str] = &[
     "i am an ai",
 ];
 
+/// The assistant's voice wherever it is in a reply (ASCII lowercase).
+const ROLE_ANYWHERE: &[&str] = &["how can i assist you", "how may i assist you", "is there anything else i can help you with"];
+
+/// Leading markup of a line: whitespace, `*`, `#`, `>`.
+fn unmarked(line: &str) -> &str {
+    line.trim_start_matches(|ch: char| ch.is_whitespace() || matches!(ch, '*' | '#' | '>'))
+}
+
 /// The first problem of `text` (trimmed), or None when it reads as the user
 /// speaking. `said` holds the [`said_key`] of each user message so far.
 pub fn check(text: &str, said: &HashSet<String>, c: &SimulatorChecks) -> Option<Issue> {
-    if text.is_empty() {
+    // Invisible characters alone (zero-width spaces, a BOM) are no message either.
+    if text.chars().all(|ch| ch.is_whitespace() || matches!(ch, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')) {
         return Some(Issue::Empty);
     }
     let lower = text.to_ascii_lowercase();
     if c.reasoning
-        && (REASONING_MARKERS.iter().any(|m| lower.contains(m))
-            || lower.lines().any(|l| REASONING_LINES.iter().any(|m| l.trim_start().starts_with(m))))
+        && (REASONING_MARKERS.iter().any(|m| lower.contains(m)) || lower.lines().any(|l| REASONING_LINES.iter().any(|m| unmarked(l).starts_with(m))))
     {
         return Some(Issue::Reasoning);
     }
-    let opening = lower.trim_start_matches(|ch: char| ch.is_whitespace() || ch == '*' || ch == '#');
-    if c.role && ROLE_OPENINGS.iter().any(|m| opening.starts_with(m)) {
+    if c.role && (ROLE_OPENINGS.iter().any(|m| unmarked(&lower).starts_with(m)) || ROLE_ANYWHERE.iter().any(|m| lower.contains(m))) {
         return Some(Issue::Role);
     }
     if c.repeat && said.contains(&said_key(text)) {
@@ -147,7 +156,17 @@ mod tests {
         assert_eq!(first("**User:** a table for two", &[]), Some("role"));
         assert_eq!(first("How can I help you today?", &[]), Some("role"));
         assert_eq!(first("A table  for TWO, please.", &["a table for two, please."]), Some("repeat"));
-        for fine in ["A table for two, please.", "I thought: why not 8pm?", "Can the AI: book it?", "Thinking of 8pm. Is that ok?"] {
+        assert_eq!(first("\u{200b}", &[]), Some("empty"));
+        assert_eq!(first("**Thought:** they want a table\nA table, please.", &[]), Some("reasoning"));
+        assert_eq!(first("<|im_start|>assistant\nSure.", &[]), Some("reasoning"));
+        assert_eq!(first("Sure! How can I assist you today?", &[]), Some("role"));
+        for fine in [
+            "A table for two, please.",
+            "I thought: why not 8pm?",
+            "Can the AI: book it?",
+            "Thinking of 8pm. Is that ok?",
+            "Agent: Smith here, I need a table",
+        ] {
             assert_eq!(first(fine, &["Hi!"]), None, "{fine}");
         }
     }

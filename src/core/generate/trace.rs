@@ -176,7 +176,11 @@ pub struct End {
 impl End {
     /// The final end marker; its verdict follows from the reason and the failing side.
     pub fn new(reason: StopReason, completed: bool, summary: Option<String>, error: Option<EndError>) -> End {
-        let verdict = Verdict::of(reason, error.as_ref().map(|e| e.side));
+        // A replay that misses says the recording is out of date: the harness's doing, whichever side asked.
+        let verdict = match &error {
+            Some(e) if e.code == "REPLAY_MISS" => Verdict::Harness,
+            _ => Verdict::of(reason, error.as_ref().map(|e| e.side)),
+        };
         End { is_final: true, reason, completed, verdict, summary, error }
     }
 }

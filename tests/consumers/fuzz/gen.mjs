@@ -1241,7 +1241,16 @@ function genRecording(r, at, V, env) {
       const answer = await at.replayModel(env.stash.rec)(req.v);
       const d = firstDiff(answer, env.stash.rec.entries[0].response);
       return d ? { problem: `replayModel answers differently from the recording${SEP}${d}` } : undefined;
-    }, { after: (x) => (x && x.problem ? [x.problem] : []), onCoded: (e) => (env.stash.rec && env.stash.rec.entries.length ? [`replayModel cannot answer the request it recorded: ${errShape(e)}${SEP}${describe(e)}`] : []) }),
+    }, {
+      after: (x) => (x && x.problem ? [x.problem] : []),
+      // A recorded failure is thrown again, with its code and message; anything else coded is a broken replay.
+      onCoded: (e) => {
+        const first = env.stash.rec?.entries[0];
+        if (!first) return [];
+        if (first.error) return e.code === first.error.code && e.message === first.error.message ? [] : [`replayModel throws another error than the one it recorded: ${errShape(e)} vs ${first.error.code} ${first.error.message}`];
+        return [`replayModel cannot answer the request it recorded: ${errShape(e)}${SEP}${describe(e)}`];
+      },
+    }),
   ];
   return { exp: 'recordingModel', steps, env, atoms, async: true };
 }

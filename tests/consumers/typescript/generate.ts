@@ -90,6 +90,8 @@ const fromQueue = summarizeBatch([{ reason: 'goal-reached', verdict: 'pass', tur
 console.log(fromQueue.byVerdict.simulator);
 const verdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted' | null = batch.runs[0].verdict;
 const endVerdict: string = result.end!.verdict;
+const conversationVerdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted' | undefined = toConversation(result).metadata.verdict;
+console.log(conversationVerdict);
 console.log(agentRate, verdict, endVerdict, batch.runs[0].artifacts()?.['conversation.jsonl']);
 const taped = recordingAgent(agent);
 await runTrajectory(createTrajectory(def, taped), { userModel: async () => 'hi', clock: () => 0 });
