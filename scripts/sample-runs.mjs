@@ -169,11 +169,13 @@ async function generatedBooking(name, variant) {
       return JSON.stringify({ candidates: ids.map((stepId) => ({ stepId, score: stepId === best ? 0.85 : 0.6, reasons: [stepId === best ? 'the diner needs this first' : 'can wait'] })) });
     }
     const step = /What to do in this message: (.*)/.exec(req.system)?.[1] ?? 'wrap up';
-    return { 'say hello and say you want dinner tonight': 'Hi! I would like to have dinner at your place tonight.',
+    // Scripted token counts, so the budget chart has a token series (recorded as model_usage).
+    const text = { 'say hello and say you want dinner tonight': 'Hi! I would like to have dinner at your place tonight.',
       'ask whether they are open tonight': 'Are you open tonight, and until when?',
       'ask what is on the menu tonight': 'What is on the menu tonight?',
       'book a table for two at 8pm': 'Great, please book a table for two at 8pm.',
       'confirm and ask for the booking reference': 'Perfect. What is my booking reference?' }[step] ?? step;
+    return { text, usage: { inputTokens: 220 + Math.round(req.messages[0].content.length / 4), outputTokens: 14 } };
   };
   let calls = 0;
   const ref = variant === 'b' ? 'BK-2042' : 'BK-2041';
@@ -184,24 +186,25 @@ async function generatedBooking(name, variant) {
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'create_booking', output }] },
     ];
   };
+  const usage = (history) => ({ inputTokens: 400 + 60 * history.length, outputTokens: 45 });
   const agent = {
     async respond(history) {
       const said = history.at(-1).content;
       if (/book a table/.test(said)) {
         if (variant !== 'b') {
           const input = { people: 2, time: '20:00' };
-          return { messages: [...booking(input, { type: 'json', value: { ref, ...input } }), { role: 'assistant', content: 'Booked: a table for two at 20:00.' }] };
+          return { messages: [...booking(input, { type: 'json', value: { ref, ...input } }), { role: 'assistant', content: 'Booked: a table for two at 20:00.' }], usage: usage(history) };
         }
         const later = { people: 2, time: '20:30' };
         return { messages: [
           ...booking({ people: 2, time: '20:00' }, { type: 'error-text', value: 'no table for two free at 20:00' }),
           ...booking(later, { type: 'json', value: { ref, ...later } }),
           { role: 'assistant', content: '20:00 is full, so I booked a table for two at 20:30.' },
-        ] };
+        ], usage: usage(history) };
       }
       const reply = /reference/.test(said) ? `Your reference is ${ref}.` : /menu/.test(said) ? 'Tonight: grilled fish, mushroom risotto and a vegan curry.'
         : /open/.test(said) ? 'We are open until 23:00 tonight.' : 'Welcome! How can I help?';
-      return { messages: [{ role: 'assistant', content: reply }] };
+      return { messages: [{ role: 'assistant', content: reply }], usage: usage(history) };
     },
   };
   const trajectory = createTrajectory({
