@@ -62,7 +62,7 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
 
     async function go(run, trajectory, options) {
       const { id } = run;
-      const own = options.onRecord;
+      let own;
       const onRecord = (record) => {
         run.records++;
         const p = record.payload;
@@ -76,6 +76,7 @@ function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajec
         return own?.(record);
       };
       try {
+        own = options.onRecord; // (read in here: a getter that throws ends this run alone)
         // The batch's signal reaches every run whose options have none of their own.
         run.result = await runTrajectory(trajectory, { ...options, onRecord, ...(signal && options.signal === undefined ? { signal } : {}) });
         const end = run.result.steps.at(-1)?.end ?? run.result.end;
