@@ -3,11 +3,9 @@
 // arrive; one failing run never stops the others; a summary that counts the
 // agent's passes apart from the simulator's and the harness's faults.
 // Inlined into generate.js (scripts/assemble.mjs) as `makeBatch(lib)`.
-function makeBatch({ fail, why, ours, isObject, isArray, checkOptions, runTrajectory, toArtifacts, createTrajectory }) {
+function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, runTrajectory, toArtifacts, createTrajectory }) {
   const VERDICTS = ['pass', 'agent', 'simulator', 'harness', 'aborted'];
   const place = 'runTrajectories(items, opts)';
-  // A value as the caller wrote it: NaN as NaN, "2" with its quotes.
-  const shown = (v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? JSON.stringify(v) : why(v));
 
   function readItem(item, i) {
     const where = `${place}: items[${i}]`;

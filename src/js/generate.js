@@ -28,6 +28,8 @@ function makeGenerate(wasm, importAi, otelApi) {
       return isArray(e) ? 'an array' : 'an object';
     }
   };
+  // A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
+  const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
   // Runs `f`; anything it throws that is not already one of ours becomes a
   // coded error saying `where`, with the thrown value as its cause.
   // One of this package's errors (a lookalike without a code is not).
@@ -521,14 +523,14 @@ function makeGenerate(wasm, importAi, otelApi) {
 
   // The background runner's JS layer is inlined only in builds whose module has the loop (see Cargo.toml).
   const background = typeof makeBackground === 'function' ? makeBackground(wasm, { fail, why, ours, guard, guarded, isObject, isArray, asModel }) : {};
-  const loops = makeLoopCapture(wasm, { fail, why, guard, isObject, isArray });
+  const loops = makeLoopCapture(wasm, { fail, why, shown, guard, isObject, isArray });
   const aiSdk = makeAISdk(wasm, { fail, why, guarded, isObject, isArray, loops });
   const mastra = makeMastra(wasm, { fail, why, isObject, isArray, loops });
   // agent-trajectories/otel passes @opentelemetry/api; no other entry has the exporter.
   const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
-  const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, why, checkOptions: wasm.checkOptions }) : {};
+  const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, shown, checkOptions: wasm.checkOptions }) : {};
   // agent-trajectories/ai and /otel build the adapters alone, without the module.
-  const batch = wasm?.checkOptions ? makeBatch({ fail, why, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
+  const batch = wasm?.checkOptions ? makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
   const agentReplay = makeAgentReplay({ fail, why, ours, isObject, recordingModel, replayModel });
   return { ...index, ...batch, ...agentReplay, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

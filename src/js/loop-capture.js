@@ -3,7 +3,7 @@
 // records, observer calls and a stop decision. Each adapter only translates
 // its framework's hooks into these calls. Inlined into generate.js.
 function makeLoopCapture(wasm, lib) {
-  const { fail, why, guard, isObject, isArray } = lib;
+  const { fail, why, shown, guard, isObject, isArray } = lib;
   const SEVERITIES = ['info', 'caution', 'warning'];
 
   // A value as record JSON: what JSON cannot carry becomes its text.
@@ -23,8 +23,6 @@ function makeLoopCapture(wasm, lib) {
     const total = typeof u.totalTokens === 'number' ? u.totalTokens : (count(u.inputTokens) ?? 0) + (count(u.outputTokens) ?? 0);
     return Number.isSafeInteger(total) && total > 0 ? total : 0;
   };
-  // A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
-  const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
   // An assistant step as message parts: its text, then its tool calls (`input` reads a call's input).
   const assistantParts = (text, calls, input) => [
     ...(text ? [{ type: 'text', text }] : []),

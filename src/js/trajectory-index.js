@@ -4,7 +4,7 @@
 // records an answer needs. The grouping is a loop over typed arrays (a few
 // ms for 200,000 records); written in Rust, with its serialisers, it cost
 // ~8 KB gzip more module than it costs here.
-function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
+function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
   // Column order of the core's rows (crate::core::index::COLUMNS / NUMBERS).
   const [START, , LINE, RUN, PARENT, KIND, TOOL, STEP, NAME, TURN, ITER, CALL, DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);
   const W = 14;
@@ -14,12 +14,6 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
   const SEVERITIES = ['info', 'caution', 'warning'];
   const PRIVATE = Symbol('TrajectoryIndex');
   const bad = (message) => fail('INVALID_ARGUMENT', message);
-  const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
-  /** The code parseTrajectoryJsonl gives the same fault (the core's problems are messages). */
-  function codeOf(m) {
-    if (m.startsWith('not a JSON record') || m.startsWith('the line is not UTF-8')) return 'JSONL_PARSE';
-    return m.startsWith('schema_version') ? 'UNSUPPORTED_SCHEMA_VERSION' : 'INVALID_RECORD';
-  }
 
   class TrajectoryIndex {
     #core;
@@ -46,7 +40,7 @@ function makeTrajectoryIndex(wasm, { fail, why, checkOptions }) {
       this.#strings = core.strings();
       const flat = core.problems();
       this.#problems = [];
-      for (let k = 0; k < flat.length; k += 2) this.#problems.push({ line: flat[k], message: flat[k + 1], code: codeOf(flat[k + 1]) });
+      for (let k = 0; k < flat.length; k += 3) this.#problems.push({ line: flat[k], message: flat[k + 1], code: flat[k + 2] });
       this.#group();
       this.#problems.sort((a, b) => a.line - b.line);
     }

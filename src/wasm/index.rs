@@ -169,9 +169,9 @@ impl IndexCore {
         self.inner.strings.names.iter().map(|s| s.to_string()).collect()
     }
 
-    /// Lines that are not records: `[line, message]` pairs, flattened.
+    /// Lines that are not records: `[line, message, code]` triples, flattened.
     pub fn problems(&self) -> Vec<JsValue> {
-        self.inner.problems.iter().flat_map(|p| [JsValue::from(p.line), JsValue::from_str(&p.message)]).collect()
+        self.inner.problems.iter().flat_map(|p| [JsValue::from(p.line), JsValue::from_str(&p.message), JsValue::from_str(p.code.as_str())]).collect()
     }
 
     /// The line of record `i` (checked by the caller).

@@ -7,27 +7,14 @@
 // Usage: node --expose-gc tests/bench/batch.mjs [runs=1000] [turns=20] [concurrency=50]
 import { performance } from 'node:perf_hooks';
 import { createTrajectory, runTrajectories, JsonlSink } from '../../pkg/node.mjs';
+import { userModel, toolAgent } from './fakes.mjs';
 
 const RUNS = Number(process.argv[2] ?? 1000);
 const TURNS = Number(process.argv[3] ?? 20);
 const CONCURRENCY = Number(process.argv[4] ?? 50);
 const gc = globalThis.gc ?? (() => {});
 
-const userModel = async () => 'Could you look that up for me, please?';
-let callId = 0;
-const agent = {
-  async respond() {
-    const id = `call-${callId++}`;
-    return {
-      messages: [
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'opening hours' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'json', value: { hits: 3 } } }] },
-        { role: 'assistant', content: 'Sure, here is what I found.' },
-      ],
-      usage: { inputTokens: 120, outputTokens: 30 },
-    };
-  },
-};
+const agent = toolAgent({ usage: { inputTokens: 120, outputTokens: 30 } });
 
 // Peak resident memory, sampled every 20 ms while a batch runs.
 function peakRss() {

@@ -6,31 +6,18 @@
 // Usage: node --expose-gc tests/bench/generate.mjs [maxTurns=10000] [runs=5]
 import { performance } from 'node:perf_hooks';
 import { createTrajectory, runTrajectory, toJSONL, MemorySink } from '../../pkg/node.mjs';
+import { userModel, toolAgent as makeToolAgent } from './fakes.mjs';
 
 const MAX = Number(process.argv[2] ?? 10_000);
 const RUNS = Number(process.argv[3] ?? 5);
 const sizes = [10, 100, 1_000, 10_000].filter((n) => n <= MAX);
 const gc = globalThis.gc ?? (() => {});
 
-const userModel = async () => 'Could you look that up for me, please?';
-
 // Plain: one assistant message per turn. Tools: a tool call, its result and
 // an answer per turn, so every turn also makes tool records and feeds the
 // observers.
 const plainAgent = { respond: async () => ({ messages: [{ role: 'assistant', content: 'Sure, here is what I found.' }] }) };
-let callId = 0;
-const toolAgent = {
-  async respond() {
-    const id = `call-${callId++}`;
-    return {
-      messages: [
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'opening hours' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'json', value: { hits: 3 } } }] },
-        { role: 'assistant', content: 'Sure, here is what I found.' },
-      ],
-    };
-  },
-};
+const toolAgent = makeToolAgent();
 
 const variants = {
   'plain, no sink': () => [plainAgent, {}],

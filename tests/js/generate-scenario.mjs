@@ -5,13 +5,14 @@ import { assert, eq } from './capture-scenario.mjs';
 
 const T0 = 1_700_000_000_000;
 
-/** A scripted simulated user: numbered messages; ranker answers from `rank`. */
-export function scriptedUser({ rank = () => '{"candidates":[]}', empty = 0 } = {}) {
+/** A scripted simulated user: `replies` first, then numbered messages; ranker answers from `rank`. */
+export function scriptedUser({ rank = () => '{"candidates":[]}', empty = 0, replies = [] } = {}) {
   let n = 0;
   const model = async (req) => {
     model.requests.push(req);
     if (req.purpose === 'rank-steps') return rank(req);
     if (empty > 0) { empty--; return { text: '  ' }; }
+    if (replies.length) return replies.shift();
     n++;
     return `user message ${n}`;
   };

@@ -3,20 +3,12 @@
 // retries, simulator_issue records, verdicts), and minTurns; through the
 // installed tarball in Node (ESM, CJS), Chromium and workerd.
 import { assert, eq } from './capture-scenario.mjs';
+import { scriptedUser } from './generate-scenario.mjs';
 
 const clock = () => 1_700_000_000_000;
 
 /** A user model answering `replies` in order, then numbered messages. */
-function user(replies = []) {
-  let n = 0;
-  const model = async (req) => {
-    model.requests.push(req);
-    if (req.purpose === 'rank-steps') return '{"candidates":[]}';
-    return replies.length ? replies.shift() : `user message ${++n}`;
-  };
-  model.requests = [];
-  return model;
-}
+const user = (replies = []) => scriptedUser({ replies: [...replies] });
 
 const agent = (fail = false) => {
   const a = { calls: 0, async respond() { a.calls++; if (fail) throw new TypeError('agent exploded'); return { messages: [{ role: 'assistant', content: 'ok' }] }; } };

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::scan::{unescape, Cursor, Scan, Str};
 use super::{Problem, TrajectoryIndex, NONE};
 use crate::core::capture::TRAJECTORY_SCHEMA_VERSION;
+use crate::core::error::ErrorCode;
 
 /// The fields of one line the index looks at.
 #[derive(Default)]
@@ -140,16 +141,16 @@ impl TrajectoryIndex {
             }
             let line = &bytes[pos..stop];
             if stop > u32::MAX as usize {
-                self.problem(line_no, "the stream is longer than 4 GiB; the rest is not indexed".into());
+                self.problem(line_no, ErrorCode::InvalidRecord, "the stream is longer than 4 GiB; the rest is not indexed".into());
                 return;
             }
             if !line.iter().all(u8::is_ascii_whitespace) {
                 if !utf8 && std::str::from_utf8(line).is_err() {
-                    self.problem(line_no, "the line is not UTF-8 text".into());
+                    self.problem(line_no, ErrorCode::JsonlParse, "the line is not UTF-8 text".into());
                 } else {
                     match fields(line) {
                         Ok(f) => self.add(f, line, pos as u32, stop as u32, line_no),
-                        Err(e) => self.problem(line_no, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
+                        Err(e) => self.problem(line_no, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
                     }
                 }
             }
@@ -157,8 +158,8 @@ impl TrajectoryIndex {
         }
     }
 
-    fn problem(&mut self, line: u32, message: String) {
-        self.problems.push(Problem { line, message });
+    fn problem(&mut self, line: u32, code: ErrorCode, message: String) {
+        self.problems.push(Problem { line, message, code });
     }
 
     fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
@@ -171,7 +172,7 @@ impl TrajectoryIndex {
             _ => "",
         };
         if !missing.is_empty() {
-            return self.problem(line_no, missing.into());
+            return self.problem(line_no, ErrorCode::InvalidRecord, missing.into());
         }
         if let Some(v) = f.version.filter(|&v| v > newest) {
             // Printed as an integer (it is whole): formatting an f64 would
@@ -179,6 +180,7 @@ impl TrajectoryIndex {
             let v = v as u64;
             return self.problem(
                 line_no,
+                ErrorCode::UnsupportedSchemaVersion,
                 format!("schema_version {v} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}: update agent-trajectories to read it"),
             );
         }

@@ -17,6 +17,8 @@ mod search;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::core::error::ErrorCode;
+
 /// "Absent" in the `u32` columns.
 pub const NONE: u32 = u32::MAX;
 
@@ -34,10 +36,12 @@ pub const NUMBERS: [&str; 3] = ["seq", "at", "tokens"];
 /// an assessment's severity (1 info, 2 caution, 3 warning).
 pub const ERROR: u32 = 1;
 
-/// A line that is not a record.
+/// A line that is not a record, with the code `parseTrajectoryJsonl` gives
+/// the same fault.
 pub struct Problem {
     pub line: u32,
     pub message: String,
+    pub code: ErrorCode,
 }
 
 /// FxHash's mix: the interned strings are run ids, kinds and tool names,
