@@ -378,7 +378,7 @@ fn timeouts_and_abort() {
         events: &events,
         run_id: None,
     };
-    let r = block_on(run(&t, &env));
+    let r = block_on(run(&t, &env, None));
     let err = r.steps[0].end.as_ref().unwrap().error.clone().unwrap();
     assert_eq!((err.code.as_str(), err.side), ("TIMEOUT", Side::Agent));
     assert_eq!(r.conversation_id, "c1");

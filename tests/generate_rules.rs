@@ -151,7 +151,7 @@ fn run_with(t: &Trajectory, user: &User, agent: &Bot, events: &Events) -> Trajec
         events,
         run_id: None,
     };
-    agent_trajectories::core::generate::concurrency::block_on(run(t, &env))
+    agent_trajectories::core::generate::concurrency::block_on(run(t, &env, None))
 }
 
 #[test]

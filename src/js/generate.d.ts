@@ -126,6 +126,8 @@ export interface StepTrace {
   selection: { method: StepSelectionMethod; candidates?: StepCandidate[]; rankerError?: string };
   /** The observers' assessment the agent was shown with this turn's user message (as a text part of it), rendered. */
   assessment?: string;
+  /** Tokens this turn's model calls reported (user model, ranker, agent); absent when none did. */
+  tokens?: number;
   end?: StepTraceEnd;
 }
 export interface StepRuntimeState {
@@ -179,6 +181,14 @@ export interface RunTrajectoryOptions {
   signal?: AbortSignalLike;
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
   runId?: string;
+  /**
+   * Fork a recorded run: keep its first `atTurn` turns (0 keeps none: a fresh
+   * run; `result.steps.length` continues it), replayed without asking any
+   * model, then go on live. The new run records its parent
+   * (`parent_run_id`) and a `custom` `fork` record `{ parentRunId, atTurn }`;
+   * its id is `runId`, else `<parent id>-fork-<atTurn>`.
+   */
+  resumeFrom?: { result: TrajectoryResult; atTurn: number };
 }
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;

@@ -5,8 +5,9 @@ import { checks as observe } from './observe-scenario.mjs';
 import { checks as generate } from './generate-scenario.mjs';
 import { checks as background } from './background-scenario.mjs';
 import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
+import { forkChecks as fork } from './fork-scenario.mjs';
 
-export const suites = { capture, observe, generate, background, simulation, batch, replay };
+export const suites = { capture, observe, generate, background, simulation, batch, replay, fork };
 
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {

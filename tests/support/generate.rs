@@ -153,6 +153,11 @@ pub struct Run<'a> {
 }
 
 pub fn go(t: &Trajectory, r: Run<'_>) -> (TrajectoryResult, Events) {
+    go_from(t, r, None)
+}
+
+/// A run, or a fork of a recorded one.
+pub fn go_from(t: &Trajectory, r: Run<'_>, fork: Option<&Fork>) -> (TrajectoryResult, Events) {
     let events = Events::default();
     let env = Env {
         clock: &FixedClock(1_700_000_000_000.0),
@@ -165,7 +170,7 @@ pub fn go(t: &Trajectory, r: Run<'_>) -> (TrajectoryResult, Events) {
         events: &events,
         run_id: None,
     };
-    let result = block_on(run(t, &env));
+    let result = block_on(run(t, &env, fork));
     (result, events)
 }
 

@@ -7,6 +7,7 @@ pub mod concurrency;
 pub mod definition;
 pub mod env;
 pub mod export;
+pub mod fork;
 pub mod prompt;
 pub mod run;
 pub mod simulator;
@@ -15,6 +16,7 @@ pub mod trace;
 
 pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
 pub use env::{Abort, Agent, AgentAnswer, Env, RunEvents, ShownAssessment, Timer, ToolObservers};
+pub use fork::Fork;
 pub use run::run;
 pub use simulator::{Issue, SimulatorChecks};
 pub use state::{DefaultPolicy, Policy, PolicyContext, PolicyDecision, Snapshot, StepRuntimeState, StepStatus};

@@ -5,16 +5,24 @@
 //! fault becomes a stop with reason `error`, and everything produced before
 //! it is kept. The end is recorded and flushed before it is final: a sink
 //! that fails there turns the end into an error, never a silent loss.
+//!
+//! A fork first replays the turns it keeps of its parent: each is taken as
+//! recorded (no model is asked; the policy, `maxTurns` and loop detection
+//! are not asked about a turn that happened), while everything else of the
+//! turn runs as it did (eligibility, `isSatisfied`, observers, records), so
+//! the state it goes on live from is the state the parent had.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 
-use super::concurrency::{join_all, race, Either};
-use super::definition::{Precondition, PredicateContext, StepDefinition, Trajectory};
+use super::concurrency::{race, Either};
+use super::definition::{PredicateContext, StepDefinition, Trajectory};
 use super::env::{Env, ShownAssessment};
-use super::prompt::{parse_ranking, rank_request, user_message_request};
+use super::fork::Fork;
+use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
 use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
-use super::trace::{iso8601, Candidate, Selection, SelectionMethod, Side, StepTrace, StopReason, TrajectoryResult};
+use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::core::capture::{Payload, RunIdentity};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::{LocalBoxFuture, Usage};
@@ -22,6 +30,7 @@ use crate::core::message::{ModelMessage, Part, Role};
 use crate::core::observe::{with_text_part, ToolCallInput};
 
 mod ending;
+mod selection;
 
 enum Interrupt {
     /// A host callback failed; the turn in progress gets a trace.
@@ -41,6 +50,8 @@ struct Partial {
     /// The assessment the agent was shown with the user message.
     shown: Option<String>,
     agent: Vec<ModelMessage>,
+    /// Tokens the turn's model calls reported so far.
+    tokens: Cell<u64>,
     /// Set once the turn's trace is out; a later fault then ends on it.
     traced: bool,
 }
@@ -60,14 +71,26 @@ struct Runner<'a, 'e> {
     /// Every user message so far, as the simulator's repeat check compares
     /// them (kept only when that check is on).
     said: HashSet<String>,
+    /// A fork's kept turns (empty for a run of its own).
+    kept: &'a [StepTrace],
+    /// While a kept turn replays: its recorded time, which dates the
+    /// state changes it makes instead of the clock.
+    replaying: Option<String>,
 }
 
-/// Runs a validated trajectory to its end. Never fails: faults end the run
-/// with reason `error` and are described on the last trace.
-pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
+/// Runs a validated trajectory to its end, or a fork of a recorded run from
+/// the turns it keeps. Never fails: faults end the run with reason `error`
+/// and are described on the last trace.
+pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> TrajectoryResult {
     let start_ms = env.clock.try_now_ms().unwrap_or(0.0);
-    let conversation_id =
-        t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64));
+    let parent = fork.map(|f| f.parent_run_id.clone());
+    // A fork is a run of its own: the definition's id or `runId`, whichever
+    // is not its parent's, else `{parent}-fork-{atTurn}`.
+    let named = [&t.conversation_id, &env.run_id].into_iter().flatten().find(|&id| Some(id) != parent.as_ref());
+    let conversation_id = named.cloned().unwrap_or_else(|| match fork {
+        Some(f) => format!("{}-fork-{}", f.parent_run_id, f.turns.len()),
+        None => format!("trajectory-{}", start_ms.max(0.0) as u64),
+    });
     let mut r = Runner {
         t,
         env,
@@ -79,12 +102,18 @@ pub async fn run(t: &Trajectory, env: &Env<'_>) -> TrajectoryResult {
         partial: Partial::default(),
         last_ms: start_ms,
         said: HashSet::new(),
+        kept: fork.map_or(&[], |f| &f.turns),
+        replaying: None,
     };
-    let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: None, agent: None, model_id: None };
+    let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: parent.clone(), agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
         let data = g.to_record_data(t.max_turns, t.min_turns);
         outcome = env.events.record(Payload::Custom { name: "step_graph".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+    }
+    if let (Ok(()), Some(parent)) = (&outcome, parent) {
+        let data = serde_json::json!({ "parentRunId": parent, "atTurn": r.kept.len() });
+        outcome = env.events.record(Payload::Custom { name: "fork".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     }
     let mut turn = 0u32;
     while outcome.is_ok() {
@@ -108,12 +137,21 @@ impl Runner<'_, '_> {
         Ok(ms)
     }
 
+    /// When a state change happens: now, or a kept turn's recorded time.
+    fn now_iso(&mut self) -> std::result::Result<String, Interrupt> {
+        match &self.replaying {
+            Some(at) => Ok(at.clone()),
+            None => Ok(iso8601(self.now()?)),
+        }
+    }
+
     /// Tokens a model call used: recorded (a `custom` `model_usage`
     /// record, `source` naming the caller) and added to the observers' budget.
     fn spend(&self, usage: &Usage, source: &str) -> std::result::Result<(), Interrupt> {
         if usage.total() == 0 {
             return Ok(());
         }
+        self.partial.tokens.set(self.partial.tokens.get().saturating_add(usage.total()));
         let mut data = serde_json::Map::new();
         data.insert("source".into(), source.into());
         for (key, n) in [("inputTokens", usage.input_tokens), ("outputTokens", usage.output_tokens)] {
@@ -169,6 +207,102 @@ impl Runner<'_, '_> {
         if self.aborted() {
             return Err(Interrupt::Aborted);
         }
+        let kept = self.kept.get(turn as usize);
+        self.replaying = kept.map(|k| k.timestamp.clone());
+        let graph = self.t.steps.as_ref();
+        if kept.is_none() {
+            self.ask_policy(turn).await?;
+        }
+        let (step, selection) = self.select(turn).await?;
+        self.partial.step = step;
+        self.partial.selection = Some(selection.clone());
+        self.selected.push(step);
+        match detect_loop(&self.selected, &self.t.loop_detection) {
+            Some(found) if kept.is_none() => return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found)))),
+            _ => {}
+        }
+        let step_def = step.and_then(|i| graph.map(|g| &g.steps[i]));
+        let step_id = step_def.map(|s| s.id.clone());
+        self.record(Payload::TurnStarted { turn_index: Some(turn.into()) })?;
+        self.record(Payload::StepSelected {
+            turn_index: turn.into(),
+            step_id: step_id.clone(),
+            method: selection.method.as_str().to_owned(),
+            candidates: selection.candidates.as_ref().map(|c| serde_json::to_value(c).expect("plain data serialises")),
+            ranker_error: selection.ranker_error.clone(),
+        })?;
+        if let Some(i) = step {
+            let now = self.now_iso()?;
+            self.snapshot.states[i].attempts = self.snapshot.states[i].attempts.saturating_add(1);
+            self.snapshot.set(i, StepStatus::InProgress, &now);
+        }
+
+        let user = match kept {
+            Some(k) => k.user_message.clone(),
+            None => self.user_message(turn, step_def).await?,
+        };
+        if self.t.simulator.repeat {
+            self.said.insert(said_key(&user.text_content()));
+        }
+        self.partial.user = Some(user.clone());
+        self.record(Payload::MessageAppended { message: user.clone() })?;
+        self.history.push(user.clone());
+
+        let shown = self.shown_assessment(turn)?;
+        let agent_messages = match kept {
+            // What the agent was shown then, not what these observers make of it now.
+            Some(k) => {
+                self.partial.shown = k.assessment.clone();
+                self.partial.tokens.set(k.tokens);
+                if let (Some(o), 1..) = (self.env.observers, k.tokens) {
+                    o.record_tokens(k.tokens).map_err(fault(Side::Observer))?;
+                }
+                k.agent_messages.clone()
+            }
+            None => {
+                let shown_user = shown.as_ref().map(|s| with_text_part(&user, &s.text));
+                self.partial.shown = shown.map(|s| s.text);
+                let timeout = step_def.and_then(|s| s.timeout_ms);
+                let answer = self.guard(self.env.agent.respond(&self.history, shown_user.as_ref()), Side::Agent, timeout).await?;
+                let agent_messages = check_agent_messages(answer.messages).map_err(fault(Side::Agent))?;
+                self.partial.agent = agent_messages.clone();
+                self.spend(&answer.usage, "agent")?;
+                agent_messages
+            }
+        };
+        self.report_messages(&agent_messages)?;
+        self.history.extend(agent_messages.iter().cloned());
+
+        let trace = StepTrace {
+            turn_index: turn,
+            user_message: user,
+            agent_messages,
+            timestamp: self.now_iso()?,
+            step_id: step_id.clone(),
+            selection,
+            assessment: self.partial.shown.clone(),
+            tokens: self.partial.tokens.get(),
+            end: None,
+        };
+        self.traces.push(trace);
+        self.partial.traced = true;
+        self.env.events.trace(self.traces.last().expect("just pushed"));
+        if let Some(i) = step {
+            self.judge(i).await?;
+        }
+        let last = self.traces.last().expect("just pushed");
+        let assistant = last.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).cloned();
+        let tool_results = last.agent_messages.iter().filter(|m| m.role == Role::Tool).cloned().collect();
+        self.record(Payload::TurnEnded {
+            assistant: assistant.unwrap_or_else(|| ModelMessage::text(Role::Assistant, "")),
+            tool_results,
+            turn_index: Some(turn.into()),
+            step_id,
+        })
+    }
+
+    /// Before a live turn: the policy, then the `maxTurns` cap.
+    async fn ask_policy(&self, turn: u32) -> std::result::Result<(), Interrupt> {
         let graph = self.t.steps.as_ref();
         let ctx = PolicyContext {
             turn_index: turn,
@@ -191,73 +325,7 @@ impl Runner<'_, '_> {
         if turn >= self.t.max_turns {
             return Err(Interrupt::Stop(StopReason::MaxTurns, false, Some(format!("reached maxTurns ({})", self.t.max_turns))));
         }
-        let (step, selection) = self.select(turn).await?;
-        self.partial.step = step;
-        self.partial.selection = Some(selection.clone());
-        self.selected.push(step);
-        if let Some(found) = detect_loop(&self.selected, &self.t.loop_detection) {
-            return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found))));
-        }
-        let step_def = step.and_then(|i| graph.map(|g| &g.steps[i]));
-        let step_id = step_def.map(|s| s.id.clone());
-        self.record(Payload::TurnStarted { turn_index: Some(turn.into()) })?;
-        self.record(Payload::StepSelected {
-            turn_index: turn.into(),
-            step_id: step_id.clone(),
-            method: selection.method.as_str().to_owned(),
-            candidates: selection.candidates.as_ref().map(|c| serde_json::to_value(c).expect("plain data serialises")),
-            ranker_error: selection.ranker_error.clone(),
-        })?;
-        if let Some(i) = step {
-            let now = iso8601(self.now()?);
-            self.snapshot.states[i].attempts = self.snapshot.states[i].attempts.saturating_add(1);
-            self.snapshot.set(i, StepStatus::InProgress, &now);
-        }
-
-        let user = self.user_message(turn, step_def).await?;
-        if self.t.simulator.repeat {
-            self.said.insert(said_key(&user.text_content()));
-        }
-        self.partial.user = Some(user.clone());
-        self.record(Payload::MessageAppended { message: user.clone() })?;
-        self.history.push(user.clone());
-
-        let shown = self.shown_assessment(turn)?;
-        let shown_user = shown.as_ref().map(|s| with_text_part(&user, &s.text));
-        self.partial.shown = shown.map(|s| s.text);
-        let timeout = step_def.and_then(|s| s.timeout_ms);
-        let answer = self.guard(self.env.agent.respond(&self.history, shown_user.as_ref()), Side::Agent, timeout).await?;
-        let agent_messages = check_agent_messages(answer.messages).map_err(fault(Side::Agent))?;
-        self.partial.agent = agent_messages.clone();
-        self.spend(&answer.usage, "agent")?;
-        self.report_messages(&agent_messages)?;
-        self.history.extend(agent_messages.iter().cloned());
-
-        let trace = StepTrace {
-            turn_index: turn,
-            user_message: user,
-            agent_messages,
-            timestamp: iso8601(self.now()?),
-            step_id: step_id.clone(),
-            selection,
-            assessment: self.partial.shown.clone(),
-            end: None,
-        };
-        self.traces.push(trace);
-        self.partial.traced = true;
-        self.env.events.trace(self.traces.last().expect("just pushed"));
-        if let Some(i) = step {
-            self.judge(i).await?;
-        }
-        let last = self.traces.last().expect("just pushed");
-        let assistant = last.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).cloned();
-        let tool_results = last.agent_messages.iter().filter(|m| m.role == Role::Tool).cloned().collect();
-        self.record(Payload::TurnEnded {
-            assistant: assistant.unwrap_or_else(|| ModelMessage::text(Role::Assistant, "")),
-            tool_results,
-            turn_index: Some(turn.into()),
-            step_id,
-        })
+        Ok(())
     }
 
     /// The observers' current assessment, recorded (`assessment_produced`
@@ -272,94 +340,6 @@ impl Runner<'_, '_> {
             }
         }
         Ok(shown)
-    }
-
-    /// Turn 0 takes `start`; later turns take the next eligible step with
-    /// preconditions after the current one in graph order, else the ranker's
-    /// best candidate above the threshold, else no step.
-    async fn select(&mut self, turn: u32) -> std::result::Result<(Option<usize>, Selection), Interrupt> {
-        let Some(g) = self.t.steps.as_ref() else {
-            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
-        };
-        if turn == 0 {
-            let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
-            return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }));
-        }
-        let eligible = self.eligible().await?;
-        let now = iso8601(self.now()?);
-        for (i, ok) in eligible.iter().enumerate() {
-            let status = self.snapshot.states[i].status;
-            match (ok, status) {
-                (false, StepStatus::Idle) => self.snapshot.set(i, StepStatus::Blocked, &now),
-                (true, StepStatus::Blocked) => self.snapshot.set(i, StepStatus::Idle, &now),
-                _ => {}
-            }
-        }
-        let after = self.current.unwrap_or(g.start);
-        if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
-            let c = Candidate {
-                step_id: g.steps[i].id.clone(),
-                score: 1.0,
-                reasons: Some(vec!["next eligible step with preconditions in graph order".into()]),
-            };
-            return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }));
-        }
-        let pool: Vec<&StepDefinition> = g.steps.iter().enumerate().filter(|(i, _)| eligible[*i]).map(|(_, s)| s).collect();
-        if pool.is_empty() {
-            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
-        }
-        let request = rank_request(self.t, &pool, &self.traces);
-        let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
-        self.spend(&answer.usage, "ranker")?;
-        let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
-        let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
-        Ok(match ranking.kept.first() {
-            Some(best) => {
-                let i = g.position(&best.step_id).expect("ranking keeps eligible ids");
-                (Some(i), Selection { method: SelectionMethod::LlmRanked, candidates, ranker_error: ranking.error })
-            }
-            None => (None, Selection { method: SelectionMethod::None, candidates, ranker_error: ranking.error }),
-        })
-    }
-
-    /// Which steps may run now: open, every step they wait for satisfied,
-    /// every custom precondition true (all custom ones evaluated together).
-    async fn eligible(&self) -> std::result::Result<Vec<bool>, Interrupt> {
-        let g = self.t.steps.as_ref().expect("called with a graph");
-        let mut ok: Vec<bool> = g
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| self.snapshot.open(i) && s.requires().all(|d| self.snapshot.satisfied(g.position(d).expect("validated"))))
-            .collect();
-        let contexts: Vec<PredicateContext<'_>> =
-            (0..g.steps.len()).map(|i| PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i }).collect();
-        let mut owners = Vec::new();
-        let mut futures = Vec::new();
-        for (i, s) in g.steps.iter().enumerate().filter(|(i, _)| ok[*i]) {
-            for p in &s.preconditions {
-                if let Precondition::Custom { evaluate: Some(f), name } = p {
-                    owners.push((i, name.clone()));
-                    futures.push(f.evaluate(&contexts[i]));
-                }
-            }
-        }
-        let answers = match self.env.abort {
-            Some(a) => match race(Box::pin(join_all(futures)), a.wait()).await {
-                Either::Left(answers) => answers,
-                Either::Right(()) => return Err(Interrupt::Aborted),
-            },
-            None => join_all(futures).await,
-        };
-        for ((i, name), answer) in owners.into_iter().zip(answers) {
-            let id = &g.steps[i].id;
-            let holds = answer.map_err(|e| {
-                let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
-                Interrupt::Fault(Side::Precondition, e.within(&what).at_step(id))
-            })?;
-            ok[i] &= holds;
-        }
-        Ok(ok)
     }
 
     /// The simulated user's message, asked again (with a reminder) while
@@ -462,7 +442,7 @@ impl Runner<'_, '_> {
                 t.agent_messages.iter().rev().find(|m| m.role == Role::Assistant).is_some_and(|m| !m.text_content().trim().is_empty())
             }),
         };
-        let now = iso8601(self.now()?);
+        let now = self.now_iso()?;
         let state = &self.snapshot.states[i];
         if satisfied {
             self.snapshot.set(i, StepStatus::Satisfied, &now);

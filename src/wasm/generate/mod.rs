@@ -14,13 +14,14 @@ use wasm_bindgen::prelude::*;
 use self::host::{set, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
-use crate::core::generate::{run, DefaultPolicy, Env, Policy, Precondition, Trajectory};
+use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::{
-    check_options, from_js, is_array, items, option, optional_function, optional_string_arg, options_json, property, to_js as value_to_js,
+    check_options, from_js, is_array, items, option, optional_function, optional_string_arg, options_from_js, options_json, property,
+    to_js as value_to_js,
 };
 
 /// A shallow copy of a definition without the `skip` keys, read key by
@@ -102,7 +103,7 @@ pub fn create_trajectory(
 }
 
 /// What `runTrajectory` reads; any other key is refused, naming the nearest.
-const RUN_OPTIONS: &[&str] = &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId"];
+const RUN_OPTIONS: &[&str] = &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom"];
 
 /// The run itself; the entries' `runTrajectory` normalises its options first.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
@@ -122,6 +123,13 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     };
     let mirror = Rc::new(Mirror::new(Array::new(), steps));
     let def = read_definition(&t, &mirror).js()?;
+    let resume = opt("resumeFrom")?;
+    let fork = if resume.is_undefined() || resume.is_null() {
+        None
+    } else {
+        let data = options_from_js(&resume, "runTrajectory options.resumeFrom").js()?;
+        Some(Fork::from_value(&data, &def).js()?)
+    };
     let policy_js = opt("policy")?;
     let policy: Option<JsPolicy> = if policy_js.is_undefined() || policy_js.is_null() {
         None
@@ -147,7 +155,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         events: &events,
         run_id,
     };
-    let result = run(&def, &env).await;
+    let result = run(&def, &env, fork.as_ref()).await;
     let out = Object::new();
     set(&out, "conversationId", &result.conversation_id.as_str().into());
     set(&out, "steps", &mirror.traces);

@@ -87,6 +87,7 @@ impl Runner<'_, '_> {
                 step_id: partial_step,
                 selection: p.selection.unwrap_or(Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }),
                 assessment: p.shown,
+                tokens: p.tokens.get(),
                 end: Some(end.clone()),
             };
             self.traces.push(trace);

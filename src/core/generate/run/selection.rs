@@ -1,0 +1,108 @@
+//! Which step a turn works on: the start step, the next eligible step with
+//! preconditions in graph order, or the ranker's choice; and which steps
+//! are eligible at all. A fork's kept turns take the step they recorded.
+
+use super::{Interrupt, Runner};
+use crate::core::generate::concurrency::{join_all, race, Either};
+use crate::core::generate::definition::{Precondition, PredicateContext, StepDefinition};
+use crate::core::generate::prompt::{parse_ranking, rank_request};
+use crate::core::generate::state::StepStatus;
+use crate::core::generate::trace::{Candidate, Selection, SelectionMethod, Side};
+
+impl Runner<'_, '_> {
+    /// Turn 0 takes `start`; later turns take the next eligible step with
+    /// preconditions after the current one in graph order, else the ranker's
+    /// best candidate above the threshold, else no step.
+    pub(super) async fn select(&mut self, turn: u32) -> std::result::Result<(Option<usize>, Selection), Interrupt> {
+        let Some(g) = self.t.steps.as_ref() else {
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
+        };
+        // From turn 1 on, eligibility moves steps between idle and blocked;
+        // in a kept turn too, so a fork's step states are the parent's.
+        let eligible = if turn == 0 { Vec::new() } else { self.eligible().await? };
+        if turn > 0 {
+            let now = self.now_iso()?;
+            for (i, ok) in eligible.iter().enumerate() {
+                let status = self.snapshot.states[i].status;
+                match (ok, status) {
+                    (false, StepStatus::Idle) => self.snapshot.set(i, StepStatus::Blocked, &now),
+                    (true, StepStatus::Blocked) => self.snapshot.set(i, StepStatus::Idle, &now),
+                    _ => {}
+                }
+            }
+        }
+        // A kept turn's step is the one it recorded, however it was chosen.
+        if let Some(k) = self.kept.get(turn as usize) {
+            return Ok((k.step_id.as_deref().and_then(|id| g.position(id)), k.selection.clone()));
+        }
+        if turn == 0 {
+            let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
+            return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }));
+        }
+        let after = self.current.unwrap_or(g.start);
+        if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
+            let c = Candidate {
+                step_id: g.steps[i].id.clone(),
+                score: 1.0,
+                reasons: Some(vec!["next eligible step with preconditions in graph order".into()]),
+            };
+            return Ok((Some(i), Selection { method: SelectionMethod::PreconditionsOrdered, candidates: Some(vec![c]), ranker_error: None }));
+        }
+        let pool: Vec<&StepDefinition> = g.steps.iter().enumerate().filter(|(i, _)| eligible[*i]).map(|(_, s)| s).collect();
+        if pool.is_empty() {
+            return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
+        }
+        let request = rank_request(self.t, &pool, &self.traces);
+        let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
+        self.spend(&answer.usage, "ranker")?;
+        let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
+        let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
+        Ok(match ranking.kept.first() {
+            Some(best) => {
+                let i = g.position(&best.step_id).expect("ranking keeps eligible ids");
+                (Some(i), Selection { method: SelectionMethod::LlmRanked, candidates, ranker_error: ranking.error })
+            }
+            None => (None, Selection { method: SelectionMethod::None, candidates, ranker_error: ranking.error }),
+        })
+    }
+
+    /// Which steps may run now: open, every step they wait for satisfied,
+    /// every custom precondition true (all custom ones evaluated together).
+    async fn eligible(&self) -> std::result::Result<Vec<bool>, Interrupt> {
+        let g = self.t.steps.as_ref().expect("called with a graph");
+        let mut ok: Vec<bool> = g
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.snapshot.open(i) && s.requires().all(|d| self.snapshot.satisfied(g.position(d).expect("validated"))))
+            .collect();
+        let contexts: Vec<PredicateContext<'_>> =
+            (0..g.steps.len()).map(|i| PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i }).collect();
+        let mut owners = Vec::new();
+        let mut futures = Vec::new();
+        for (i, s) in g.steps.iter().enumerate().filter(|(i, _)| ok[*i]) {
+            for p in &s.preconditions {
+                if let Precondition::Custom { evaluate: Some(f), name } = p {
+                    owners.push((i, name.clone()));
+                    futures.push(f.evaluate(&contexts[i]));
+                }
+            }
+        }
+        let answers = match self.env.abort {
+            Some(a) => match race(Box::pin(join_all(futures)), a.wait()).await {
+                Either::Left(answers) => answers,
+                Either::Right(()) => return Err(Interrupt::Aborted),
+            },
+            None => join_all(futures).await,
+        };
+        for ((i, name), answer) in owners.into_iter().zip(answers) {
+            let id = &g.steps[i].id;
+            let holds = answer.map_err(|e| {
+                let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
+                Interrupt::Fault(Side::Precondition, e.within(&what).at_step(id))
+            })?;
+            ok[i] &= holds;
+        }
+        Ok(ok)
+    }
+}

@@ -1,0 +1,93 @@
+//! Native tests of forks: the kept turns replay without a model and leave
+//! the state the parent had; bad `resumeFrom` input is refused by key.
+#![cfg(not(target_arch = "wasm32"))]
+
+use agent_trajectories::core::capture::Payload;
+use agent_trajectories::core::generate::export::result_value;
+use agent_trajectories::core::generate::*;
+use agent_trajectories::core::message::ModelMessage;
+use agent_trajectories::core::ErrorCode;
+use serde_json::{json, Value};
+
+#[path = "support/generate.rs"]
+mod support;
+use support::*;
+
+fn with_max_turns(n: u32) -> Trajectory {
+    let mut v = chain();
+    v["maxTurns"] = json!(n);
+    def(v)
+}
+
+fn replying() -> Bot {
+    bot(|n, _: &[ModelMessage]| Ok(says(&format!("reply {n}"))))
+}
+
+#[test]
+fn a_fork_at_the_end_continues_the_run_and_at_zero_is_a_fresh_one() {
+    let (user, agent) = (User::new(), replying());
+    let (longer, _) = go(&with_max_turns(5), simple(&user, &agent));
+    assert_eq!(longer.end().unwrap().reason, StopReason::GoalReached);
+    assert_eq!(longer.steps.len(), 3);
+
+    let (user, agent) = (User::new(), replying());
+    let (short, _) = go(&with_max_turns(2), simple(&user, &agent));
+    assert_eq!(short.end().unwrap().reason, StopReason::MaxTurns);
+
+    let t = with_max_turns(5);
+    let resume = |at: usize| Fork::from_value(&json!({ "result": result_value(&short), "atTurn": at }), &t).unwrap();
+    // The fakes count their calls: the user goes on from its third message, the agent from its third reply.
+    let (user, agent) = (User::new(), bot(|n, _: &[ModelMessage]| Ok(says(&format!("reply {}", n + 2)))));
+    user.n.set(2);
+    let (forked, events) = go_from(&t, simple(&user, &agent), Some(&resume(2)));
+    let strip = |r: &TrajectoryResult| r.steps.iter().map(|s| StepTrace { end: None, ..s.clone() }).collect::<Vec<_>>();
+    assert_eq!(strip(&forked), strip(&longer));
+    assert_eq!((forked.end(), &forked.step_states), (longer.end(), &longer.step_states));
+    assert_eq!((agent.calls.get(), user.requests.borrow().len()), (1, 1), "the kept turns asked no model");
+    assert_eq!(forked.conversation_id, "c1-fork-2");
+    let records = events.records.borrow();
+    match &records[0] {
+        Payload::RunStarted { identity } => assert_eq!(identity.parent_run_id.as_deref(), Some("c1")),
+        other => panic!("{other:?}"),
+    }
+    assert!(records
+        .iter()
+        .any(|p| matches!(p, Payload::Custom { name, data } if name == "fork" && *data == json!({ "parentRunId": "c1", "atTurn": 2 }))));
+
+    let (user, agent) = (User::new(), replying());
+    let (fresh, _) = go_from(&t, simple(&user, &agent), Some(&resume(0)));
+    assert_eq!(strip(&fresh), strip(&longer));
+}
+
+#[test]
+fn bad_resume_input_is_refused_by_key() {
+    let (user, agent) = (User::new(), replying());
+    let (parent, _) = go(&with_max_turns(3), simple(&user, &agent));
+    let result = result_value(&parent);
+    let t = with_max_turns(3);
+    let refused = |v: Value, needle: &str| {
+        let e = Fork::from_value(&v, &t).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert!(e.message.contains(needle), "{}", e.message);
+    };
+    refused(json!({ "result": result, "atTurn": 4 }), "resumeFrom.atTurn must be a whole number from 0 to 3");
+    refused(json!({ "result": result, "atTurn": -1 }), "got -1");
+    refused(json!({ "result": result, "atTurn": "NaN" }), "got NaN");
+    refused(json!({ "result": result, "atTurm": 1 }), "did you mean \"atTurn\"");
+    refused(json!({ "result": 5, "atTurn": 0 }), "resumeFrom.result must be a result runTrajectory resolved with");
+    let mut other = result.clone();
+    other["steps"][1]["stepId"] = json!("pay");
+    refused(json!({ "result": other, "atTurn": 2 }), "resumeFrom.result.steps[1].stepId: \"pay\" is not a step of this trajectory");
+    let mut other = result.clone();
+    other["steps"][0]["userMessage"] = json!({ "role": "assistant", "content": "hi" });
+    refused(json!({ "result": other, "atTurn": 1 }), "resumeFrom.result.steps[0]: expected a user message");
+    other["steps"][0]["userMessage"] = json!({ "role": "user", "content": 7 });
+    refused(json!({ "result": other, "atTurn": 1 }), "resumeFrom.result.steps[0].userMessage:");
+    let mut failed = result.clone();
+    failed["steps"][2]["end"] = json!({ "reason": "error" });
+    refused(json!({ "result": failed, "atTurn": 3 }), "ended in turn 2 (error), which may be incomplete");
+    assert_eq!(Fork::from_value(&json!({ "result": failed, "atTurn": 2 }), &t).unwrap().turns.len(), 2);
+    // A turn the run ended after (not in) is kept whole: its end marker is left behind.
+    let whole = Fork::from_value(&json!({ "result": result, "atTurn": 3 }), &t).unwrap();
+    assert!(parent.steps[2].end.is_some() && whole.turns[2].end.is_none());
+}
