@@ -106,6 +106,7 @@ function summary(p) {
       const g = p.data;
       if (p.name === 'step_graph' && Array.isArray(g?.steps)) return `step graph: ${g.steps.length} steps, start ${g.start}, terminal ${(g.terminals ?? []).join(', ')} (drawn under Steps)`;
       if (p.name === 'model_usage' && Number.isFinite(g?.totalTokens)) return `${g.totalTokens} tokens${g.source ? ` (${g.source})` : ''}${Number.isFinite(g.inputTokens) ? `: ${g.inputTokens} in, ${g.outputTokens ?? 0} out` : ''}`;
+      if (p.name === 'fork' && typeof g?.parentRunId === 'string') return `forked from ${g.parentRunId}: its first ${g.atTurn} turn${g.atTurn === 1 ? '' : 's'} kept as recorded, the rest live`;
       if (p.name === 'step_states' && Array.isArray(g?.states)) return `final step states: ${g.states.map((x) => `${x.stepId} ${x.status}`).join(', ')}`;
       return `${p.name} ${short(p.data)}`;
     }
