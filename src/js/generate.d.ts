@@ -217,8 +217,9 @@ export interface BatchRun {
   reason: StopReason | null;
   verdict: Verdict | null;
   turns: number;
-  /** Tokens of its `model_usage` records. */
+  /** Tokens its model calls reported (its traces' `tokens`; a fork's kept turns left out, as they cost it nothing). */
   tokens: number;
+  /** Records it made (0 when nothing asked for them: no sink, `onRecord` or `onProgress`). */
   records: number;
   /** toArtifacts(result, trajectory), or null without a result. */
   artifacts(): TrajectoryArtifacts | null;
