@@ -26,8 +26,9 @@ pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
 }
 
 /// The valid key closest to `key`: same letters ignoring case, or a
-/// prefix/suffix of one another (`observer` / `observers`), or within an
-/// edit distance of a third of the key's length (at least 2).
+/// prefix/suffix of one another (`observer` / `observers`), or forms of one
+/// word (`retry` / `retries`), or within an edit distance of a third of the
+/// key's length (at least 2).
 pub fn nearest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
     // ASCII only: option keys are ASCII, and Unicode case tables would cost ~10 KB of module.
     let lower = key.to_ascii_lowercase();
@@ -40,7 +41,10 @@ pub fn nearest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
         .map(|a| {
             let al = a.to_ascii_lowercase();
             let affix = al.len() >= 3 && lower.len() >= 3 && (al.starts_with(&lower) || lower.starts_with(&al));
-            let d = if affix { 1 } else { edit_distance(&lower, &al) };
+            // One word's other form: `retry` / `retries`, all but the shorter's last letter shared.
+            let common = lower.bytes().zip(al.bytes()).take_while(|(x, y)| x == y).count();
+            let stem = common >= 4 && common + 1 >= lower.len().min(al.len());
+            let d = if affix { 1 } else if stem { 2 } else { edit_distance(&lower, &al) };
             (d, *a)
         })
         .filter(|(d, _)| *d <= limit)
@@ -76,6 +80,9 @@ mod tests {
         assert_eq!(nearest("onSinkErorr", RUN), Some("onSinkError"));
         assert_eq!(nearest("observer", RUN), Some("observers"));
         assert_eq!(nearest("zzz", RUN), None);
+        assert_eq!(nearest("retry", &["retries", "checks"]), Some("retries"));
+        assert_eq!(nearest("policies", &["policy", "clock"]), Some("policy"));
+        assert_eq!(nearest("sinks", &["signal", "clock"]), None);
         let e = check_keys(["sink", "maxturns"], RUN, "runTrajectory options").unwrap_err();
         assert_eq!(e.code, crate::core::ErrorCode::InvalidArgument);
         assert!(e.message.starts_with("runTrajectory options: unknown option \"maxturns\"; did you mean \"maxTurns\"?"), "{}", e.message);

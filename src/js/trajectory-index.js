@@ -234,11 +234,14 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
           return this.#strings.indexOf(k);
         }));
       }
-      const run = runId === undefined ? undefined : this.#run(runId, place);
+      // Records without a run id, where every record has one: none (not an unknown run).
+      const none = runId === null && !this.#byId.has(NONE);
+      const run = runId === undefined || none ? undefined : this.#run(runId, place);
       if (typeof errorsOnly !== 'boolean') throw bad(`${place}: errorsOnly must be a boolean, got ${show(errorsOnly)}`);
       const min = minSeverity === undefined ? 0 : SEVERITIES.indexOf(minSeverity) + 1;
       if (min === 0 && minSeverity !== undefined) throw bad(`${place}: minSeverity must be "info", "caution" or "warning", got ${show(minSeverity)}`);
       if (turn !== undefined && turn !== null && !(Number.isInteger(turn) && turn >= 0)) throw bad(`${place}: turn must be a turn number or null, got ${show(turn)}`);
+      if (none) return new Uint32Array(0);
       const inTurn = turn === undefined ? undefined : new Set(turn === null ? this.#outsideAll(run) : this.#turnAll(run, turn));
       const out = [];
       for (let i = 0, r = 0; r < this.#cols.length; i++, r += W) {

@@ -95,6 +95,8 @@ test('filter and search agree with JSON.parse of the lines; keys are not searche
   assert.deepEqual([...ix.filter({ kind: 'tool_ended', errorsOnly: true })], idx((r) => r.payload.kind === 'tool_ended' && r.payload.is_error));
   assert.deepEqual([...ix.filter({ kind: ['tool_started', 'tool_ended'] })], idx((r) => r.payload.kind.startsWith('tool_')));
   assert.deepEqual([...ix.filter({ minSeverity: 'caution' })], idx((r) => ['caution', 'warning'].includes(r.payload.assessment?.severity)));
+  assert.ok(recs.every((r) => r.run_id) && ix.filter({ runId: null, kind: 'tool_ended' }).length === 0, 'no records without a run id: none, not an error');
+  assert.throws(() => ix.filter({ runId: 'nope' }), /filter\(q\): no run "nope" in this index/);
   const strings = (v) => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
   const count = (needle) => recs.map((r) => strings(r).join('\u0000').toLowerCase().split(needle.toLowerCase()).length - 1);
   for (const needle of ['run_tests', 'ASSERTIONERROR', 'test_parser.py']) {
