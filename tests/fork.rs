@@ -83,6 +83,23 @@ fn bad_resume_input_is_refused_by_key() {
     refused(json!({ "result": other, "atTurn": 1 }), "resumeFrom.result.steps[0]: expected a user message");
     other["steps"][0]["userMessage"] = json!({ "role": "user", "content": 7 });
     refused(json!({ "result": other, "atTurn": 1 }), "resumeFrom.result.steps[0].userMessage:");
+    for (key, bad, needle) in [
+        ("stepId", json!(7), "steps[1].stepId: expected a string, got a number"),
+        ("tokens", json!(-500), "steps[1].tokens: expected a whole number of tokens, got -500"),
+        ("assessment", json!(42), "steps[1].assessment: expected a string"),
+        ("turnIndex", json!(5), "steps[1].turnIndex is 5, not 1"),
+        ("timestamp", json!("yesterday"), "steps[1].timestamp: expected an ISO 8601 time"),
+    ] {
+        let mut other = result.clone();
+        other["steps"][1][key] = bad;
+        refused(json!({ "result": other, "atTurn": 2 }), needle);
+    }
+    let mut other = result.clone();
+    other["conversationId"] = json!("");
+    refused(json!({ "result": other, "atTurn": 0 }), "result.conversationId must be the id of the run forked from, got an empty string");
+    other.as_object_mut().unwrap().remove("conversationId");
+    refused(json!({ "result": other, "atTurn": 0 }), "got nothing");
+    refused(json!({ "result": result }), "atTurn must be a whole number from 0 to 3 (how many of the result's turns to keep), got nothing");
     let mut failed = result.clone();
     failed["steps"][2]["end"] = json!({ "reason": "error" });
     refused(json!({ "result": failed, "atTurn": 3 }), "ended in turn 2 (error), which may be incomplete");
@@ -90,4 +107,26 @@ fn bad_resume_input_is_refused_by_key() {
     // A turn the run ended after (not in) is kept whole: its end marker is left behind.
     let whole = Fork::from_value(&json!({ "result": result, "atTurn": 3 }), &t).unwrap();
     assert!(parent.steps[2].end.is_some() && whole.turns[2].end.is_none());
+}
+
+#[test]
+fn a_kept_turn_this_trajectory_would_not_have_run_ends_the_fork() {
+    let (user, agent) = (User::new(), replying());
+    let (parent, _) = go(&with_max_turns(3), simple(&user, &agent));
+    let t = with_max_turns(5);
+    let mut edited = result_value(&parent);
+    // `confirm` waits for `ask`, which is not satisfied before turn 1.
+    edited["steps"][1]["stepId"] = json!("confirm");
+    let fork = Fork::from_value(&json!({ "result": edited, "atTurn": 3 }), &t).unwrap();
+    let (user, agent) = (User::new(), replying());
+    let (r, _) = go_from(&t, simple(&user, &agent), Some(&fork));
+    let end = r.end().unwrap();
+    assert_eq!((end.reason, end.verdict), (StopReason::Error, Verdict::Harness));
+    let e = end.error.as_ref().unwrap();
+    assert!(e.message.contains("resumeFrom.result.steps[1] ran step \"confirm\", which this trajectory would not have run there"), "{}", e.message);
+    assert_eq!((agent.calls.get(), r.steps.len()), (0, 1), "turn 0 kept, turn 1 refused before it began, no model asked");
+    edited["steps"][0]["stepId"] = json!("ask");
+    let fork = Fork::from_value(&json!({ "result": edited, "atTurn": 1 }), &t).unwrap();
+    let (r, _) = go_from(&t, simple(&user, &agent), Some(&fork));
+    assert!(r.end().unwrap().error.as_ref().unwrap().message.contains("turn 0 runs the start step \"greet\""));
 }

@@ -77,7 +77,7 @@ fn empty_replies_keep_their_code_and_retries_are_bounded() {
     assert_eq!(issues(&events), [(0, "empty".into(), 1, false)]);
     for (bad, says) in [
         (json!({ "retries": 11 }), "simulator.retries must be at most 10, got 11"),
-        (json!({ "retry": 1 }), "simulator: unknown option \"retry\" (valid: retries, checks)"),
+        (json!({ "retry": 1 }), "simulator: unknown option \"retry\"; did you mean \"retries\"? (valid: retries, checks)"),
         (json!({ "checks": { "role": 1 } }), "simulator.checks.role must be true or false, got a number"),
     ] {
         let e = invalid(json!({ "goal": "g", "persona": { "description": "d" }, "simulator": bad }));

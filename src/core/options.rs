@@ -44,7 +44,13 @@ pub fn nearest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
             // One word's other form: `retry` / `retries`, all but the shorter's last letter shared.
             let common = lower.bytes().zip(al.bytes()).take_while(|(x, y)| x == y).count();
             let stem = common >= 4 && common + 1 >= lower.len().min(al.len());
-            let d = if affix { 1 } else if stem { 2 } else { edit_distance(&lower, &al) };
+            let d = if affix {
+                1
+            } else if stem {
+                2
+            } else {
+                edit_distance(&lower, &al)
+            };
             (d, *a)
         })
         .filter(|(d, _)| *d <= limit)

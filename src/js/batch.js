@@ -78,13 +78,13 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
       try {
         // (Read in here: a getter that throws ends this run alone.)
         own = options.onRecord;
-        // A fork's kept turns cost it nothing: their tokens are its parent's.
+        // A fork's kept turns cost it nothing: their turns and tokens are its parent's.
         const kept = options.resumeFrom?.atTurn ?? 0;
         // The batch's signal reaches every run whose options have none of their own.
         const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
         const end = result.steps.at(-1)?.end ?? result.end;
         const tokens = result.steps.slice(kept).reduce((sum, s) => sum + (s.tokens ?? 0), 0);
-        Object.assign(run, { result, reason: end?.reason ?? null, verdict: end?.verdict ?? null, turns: result.steps.length, tokens, records: result[RECORDS] ?? 0 });
+        Object.assign(run, { result, reason: end?.reason ?? null, verdict: end?.verdict ?? null, turns: Math.max(0, result.steps.length - kept), tokens, records: result[RECORDS] ?? 0 });
       } catch (e) {
         // Refused before it ran (bad options, a trajectory that is not one): the harness's doing.
         run.error = ours(e) ? e : fail('CALLBACK_FAILED', `${place}: run ${JSON.stringify(id)} threw: ${why(e)}`, e);

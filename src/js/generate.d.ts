@@ -186,9 +186,10 @@ export interface RunTrajectoryOptions {
    * run; `result.steps.length` continues it), replayed without asking any
    * model, then go on live. The new run records its parent
    * (`parent_run_id`) and a `custom` `fork` record `{ parentRunId, atTurn }`;
-   * its id is `runId`, else `<parent id>-fork-<atTurn>`.
+   * its id is the definition's `conversationId` or `runId`, whichever is not
+   * the parent's, else `<parent id>-fork-<atTurn>`.
    */
-  resumeFrom?: { result: TrajectoryResult; atTurn: number };
+  resumeFrom?: { result: TrajectoryResult & { conversationId: string }; atTurn: number };
 }
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
@@ -217,7 +218,7 @@ export interface BatchRun {
   reason: StopReason | null;
   verdict: Verdict | null;
   turns: number;
-  /** Tokens its model calls reported (its traces' `tokens`; a fork's kept turns left out, as they cost it nothing). */
+  /** Tokens its model calls reported (its traces' `tokens`; a fork's kept turns left out, as they cost it nothing, and from `turns` too). */
   tokens: number;
   /** Records it made (0 when nothing asked for them: no sink, `onRecord` or `onProgress`). */
   records: number;

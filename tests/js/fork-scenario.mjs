@@ -108,6 +108,12 @@ export const forkChecks = {
 
     const fresh = await run(7, pureAgent(), pureUser(), { resumeFrom: { result: short, atTurn: 0 } });
     eq(shape(fresh), shape(longer), 'a fork at 0 is a fresh run');
+
+    // In a batch, a fork counts the turns and tokens it spent, not its parent's.
+    const items = [4, 0].map((atTurn) => ({ id: `at-${atTurn}`, trajectory: at.createTrajectory(chain({ maxTurns: 7 }), pureAgent()), options: { userModel: pureUser(), clock, resumeFrom: { result: short, atTurn } } }));
+    const { runs } = await at.runTrajectories(items);
+    const spent = (steps) => steps.reduce((n, s) => n + s.tokens, 0);
+    eq(runs.map((r) => [r.turns, r.tokens]), [[3, spent(longer.steps.slice(4))], [7, spent(longer.steps)]], 'turns and tokens per fork');
   },
 
   async 'a fork from the middle goes another way; one of a failed run retries the turn it failed in'(at) {
@@ -152,12 +158,20 @@ export const forkChecks = {
     await refused({ result: parent, atTurn: NaN }, /atTurn .*got NaN/, 'NaN');
     await refused({ result: parent, atTurn: 4 }, /got 4/, 'past the result');
     await refused({ result: parent, atTurn: '2' }, /got "2"/, 'a string');
-    await refused({ result: parent }, /atTurn .*got null/, 'missing');
+    await refused({ result: parent }, /atTurn .*got nothing/, 'missing');
     await refused({ result: parent, atturn: 1 }, /resumeFrom: unknown option "atturn"; did you mean "atTurn"\?/, 'misspelt');
-    await refused({ result: { steps: [] }, atTurn: 0 }, /resumeFrom\.result must be a result runTrajectory resolved with/, 'no conversationId');
+    await refused({ result: { steps: [] }, atTurn: 0 }, /resumeFrom\.result\.conversationId must be the id of the run forked from, got nothing/, 'no conversationId');
+    await refused({ result: 'x', atTurn: 0 }, /resumeFrom\.result must be a result runTrajectory resolved with/, 'not a result');
     await refused('parent', /resumeFrom must be \{ result, atTurn \}, got a string/, 'not an object');
     const other = { ...parent, steps: parent.steps.map((s, i) => (i === 1 ? { ...s, stepId: 'deploy' } : s)) };
     await refused({ result: other, atTurn: 2 }, /resumeFrom\.result\.steps\[1\]\.stepId: "deploy" is not a step of this trajectory/, 'another trajectory\'s result');
+    // A kept turn this trajectory would not have run there ends the fork, before any model is asked.
+    const edited = JSON.parse(JSON.stringify(parent));
+    edited.steps[1].stepId = 'merge';
+    const [a, u] = [pureAgent(), pureUser()];
+    const wrong = await at.runTrajectory(at.createTrajectory(chain({ maxTurns: 3 }), a), { userModel: u, clock, resumeFrom: { result: edited, atTurn: 3 } });
+    eq([end(wrong).reason, end(wrong).verdict, end(wrong).error.code, a.calls + u.calls], ['error', 'harness', 'INVALID_ARGUMENT', 0], 'refused at the turn');
+    assert(end(wrong).error.message.includes('resumeFrom.result.steps[1] ran step "merge", which this trajectory would not have run there'), end(wrong).error.message);
     const shortT = at.createTrajectory(chain({ maxTurns: 2 }), pureAgent());
     const e = await caught(at.runTrajectory(shortT, { userModel: pureUser(), clock, resumeFrom: { result: parent, atTurn: 3 } }));
     assert(/atTurn \(3\) is past the trajectory's maxTurns \(2\)/.test(e.message), e.message);

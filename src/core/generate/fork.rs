@@ -33,19 +33,30 @@ impl Fork {
         let obj = v.as_object().ok_or_else(|| bad(format!(" must be {{ result, atTurn }}, got {}", kind_of(v))))?;
         check_keys(obj.keys().map(String::as_str), &["result", "atTurn"], PLACE)?;
         let result = obj.get("result").unwrap_or(&Value::Null);
-        let (Some(parent), Some(steps)) = (result.get("conversationId").and_then(Value::as_str), result.get("steps").and_then(Value::as_array))
-        else {
+        if !result.is_object() {
             return Err(bad(format!(
                 ".result must be a result runTrajectory resolved with ({{ conversationId, steps, ... }}), got {}",
                 kind_of(result)
             )));
+        }
+        let parent = match result.get("conversationId") {
+            Some(Value::String(id)) if !id.is_empty() => id,
+            other => {
+                let got = other.map_or("nothing".to_owned(), |v| if v.is_string() { "an empty string".to_owned() } else { kind_of(v).to_owned() });
+                return Err(bad(format!(".result.conversationId must be the id of the run forked from, got {got}")));
+            }
         };
-        let given = obj.get("atTurn").unwrap_or(&Value::Null);
-        let at = given.as_u64().filter(|&n| n <= steps.len() as u64).ok_or_else(|| {
+        let steps = match result.get("steps") {
+            Some(Value::Array(steps)) => steps,
+            other => return Err(bad(format!(".result.steps must be the run's step traces, got {}", other.map_or("nothing", kind_of)))),
+        };
+        let given = obj.get("atTurn");
+        let at = given.and_then(Value::as_u64).filter(|&n| n <= steps.len() as u64).ok_or_else(|| {
             // NaN and ±Infinity come as strings (JSON has no such numbers).
             let shown = match given {
-                Value::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => s.clone(),
-                other => other.to_string(),
+                None => "nothing".to_owned(),
+                Some(Value::String(s)) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => s.clone(),
+                Some(other) => other.to_string(),
             };
             bad(format!(".atTurn must be a whole number from 0 to {} (how many of the result's turns to keep), got {shown}", steps.len()))
         })? as usize;
@@ -69,21 +80,38 @@ impl Fork {
     }
 }
 
-/// One kept trace; errors start at its keys (`.stepId: ...`). Read as
-/// leniently as the exporters read: only what the replay needs is required.
+/// One kept trace; errors start at its keys (`.stepId: ...`).
 fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTrace, String> {
-    let text = |key: &str| s.get(key).and_then(Value::as_str).map(str::to_owned);
+    if !s.is_object() {
+        return Err(format!(": expected a step trace, got {}", kind_of(s)));
+    }
+    // An absent (or null) optional string reads as none; any other kind is refused.
+    let text = |key: &str| match s.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(x)) => Ok(Some(x.clone())),
+        Some(other) => Err(format!(".{key}: expected a string, got {}", kind_of(other))),
+    };
+    if let Some(n) = s.get("turnIndex").filter(|n| n.as_u64() != Some(i as u64)) {
+        return Err(format!(".turnIndex is {n}, not {i}: the steps are not the run's turns, in order"));
+    }
     let user_message = ModelMessage::from_value(s.get("userMessage").unwrap_or(&Value::Null)).map_err(|e| format!(".userMessage: {}", e.message))?;
     let agent_messages = normalize_messages(s.get("agentMessages").unwrap_or(&Value::Null)).map_err(|e| format!(".agentMessages: {}", e.message))?;
     if user_message.role != Role::User || agent_messages.iter().any(|m| matches!(m.role, Role::User | Role::System)) {
         return Err(": expected a user message (userMessage) and assistant and tool messages (agentMessages)".into());
     }
-    let step_id = text("stepId");
+    let step_id = text("stepId")?;
     if let Some(id) = &step_id {
         if t.steps.as_ref().and_then(|g| g.position(id)).is_none() {
             return Err(format!(".stepId: {id:?} is not a step of this trajectory"));
         }
     }
+    // As runTrajectory writes it (`2026-01-01T00:00:00.000Z`): it dates the kept turn and the state changes it makes.
+    let timestamp = text("timestamp")?.filter(|ts| ts.len() >= 24 && ts.ends_with('Z') && ts.as_bytes()[ts.len() - 14] == b'T');
+    let timestamp = timestamp.ok_or_else(|| ".timestamp: expected an ISO 8601 time such as 2026-01-01T00:00:00.000Z".to_owned())?;
+    let tokens = match s.get("tokens") {
+        None | Some(Value::Null) => 0,
+        Some(n) => n.as_u64().ok_or_else(|| format!(".tokens: expected a whole number of tokens, got {n}"))?,
+    };
     let selection = s.get("selection");
     let method = selection.and_then(|v| v.get("method")).and_then(Value::as_str).unwrap_or("none");
     let method = [SelectionMethod::Start, SelectionMethod::PreconditionsOrdered, SelectionMethod::LlmRanked, SelectionMethod::None]
@@ -104,15 +132,15 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
         turn_index: i as u32,
         user_message,
         agent_messages,
-        timestamp: text("timestamp").unwrap_or_default(),
+        timestamp,
         step_id,
         selection: Selection {
             method,
             candidates,
             ranker_error: selection.and_then(|v| v.get("rankerError")).and_then(Value::as_str).map(str::to_owned),
         },
-        assessment: text("assessment"),
-        tokens: s.get("tokens").and_then(Value::as_u64).unwrap_or(0),
+        assessment: text("assessment")?,
+        tokens,
         end: None,
     })
 }

@@ -248,7 +248,7 @@ impl Runner<'_, '_> {
         self.record(Payload::MessageAppended { message: user.clone() })?;
         self.history.push(user.clone());
 
-        let shown = self.shown_assessment(turn)?;
+        let shown = self.shown_assessment(turn, kept)?;
         let agent_messages = match kept {
             // What the agent was shown then, not what these observers make of it now.
             Some(k) => {
@@ -330,11 +330,13 @@ impl Runner<'_, '_> {
 
     /// The observers' current assessment, recorded (`assessment_produced`
     /// with this turn) as it is shown to the agent, so a run can be audited
-    /// for what the agent saw.
-    fn shown_assessment(&self, turn: u32) -> std::result::Result<Option<ShownAssessment>, Interrupt> {
+    /// for what the agent saw. In a kept turn it is asked too (the
+    /// observers move on as they did), and recorded only when it is what
+    /// the agent was shown then.
+    fn shown_assessment(&self, turn: u32, kept: Option<&StepTrace>) -> std::result::Result<Option<ShownAssessment>, Interrupt> {
         let Some(o) = self.env.observers else { return Ok(None) };
         let shown = o.current().map_err(fault(Side::Observer))?;
-        if let Some(s) = &shown {
+        if let Some(s) = shown.as_ref().filter(|s| kept.is_none_or(|k| k.assessment.as_ref() == Some(&s.text))) {
             for a in &s.assessments {
                 self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index: Some(turn.into()) })?;
             }

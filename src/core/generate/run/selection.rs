@@ -3,6 +3,7 @@
 //! are eligible at all. A fork's kept turns take the step they recorded.
 
 use super::{Interrupt, Runner};
+use crate::core::error::Error;
 use crate::core::generate::concurrency::{join_all, race, Either};
 use crate::core::generate::definition::{Precondition, PredicateContext, StepDefinition};
 use crate::core::generate::prompt::{parse_ranking, rank_request};
@@ -31,9 +32,27 @@ impl Runner<'_, '_> {
                 }
             }
         }
-        // A kept turn's step is the one it recorded, however it was chosen.
+        // A kept turn's step is the one it recorded, however it was chosen,
+        // if this trajectory would have let it run then (else the result is
+        // another trajectory's, or this one's rules changed since).
         if let Some(k) = self.kept.get(turn as usize) {
-            return Ok((k.step_id.as_deref().and_then(|id| g.position(id)), k.selection.clone()));
+            let step = k.step_id.as_deref().and_then(|id| g.position(id));
+            let allowed = match step {
+                Some(i) if turn == 0 => i == g.start,
+                Some(i) => eligible[i],
+                None => turn > 0,
+            };
+            if !allowed {
+                let which = step.map_or("no step".to_owned(), |i| format!("step {:?}", g.steps[i].id));
+                let rule = if turn == 0 {
+                    format!("turn 0 runs the start step {:?}", g.steps[g.start].id)
+                } else {
+                    "it was not eligible then: done, failed, or its preconditions do not hold".to_owned()
+                };
+                let message = format!("resumeFrom.result.steps[{turn}] ran {which}, which this trajectory would not have run there ({rule}); the result is not a run of this trajectory as it is now");
+                return Err(Interrupt::Fault(Side::Precondition, Error::invalid_argument(message)));
+            }
+            return Ok((step, k.selection.clone()));
         }
         if turn == 0 {
             let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
@@ -99,7 +118,9 @@ impl Runner<'_, '_> {
             let id = &g.steps[i].id;
             let holds = answer.map_err(|e| {
                 let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
-                Interrupt::Fault(Side::Precondition, e.within(&what).at_step(id))
+                // A host callback's error already names it (`step "s": precondition p threw: ...`).
+                let e = if e.message.starts_with(&what) { e } else { e.within(&what) };
+                Interrupt::Fault(Side::Precondition, e.at_step(id))
             })?;
             ok[i] &= holds;
         }
