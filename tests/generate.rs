@@ -159,8 +159,23 @@ fn ranking_picks_above_threshold_and_garbage_is_recorded_not_thrown() {
             _ => "[{\"stepId\":\"b\",\"score\":0.8}]".into(),
         })
     });
+    user.usage.set(agent_trajectories::core::host::Usage { input_tokens: Some(5), output_tokens: Some(2) });
     let agent = bot(|n, _| Ok(if n == 1 { says("hi") } else { says("ok") }));
     let (r, events) = go(&t, simple(&user, &agent));
+    // The ranking's tokens count in the turn it chose for: recorded after its turn_started.
+    let kinds: Vec<String> = events
+        .records
+        .borrow()
+        .iter()
+        .map(|p| match p {
+            Payload::Custom { name, data } if name == "model_usage" => format!("usage:{}", data["source"].as_str().unwrap()),
+            Payload::TurnStarted { turn_index } => format!("turn:{}", turn_index.unwrap()),
+            other => other.kind().to_owned(),
+        })
+        .filter(|k| k.starts_with("usage") || k.starts_with("turn:"))
+        .collect();
+    assert_eq!(&kinds[..6], ["turn:0", "usage:user-simulator", "turn:1", "usage:ranker", "usage:user-simulator", "turn:2"]);
+    assert_eq!(r.steps[1].tokens, 14, "the ranking's and the user message's");
     assert_eq!(r.steps[1].selection.method, SelectionMethod::LlmRanked);
     assert_eq!(r.steps[1].step_id.as_deref(), Some("c"));
     let c = &r.steps[1].selection.candidates.as_ref().unwrap()[0];

@@ -27,6 +27,8 @@ pub struct User {
     /// Replies given (in order) before the numbered ones.
     pub script: RefCell<std::collections::VecDeque<String>>,
     pub requests: RefCell<Vec<ModelRequest>>,
+    /// The usage each answer reports.
+    pub usage: Cell<Usage>,
 }
 
 impl User {
@@ -37,6 +39,7 @@ impl User {
             empty_first: Cell::new(0),
             script: RefCell::default(),
             requests: RefCell::default(),
+            usage: Cell::new(Usage::default()),
         }
     }
     pub fn scripted(self, replies: &[&str]) -> User {
@@ -64,7 +67,8 @@ impl Model for User {
                 Ok(format!("user message {}", self.n.get()))
             }
         };
-        Box::pin(async move { out.map(|text| ModelResponse { text, ..Default::default() }) })
+        let usage = self.usage.get();
+        Box::pin(async move { out.map(|text| ModelResponse { text, usage, ..Default::default() }) })
     }
 }
 

@@ -52,6 +52,8 @@ struct Partial {
     agent: Vec<ModelMessage>,
     /// Tokens the turn's model calls reported so far.
     tokens: Cell<u64>,
+    /// What this turn's ranking cost, recorded once the turn has begun.
+    ranker: Usage,
     /// Set once the turn's trace is out; a later fault then ends on it.
     traced: bool,
 }
@@ -217,8 +219,13 @@ impl Runner<'_, '_> {
         self.partial.step = step;
         self.partial.selection = Some(selection.clone());
         self.selected.push(step);
+        let ranker = std::mem::take(&mut self.partial.ranker);
         match detect_loop(&self.selected, &self.t.loop_detection) {
-            Some(found) if kept.is_none() => return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found)))),
+            Some(found) if kept.is_none() => {
+                // The turn does not begin, but its ranking was paid for: recorded all the same.
+                self.spend(&ranker, "ranker")?;
+                return Err(Interrupt::Stop(StopReason::AgentLoop, false, Some(self.describe_loop(&found))));
+            }
             _ => {}
         }
         let step_def = step.and_then(|i| graph.map(|g| &g.steps[i]));
@@ -231,6 +238,7 @@ impl Runner<'_, '_> {
             candidates: selection.candidates.as_ref().map(|c| serde_json::to_value(c).expect("plain data serialises")),
             ranker_error: selection.ranker_error.clone(),
         })?;
+        self.spend(&ranker, "ranker")?;
         if let Some(i) = step {
             let now = self.now_iso()?;
             self.snapshot.states[i].attempts = self.snapshot.states[i].attempts.saturating_add(1);

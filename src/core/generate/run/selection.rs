@@ -73,7 +73,8 @@ impl Runner<'_, '_> {
         }
         let request = rank_request(self.t, &pool, &self.traces);
         let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
-        self.spend(&answer.usage, "ranker")?;
+        // Recorded once the turn has begun (after `turn_started`), so the tokens count in this turn.
+        self.partial.ranker = answer.usage;
         let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
         let candidates = Some(if ranking.kept.is_empty() { ranking.top } else { ranking.kept.clone() });
         Ok(match ranking.kept.first() {
