@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
+use super::graph::{find_cycle, reachable, read_graph};
 use super::simulator::SimulatorChecks;
 use super::state::Snapshot;
 use super::trace::StepTrace;
@@ -37,8 +38,6 @@ const TRAJECTORY_KEYS: &[&str] = &[
     "agent",
     "userModel",
 ];
-const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
-const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
 
 /// The most retries of a simulated user's rejected reply.
 pub const MAX_SIMULATOR_RETRIES: u32 = 10;
@@ -110,11 +109,11 @@ pub struct StepGraph {
     pub steps: Vec<StepDefinition>,
     pub start: usize,
     pub terminals: Vec<usize>,
-    index: HashMap<String, usize>,
+    pub(super) index: HashMap<String, usize>,
     /// Per step: the steps it waits for (`stepSatisfied`), as indices.
-    deps: Vec<Vec<usize>>,
+    pub(super) deps: Vec<Vec<usize>>,
     /// Per step: the steps that wait for it.
-    dependents: Vec<Vec<usize>>,
+    pub(super) dependents: Vec<Vec<usize>>,
 }
 
 impl StepGraph {
@@ -173,41 +172,41 @@ pub struct Trajectory {
     pub user_context_steps: u32,
 }
 
-fn invalid(message: impl Into<String>) -> Error {
+pub(super) fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidTrajectory, message)
 }
 
-struct Fields<'a> {
+pub(super) struct Fields<'a> {
     obj: &'a Map<String, Value>,
     place: &'a str,
 }
 
 impl<'a> Fields<'a> {
-    fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
+    pub(super) fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
         v.as_object().map(|obj| Fields { obj, place }).ok_or_else(|| invalid(format!("{place} must be an object, got {}", kind_of(v))))
     }
     /// Refuses keys the library does not read (a misspelt `maxturns` would
     /// otherwise silently run with the default), naming the nearest valid one.
-    fn only(&self, allowed: &[&str]) -> Result<()> {
+    pub(super) fn only(&self, allowed: &[&str]) -> Result<()> {
         crate::core::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
     }
-    fn get(&self, key: &str) -> Option<&'a Value> {
+    pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
         self.obj.get(key).filter(|v| !v.is_null())
     }
-    fn string(&self, key: &str) -> Result<Option<String>> {
+    pub(super) fn string(&self, key: &str) -> Result<Option<String>> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(v) => Err(invalid(format!("{}.{key} must be a string, got {}", self.place, kind_of(v)))),
         }
     }
-    fn required(&self, key: &str) -> Result<String> {
+    pub(super) fn required(&self, key: &str) -> Result<String> {
         match self.string(key)? {
             Some(s) if !s.trim().is_empty() => Ok(s),
             _ => Err(invalid(format!("{}.{key} must be a non-empty string", self.place))),
         }
     }
-    fn strings(&self, key: &str) -> Result<Vec<String>> {
+    pub(super) fn strings(&self, key: &str) -> Result<Vec<String>> {
         match self.get(key) {
             None => Ok(Vec::new()),
             Some(Value::Array(items)) => items
@@ -218,7 +217,7 @@ impl<'a> Fields<'a> {
             Some(v) => Err(invalid(format!("{}.{key} must be an array of strings, got {}", self.place, kind_of(v)))),
         }
     }
-    fn boolean(&self, key: &str, default: bool) -> Result<bool> {
+    pub(super) fn boolean(&self, key: &str, default: bool) -> Result<bool> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
@@ -226,7 +225,7 @@ impl<'a> Fields<'a> {
         }
     }
     /// An integer >= `min`; `default` when absent.
-    fn integer(&self, key: &str, min: u32, default: u32) -> Result<u32> {
+    pub(super) fn integer(&self, key: &str, min: u32, default: u32) -> Result<u32> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => match v.as_f64() {
@@ -235,7 +234,7 @@ impl<'a> Fields<'a> {
             },
         }
     }
-    fn number(&self, key: &str, ok: impl Fn(f64) -> bool, rule: &str) -> Result<Option<f64>> {
+    pub(super) fn number(&self, key: &str, ok: impl Fn(f64) -> bool, rule: &str) -> Result<Option<f64>> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => match v.as_f64() {
@@ -372,152 +371,4 @@ impl Trajectory {
         }
         Ok(())
     }
-}
-
-fn read_graph(v: &Value) -> Result<StepGraph> {
-    let f = Fields::of(v, "steps")?;
-    f.only(&["steps", "start", "terminals"])?;
-    let items = match f.get("steps") {
-        Some(Value::Array(items)) if !items.is_empty() => items,
-        _ => return Err(invalid("steps.steps must be a non-empty array of step definitions")),
-    };
-    let mut steps = Vec::with_capacity(items.len());
-    let mut index = HashMap::new();
-    for (i, item) in items.iter().enumerate() {
-        let place = format!("steps.steps[{i}]");
-        let s = Fields::of(item, &place)?;
-        let id = s.required("id")?;
-        s.only(STEP_KEYS).map_err(|e| e.at_step(&id))?;
-        if let Some(first) = index.insert(id.clone(), i) {
-            return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
-        }
-        let at = |e: Error| e.at_step(&id);
-        let mut preconditions = Vec::new();
-        if let Some(list) = s.get("preconditions") {
-            let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id:?}: preconditions must be an array"))))?;
-            for (j, p) in list.iter().enumerate() {
-                let place = format!("step {id:?}: preconditions[{j}]");
-                let pf = Fields::of(p, &place).map_err(at)?;
-                pf.only(PRECONDITION_KEYS).map_err(at)?;
-                let pre = match pf.string("type").map_err(at)?.as_deref() {
-                    Some("stepSatisfied") => Precondition::StepSatisfied(
-                        pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,
-                    ),
-                    Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
-                    other => {
-                        let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
-                        let hint = other
-                            .and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"]))
-                            .map(|n| format!("; did you mean {n:?}?"))
-                            .unwrap_or_default();
-                        return Err(at(invalid(format!(
-                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"
-                        ))));
-                    }
-                };
-                preconditions.push(pre);
-            }
-        }
-        steps.push(StepDefinition {
-            instruction: s.required("instruction").map_err(at)?,
-            hints: s.strings("hints").map_err(at)?,
-            preconditions,
-            max_attempts: match s.get("maxAttempts") {
-                None => None,
-                Some(_) => Some(s.integer("maxAttempts", 1, 1).map_err(at)?),
-            },
-            // setTimeout fires at once past 2^31 - 1 ms, so longer is refused, not shortened.
-            timeout_ms: s
-                .number("timeoutMs", |n| n > 0.0 && n <= MAX_TIMEOUT_MS, "a positive number of milliseconds, at most 2147483647 (24.8 days)")
-                .map_err(at)?,
-            is_satisfied: None,
-            id,
-        });
-    }
-    let known = |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id:?}")).at_step(id));
-    let start = known(&f.required("start")?, "steps.start")?;
-    let terminals = f.strings("terminals")?.iter().map(|t| known(t, "steps.terminals")).collect::<Result<Vec<_>>>()?;
-    let mut deps = Vec::with_capacity(steps.len());
-    let mut dependents = vec![Vec::new(); steps.len()];
-    for (i, s) in steps.iter().enumerate() {
-        let mut mine = Vec::new();
-        for dep in s.requires() {
-            let j = *index
-                .get(dep)
-                .ok_or_else(|| invalid(format!("step {:?}: precondition stepSatisfied names unknown step {dep:?}", s.id)).at_step(&s.id))?;
-            mine.push(j);
-            dependents[j].push(i);
-        }
-        deps.push(mine);
-    }
-    Ok(StepGraph { steps, start, terminals, index, deps, dependents })
-}
-
-/// A cycle of `stepSatisfied` edges, as step indices from one step back to
-/// it. Depth-first with an explicit stack: a chain of 50,000 steps must not
-/// exhaust the call stack.
-fn find_cycle(g: &StepGraph) -> Option<Vec<usize>> {
-    // 0 = unvisited, 1 = on the current path, 2 = done.
-    let mut mark = vec![0u8; g.steps.len()];
-    // The current path: each step with the position of its next dependency to visit.
-    let mut path: Vec<(usize, usize)> = Vec::new();
-    for root in 0..g.steps.len() {
-        if mark[root] != 0 {
-            continue;
-        }
-        mark[root] = 1;
-        path.push((root, 0));
-        while let Some(&mut (i, ref mut next)) = path.last_mut() {
-            let Some(&j) = g.deps(i).get(*next) else {
-                mark[i] = 2;
-                path.pop();
-                continue;
-            };
-            *next += 1;
-            match mark[j] {
-                0 => {
-                    mark[j] = 1;
-                    path.push((j, 0));
-                }
-                1 => {
-                    let from = path.iter().position(|&(k, _)| k == j).expect("on path");
-                    let mut cycle: Vec<usize> = path[from..].iter().map(|&(k, _)| k).collect();
-                    cycle.push(j);
-                    return Some(cycle);
-                }
-                _ => {}
-            }
-        }
-    }
-    None
-}
-
-/// Which steps a run can ever select (see [`Trajectory::validate`]), in
-/// one pass over the edges: a step becomes reachable when the last step it
-/// waits for does, and only non-terminal steps pass reachability on.
-fn reachable(g: &StepGraph) -> Vec<bool> {
-    let n = g.steps.len();
-    let mut terminal = vec![false; n];
-    for &t in &g.terminals {
-        terminal[t] = true;
-    }
-    let mut waiting: Vec<usize> = (0..n).map(|i| g.deps(i).len()).collect();
-    let mut r = vec![false; n];
-    let mut queue: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0 || i == g.start).collect();
-    for &i in &queue {
-        r[i] = true;
-    }
-    while let Some(i) = queue.pop() {
-        if terminal[i] {
-            continue;
-        }
-        for &d in g.dependents(i) {
-            waiting[d] -= 1;
-            if waiting[d] == 0 && !r[d] {
-                r[d] = true;
-                queue.push(d);
-            }
-        }
-    }
-    r
 }

@@ -8,6 +8,7 @@ pub mod definition;
 pub mod env;
 pub mod export;
 pub mod fork;
+mod graph;
 pub mod prompt;
 pub mod run;
 pub mod simulator;
