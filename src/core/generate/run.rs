@@ -261,6 +261,7 @@ impl Runner<'_, '_> {
             // What the agent was shown then, not what these observers make of it now.
             Some(k) => {
                 self.partial.shown = k.assessment.clone();
+                self.partial.agent = k.agent_messages.clone();
                 self.partial.tokens.set(k.tokens);
                 if let (Some(o), 1..) = (self.env.observers, k.tokens) {
                     o.record_tokens(k.tokens).map_err(fault(Side::Observer))?;

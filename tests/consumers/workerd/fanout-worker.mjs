@@ -41,7 +41,7 @@ async function runOne(job, attempts, env) {
   for (const [name, text] of Object.entries(toArtifacts(result, trajectory))) await env.RUNS.put(prefix + name, text);
   const end = result.steps.at(-1)?.end ?? result.end;
   // Last: a result stored means the run is done, whatever is delivered again.
-  await env.RUNS.put(`results/${batch}/${runId}.json`, JSON.stringify({ id: runId, reason: end.reason, verdict: end.verdict, turns: result.steps.length, attempts }));
+  await env.RUNS.put(`results/${batch}/${runId}.json`, JSON.stringify({ id: runId, reason: end.reason, verdict: end.verdict, turns: result.steps.length, tokens: result.steps.reduce((n, s) => n + (s.tokens ?? 0), 0), attempts }));
 }
 
 async function list(bucket, prefix) {

@@ -51,7 +51,7 @@ test('50 trajectories on Queues: every run accounted for once, failures told apa
     out = await (await get('/summary?batch=b1')).json();
   } while (out.runs.length < 50 && Date.now() - t0 < 90_000);
   const { summary, runs, starts } = out;
-  t.diagnostic(`report: fan-out: ${runs.length} results in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${JSON.stringify(summary.byVerdict)}; agentPassRate ${summary.agentPassRate}`);
+  t.diagnostic(`report: fan-out: ${runs.length} results in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${JSON.stringify(summary.byVerdict)}; agentPassRate ${summary.agentPassRate}; ${summary.tokens} tokens`);
   assert.equal(runs.length, 50, 'every run has a result: none lost');
   assert.deepEqual(Object.keys(starts).sort(), items.map((i) => i.runId), 'every run started');
   assert.ok(Object.values(starts).every((n) => n === 1), `none ran twice: ${JSON.stringify(starts)}`);
@@ -64,6 +64,10 @@ test('50 trajectories on Queues: every run accounted for once, failures told apa
   // The records and artifacts of a run, in R2.
   const records = (await (await get('/object?key=runs/b1/run-03/records.jsonl')).text()).trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(records[0].payload.kind, 'run_started');
+  // Each result's tokens are what its records say the models reported; the summary sums them.
+  const usage = records.filter((r) => r.payload.name === 'model_usage').reduce((n, r) => n + r.payload.data.totalTokens, 0);
+  assert.ok(usage > 0 && byId['run-03'].tokens === usage, `run-03: ${byId['run-03'].tokens} tokens stored, ${usage} recorded`);
+  assert.equal(summary.tokens, runs.reduce((n, r) => n + r.tokens, 0));
   assert.equal(records.at(-1).payload.outcome.verdict, 'pass');
   assert.equal(records.filter((r) => r.payload.kind === 'run_started').length, 1);
   const meta = JSON.parse(await (await get('/object?key=runs/b1/run-44/trajectory.meta.json')).text());
