@@ -89,6 +89,15 @@ fn bad_resume_input_is_refused_by_key() {
         ("assessment", json!(42), "steps[1].assessment: expected a string"),
         ("turnIndex", json!(5), "steps[1].turnIndex is 5, not 1"),
         ("timestamp", json!("yesterday"), "steps[1].timestamp: expected an ISO 8601 time"),
+        ("timestamp", json!("2026-13-45T99:99:99.000Z"), "steps[1].timestamp: expected an ISO 8601 time"),
+        ("tokens", json!(1u64 << 60), "steps[1].tokens: expected a whole number of tokens"),
+        ("turnIndex", Value::Null, "steps[1].turnIndex is null, not 1"),
+        ("stepID", json!("ask"), "steps[1]: unknown option \"stepID\"; did you mean \"stepId\"?"),
+        ("selection", json!("x"), "steps[1].selection: expected { method, candidates?, rankerError? }, got a string"),
+        ("selection", json!({ "method": "none" }), "steps[1].selection.method is \"none\" for step \"ask\""),
+        ("selection", json!({ "method": "llm-ranked", "candidates": "x" }), "steps[1].selection.candidates: expected an array, got a string"),
+        ("selection", json!({ "method": "llm-ranked", "rankerError": 5 }), "steps[1].selection.rankerError: expected a string, got a number"),
+        ("end", json!({ "reason": "max-turns" }), "steps[1].end: a turn before the last has an end marker"),
     ] {
         let mut other = result.clone();
         other["steps"][1][key] = bad;
@@ -129,4 +138,15 @@ fn a_kept_turn_this_trajectory_would_not_have_run_ends_the_fork() {
     let fork = Fork::from_value(&json!({ "result": edited, "atTurn": 1 }), &t).unwrap();
     let (r, _) = go_from(&t, simple(&user, &agent), Some(&fork));
     assert!(r.end().unwrap().error.as_ref().unwrap().message.contains("turn 0 runs the start step \"greet\""));
+    // A turn without a step where the graph's order chose one (no model decides that) is not this trajectory's either.
+    let mut edited = result_value(&parent);
+    edited["steps"][1]["stepId"] = Value::Null;
+    edited["steps"][1]["selection"] = json!({ "method": "none" });
+    let fork = Fork::from_value(&json!({ "result": edited, "atTurn": 2 }), &t).unwrap();
+    let (r, _) = go_from(&t, simple(&user, &agent), Some(&fork));
+    let message = &r.end().unwrap().error.as_ref().unwrap().message;
+    assert!(
+        message.contains("steps[1] ran no step, which this trajectory would not have run there (the next eligible step in graph order was \"ask\")"),
+        "{message}"
+    );
 }

@@ -9,6 +9,18 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
   // How many records a run made: runTrajectory puts it on the result under this symbol.
   const RECORDS = Symbol.for('agent-trajectories.records');
 
+  /** A fork's own id, as runTrajectory names it (so a parent and its forks need no ids of their own); undefined when not a fork or not readable. */
+  function forkId(options) {
+    try {
+      const { resumeFrom, runId } = options;
+      const parent = resumeFrom?.result?.conversationId;
+      if (typeof parent !== 'string' || !Number.isInteger(resumeFrom.atTurn)) return undefined;
+      return typeof runId === 'string' && runId !== parent ? runId : `${parent}-fork-${resumeFrom.atTurn}`;
+    } catch {
+      return undefined; // a throwing getter: the run reports it
+    }
+  }
+
   function readItem(item, i) {
     const where = `${place}: items[${i}]`;
     if (!isObject(item) || isArray(item)) throw fail('INVALID_ARGUMENT', `${where} must be { trajectory, options, id? }, got ${why(item)}`);
@@ -16,7 +28,7 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
     if (!isObject(item.trajectory)) throw fail('INVALID_ARGUMENT', `${where}.trajectory must be a trajectory (createTrajectory(def, agent)), got ${why(item.trajectory)}`);
     if (item.id !== undefined && typeof item.id !== 'string') throw fail('INVALID_ARGUMENT', `${where}.id must be a string, got ${why(item.id)}`);
     if (!isObject(item.options)) throw fail('INVALID_ARGUMENT', `${where}.options must be runTrajectory's options ({ userModel, ... }), got ${why(item.options)}`);
-    return { id: item.id ?? item.trajectory.conversationId ?? `run-${i + 1}`, trajectory: item.trajectory, options: item.options };
+    return { id: item.id ?? forkId(item.options) ?? item.trajectory.conversationId ?? `run-${i + 1}`, trajectory: item.trajectory, options: item.options };
   }
 
   /**

@@ -186,10 +186,11 @@ export interface RunTrajectoryOptions {
    * run; `result.steps.length` continues it), replayed without asking any
    * model, then go on live. The new run records its parent
    * (`parent_run_id`) and a `custom` `fork` record `{ parentRunId, atTurn }`;
-   * its id is the definition's `conversationId` or `runId`, whichever is not
-   * the parent's, else `<parent id>-fork-<atTurn>`.
+   * its id is `runId` (unless that is the parent's), else
+   * `<parent id>-fork-<atTurn>`. `result.conversationId` is required (every
+   * result runTrajectory resolves with has it).
    */
-  resumeFrom?: { result: TrajectoryResult & { conversationId: string }; atTurn: number };
+  resumeFrom?: { result: TrajectoryResult; atTurn: number };
 }
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
@@ -205,7 +206,7 @@ export interface AgentRecording {
 /** An AgentHandle that answers from a recording, each conversation matched whole; a miss rejects with REPLAY_MISS naming the turn and the difference. */
 export function replayAgent(recording: AgentRecording | string): AgentHandle;
 
-/** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: its conversationId, else `run-<n>`). */
+/** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: a fork's own id, else the trajectory's conversationId, else `run-<n>`). */
 export interface BatchItem { trajectory: Trajectory & { agent: AgentHandle }; options: RunTrajectoryOptions; id?: string }
 export interface BatchRun {
   id: string;

@@ -15,7 +15,7 @@ const pureUser = () => {
   const u = async (req) => {
     u.calls++;
     const text = req.messages.map((m) => m.content).join('\n');
-    if (req.purpose === 'rank-steps') return JSON.stringify({ candidates: [{ stepId: /^- (\w+):/m.exec(text)[1], score: 0.9 }] });
+    if (req.purpose === 'rank-steps') return { text: JSON.stringify({ candidates: [{ stepId: /^- (\w+):/m.exec(text)[1], score: 0.9 }] }), usage: { inputTokens: 20, outputTokens: 5 } };
     return `please go on (${text.length})`;
   };
   u.calls = 0;
@@ -104,16 +104,26 @@ export const forkChecks = {
     const fork = records.find((r) => r.payload.kind === 'custom' && r.payload.name === 'fork');
     eq(fork.payload.data, { parentRunId: 'parent', atTurn: 4 }, 'the fork record');
     eq(records.filter((r) => r.payload.kind === 'turn_started').length, 7, 'the kept turns are in the stream too: it reads whole');
-    eq(records.filter((r) => r.payload.kind === 'custom' && r.payload.name === 'model_usage').length, 3, 'tokens are recorded only where they were spent');
+    const usage = records.filter((r) => r.payload.kind === 'custom' && r.payload.name === 'model_usage');
+    eq(usage.map((r) => r.payload.data.source), ['agent', 'ranker', 'agent', 'agent'], 'tokens are recorded only where they were spent (turn 5 asked the ranker)');
+    // Each turn's records hold its tokens (the ranker's too, recorded after its turn began): the index counts them per turn.
+    if (at.TrajectoryIndex) {
+      const index = at.TrajectoryIndex.fromJsonl(sink.toJsonl());
+      eq(index.turns().slice(4).map((t) => t.tokens), forked.steps.slice(4).map((s) => s.tokens), 'per-turn tokens in the index');
+      index.free?.();
+    }
 
     const fresh = await run(7, pureAgent(), pureUser(), { resumeFrom: { result: short, atTurn: 0 } });
     eq(shape(fresh), shape(longer), 'a fork at 0 is a fresh run');
 
     // In a batch, a fork counts the turns and tokens it spent, not its parent's.
-    const items = [4, 0].map((atTurn) => ({ id: `at-${atTurn}`, trajectory: at.createTrajectory(chain({ maxTurns: 7 }), pureAgent()), options: { userModel: pureUser(), clock, resumeFrom: { result: short, atTurn } } }));
-    const { runs } = await at.runTrajectories(items);
+    // Without ids, the parent and its forks are named as runTrajectory names them.
+    const item = (resumeFrom) => ({ trajectory: at.createTrajectory(chain({ maxTurns: 7 }), pureAgent()), options: { userModel: pureUser(), clock, ...(resumeFrom ? { resumeFrom } : {}) } });
+    const { runs } = await at.runTrajectories([item(), item({ result: short, atTurn: 4 }), item({ result: short, atTurn: 0 })]);
+    eq(runs.map((r) => r.id), ['parent', 'parent-fork-4', 'parent-fork-0'], 'default ids');
+    eq(runs.map((r) => r.result.conversationId), ['parent', 'parent-fork-4', 'parent-fork-0'], 'as the runs name themselves');
     const spent = (steps) => steps.reduce((n, s) => n + s.tokens, 0);
-    eq(runs.map((r) => [r.turns, r.tokens]), [[3, spent(longer.steps.slice(4))], [7, spent(longer.steps)]], 'turns and tokens per fork');
+    eq(runs.slice(1).map((r) => [r.turns, r.tokens]), [[3, spent(longer.steps.slice(4))], [7, spent(longer.steps)]], 'turns and tokens per fork');
   },
 
   async 'a fork from the middle goes another way; one of a failed run retries the turn it failed in'(at) {

@@ -10,6 +10,7 @@ use super::definition::Trajectory;
 use super::trace::{Candidate, Selection, SelectionMethod, StepTrace};
 use crate::core::error::{Error, Result};
 use crate::core::message::{kind_of, normalize_messages, ModelMessage, Role};
+use crate::core::number::MAX_SAFE_INTEGER;
 use crate::core::options::check_keys;
 
 const PLACE: &str = "runTrajectory options.resumeFrom";
@@ -67,11 +68,15 @@ impl Fork {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let reason = s.get("end").and_then(|e| e.get("reason")).and_then(Value::as_str);
-                if let Some(r @ ("error" | "aborted")) = reason {
+                let end = s.get("end").filter(|e| !e.is_null());
+                if let Some(r @ ("error" | "aborted")) = end.and_then(|e| e.get("reason")).and_then(Value::as_str) {
                     return Err(bad(format!(
                         ".atTurn ({at}): the recorded run ended in turn {i} ({r}), which may be incomplete; atTurn {i} keeps the turns before it and runs turn {i} again"
                     )));
+                }
+                // Only a run's last turn carries its end.
+                if end.is_some() && i + 1 < steps.len() {
+                    return Err(bad(format!(".result.steps[{i}].end: a turn before the last has an end marker; the steps are not one run's")));
                 }
                 read_turn(s, i, t).map_err(|e| bad(format!(".result.steps[{i}]{e}")))
             })
@@ -80,67 +85,117 @@ impl Fork {
     }
 }
 
-/// One kept trace; errors start at its keys (`.stepId: ...`).
+/// What a step trace holds; any other key is refused, naming the nearest.
+const TRACE_KEYS: &[&str] = &["turnIndex", "userMessage", "agentMessages", "timestamp", "stepId", "selection", "assessment", "tokens", "end"];
+
+/// One kept trace, as runTrajectory writes it; errors start at its keys
+/// (`.stepId: ...`).
 fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTrace, String> {
-    if !s.is_object() {
-        return Err(format!(": expected a step trace, got {}", kind_of(s)));
-    }
+    let Some(obj) = s.as_object() else { return Err(format!(": expected a step trace, got {}", kind_of(s))) };
+    check_keys(obj.keys().map(String::as_str), TRACE_KEYS, "").map_err(|e| e.message)?;
     // An absent (or null) optional string reads as none; any other kind is refused.
-    let text = |key: &str| match s.get(key) {
+    let text = |v: Option<&Value>, key: &str| match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(x)) => Ok(Some(x.clone())),
         Some(other) => Err(format!(".{key}: expected a string, got {}", kind_of(other))),
     };
-    if let Some(n) = s.get("turnIndex").filter(|n| n.as_u64() != Some(i as u64)) {
-        return Err(format!(".turnIndex is {n}, not {i}: the steps are not the run's turns, in order"));
+    if s.get("turnIndex").and_then(Value::as_u64) != Some(i as u64) {
+        return Err(format!(
+            ".turnIndex is {}, not {i}: the steps are not the run's turns, in order",
+            s.get("turnIndex").map_or("missing".to_owned(), Value::to_string)
+        ));
     }
     let user_message = ModelMessage::from_value(s.get("userMessage").unwrap_or(&Value::Null)).map_err(|e| format!(".userMessage: {}", e.message))?;
     let agent_messages = normalize_messages(s.get("agentMessages").unwrap_or(&Value::Null)).map_err(|e| format!(".agentMessages: {}", e.message))?;
     if user_message.role != Role::User || agent_messages.iter().any(|m| matches!(m.role, Role::User | Role::System)) {
         return Err(": expected a user message (userMessage) and assistant and tool messages (agentMessages)".into());
     }
-    let step_id = text("stepId")?;
+    let step_id = text(s.get("stepId"), "stepId")?;
     if let Some(id) = &step_id {
         if t.steps.as_ref().and_then(|g| g.position(id)).is_none() {
             return Err(format!(".stepId: {id:?} is not a step of this trajectory"));
         }
     }
-    // As runTrajectory writes it (`2026-01-01T00:00:00.000Z`): it dates the kept turn and the state changes it makes.
-    let timestamp = text("timestamp")?.filter(|ts| ts.len() >= 24 && ts.ends_with('Z') && ts.as_bytes()[ts.len() - 14] == b'T');
+    // It dates the kept turn and the state changes it makes.
+    let timestamp = text(s.get("timestamp"), "timestamp")?.filter(|ts| is_iso_time(ts));
     let timestamp = timestamp.ok_or_else(|| ".timestamp: expected an ISO 8601 time such as 2026-01-01T00:00:00.000Z".to_owned())?;
     let tokens = match s.get("tokens") {
         None | Some(Value::Null) => 0,
-        Some(n) => n.as_u64().ok_or_else(|| format!(".tokens: expected a whole number of tokens, got {n}"))?,
+        Some(n) => n.as_u64().filter(|&n| n <= MAX_SAFE_INTEGER).ok_or_else(|| format!(".tokens: expected a whole number of tokens, got {n}"))?,
     };
-    let selection = s.get("selection");
-    let method = selection.and_then(|v| v.get("method")).and_then(Value::as_str).unwrap_or("none");
-    let method = [SelectionMethod::Start, SelectionMethod::PreconditionsOrdered, SelectionMethod::LlmRanked, SelectionMethod::None]
-        .into_iter()
-        .find(|m| m.as_str() == method)
-        .ok_or_else(|| format!(".selection.method: {method:?} is none of start, preconditions-ordered, llm-ranked, none"))?;
-    // The candidates are what the turn's records say of its choice, nothing the replay decides on.
-    let candidates = selection.and_then(|v| v.get("candidates")).and_then(Value::as_array).map(|items| {
-        items
-            .iter()
-            .filter_map(|c| {
-                let reasons = c.get("reasons").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect());
-                Some(Candidate { step_id: c.get("stepId")?.as_str()?.to_owned(), score: c.get("score")?.as_f64()?, reasons })
-            })
-            .collect()
-    });
+    let selection = read_selection(s.get("selection").unwrap_or(&Value::Null))?;
+    // A turn has a step exactly when its selection chose one.
+    if step_id.is_some() == (selection.method == SelectionMethod::None) {
+        return Err(format!(
+            ".selection.method is {:?} for {}",
+            selection.method.as_str(),
+            step_id.as_ref().map_or("a turn without a step".to_owned(), |id| format!("step {id:?}"))
+        ));
+    }
     Ok(StepTrace {
         turn_index: i as u32,
         user_message,
         agent_messages,
         timestamp,
         step_id,
-        selection: Selection {
-            method,
-            candidates,
-            ranker_error: selection.and_then(|v| v.get("rankerError")).and_then(Value::as_str).map(str::to_owned),
-        },
-        assessment: text("assessment")?,
+        selection,
+        assessment: text(s.get("assessment"), "assessment")?,
         tokens,
         end: None,
     })
+}
+
+/// How a kept turn's step was chosen: `{ method, candidates?, rankerError? }`.
+fn read_selection(v: &Value) -> std::result::Result<Selection, String> {
+    let Some(obj) = v.as_object() else { return Err(format!(".selection: expected {{ method, candidates?, rankerError? }}, got {}", kind_of(v))) };
+    let name = obj.get("method").and_then(Value::as_str).unwrap_or("");
+    let method = [SelectionMethod::Start, SelectionMethod::PreconditionsOrdered, SelectionMethod::LlmRanked, SelectionMethod::None]
+        .into_iter()
+        .find(|m| m.as_str() == name)
+        .ok_or_else(|| format!(".selection.method: {name:?} is none of start, preconditions-ordered, llm-ranked, none"))?;
+    let candidates = match obj.get("candidates") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .enumerate()
+                .map(|(j, c)| {
+                    let reasons = match c.get("reasons") {
+                        None | Some(Value::Null) => Ok(None),
+                        Some(Value::Array(r)) => r.iter().map(|x| x.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>().map(Some).ok_or(()),
+                        Some(_) => Err(()),
+                    };
+                    match (c.get("stepId").and_then(Value::as_str), c.get("score").and_then(Value::as_f64), reasons) {
+                        (Some(id), Some(score), Ok(reasons)) => Ok(Candidate { step_id: id.to_owned(), score, reasons }),
+                        _ => Err(format!(".selection.candidates[{j}]: expected {{ stepId, score, reasons? }}")),
+                    }
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        ),
+        Some(other) => return Err(format!(".selection.candidates: expected an array, got {}", kind_of(other))),
+    };
+    let ranker_error = match obj.get("rankerError") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(e)) => Some(e.clone()),
+        Some(other) => return Err(format!(".selection.rankerError: expected a string, got {}", kind_of(other))),
+    };
+    Ok(Selection { method, candidates, ranker_error })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` (a longer, signed year too), each field in
+/// its range: what `Date.prototype.toISOString` and runTrajectory write.
+fn is_iso_time(ts: &str) -> bool {
+    let b = ts.as_bytes();
+    if b.len() < 24 || !ts.is_ascii() {
+        return false;
+    }
+    let (year, rest) = ts.split_at(ts.len() - 20);
+    let year = year.strip_prefix(['+', '-']).unwrap_or(year);
+    let r = rest.as_bytes();
+    let num =
+        |from: usize, len: usize| rest.get(from..from + len).filter(|d| d.bytes().all(|c| c.is_ascii_digit())).and_then(|d| d.parse::<u32>().ok());
+    let shape = [(0, b'-'), (3, b'-'), (6, b'T'), (9, b':'), (12, b':'), (15, b'.'), (19, b'Z')].iter().all(|&(i, c)| r[i] == c);
+    let fields =
+        [(1, 1, 12), (4, 1, 31), (7, 0, 23), (10, 0, 59), (13, 0, 59)].iter().all(|&(at, lo, hi)| num(at, 2).is_some_and(|n| (lo..=hi).contains(&n)));
+    shape && fields && num(16, 3).is_some() && year.len() >= 4 && year.bytes().all(|c| c.is_ascii_digit())
 }

@@ -86,13 +86,13 @@ struct Runner<'a, 'e> {
 pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> TrajectoryResult {
     let start_ms = env.clock.try_now_ms().unwrap_or(0.0);
     let parent = fork.map(|f| f.parent_run_id.clone());
-    // A fork is a run of its own: the definition's id or `runId`, whichever
-    // is not its parent's, else `{parent}-fork-{atTurn}`.
-    let named = [&t.conversation_id, &env.run_id].into_iter().flatten().find(|&id| Some(id) != parent.as_ref());
-    let conversation_id = named.cloned().unwrap_or_else(|| match fork {
-        Some(f) => format!("{}-fork-{}", f.parent_run_id, f.turns.len()),
-        None => format!("trajectory-{}", start_ms.max(0.0) as u64),
-    });
+    // A fork is a run of its own: `runId` (unless it is the parent's), else
+    // `{parent}-fork-{atTurn}`. Not the definition's id: that names the
+    // conversation every run and fork of it starts from.
+    let conversation_id = match fork {
+        Some(f) => env.run_id.clone().filter(|id| *id != f.parent_run_id).unwrap_or_else(|| format!("{}-fork-{}", f.parent_run_id, f.turns.len())),
+        None => t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64)),
+    };
     let mut r = Runner {
         t,
         env,

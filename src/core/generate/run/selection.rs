@@ -32,23 +32,25 @@ impl Runner<'_, '_> {
                 }
             }
         }
-        // A kept turn's step is the one it recorded, however it was chosen,
-        // if this trajectory would have let it run then (else the result is
-        // another trajectory's, or this one's rules changed since).
+        // A kept turn's step is the one it recorded, if this trajectory could
+        // have chosen it there: the start step at turn 0; after, the next
+        // eligible step with preconditions when there is one (that choice
+        // asks no model), else any eligible step or none (the ranker's).
+        // Otherwise the result is another trajectory's, or this one's rules
+        // changed since.
+        let ordered = || (self.current.unwrap_or(g.start) + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty());
         if let Some(k) = self.kept.get(turn as usize) {
             let step = k.step_id.as_deref().and_then(|id| g.position(id));
-            let allowed = match step {
-                Some(i) if turn == 0 => i == g.start,
-                Some(i) => eligible[i],
-                None => turn > 0,
+            // (At turn 0 no eligibility was computed: the start step runs.)
+            let (allowed, rule) = match if turn == 0 { None } else { Some(ordered()) } {
+                None => (step == Some(g.start), format!("turn 0 runs the start step {:?}", g.steps[g.start].id)),
+                Some(Some(next)) => (step == Some(next), format!("the next eligible step in graph order was {:?}", g.steps[next].id)),
+                Some(None) => {
+                    (step.is_none_or(|i| eligible[i]), "it was not eligible then: done, failed, or its preconditions do not hold".to_owned())
+                }
             };
             if !allowed {
                 let which = step.map_or("no step".to_owned(), |i| format!("step {:?}", g.steps[i].id));
-                let rule = if turn == 0 {
-                    format!("turn 0 runs the start step {:?}", g.steps[g.start].id)
-                } else {
-                    "it was not eligible then: done, failed, or its preconditions do not hold".to_owned()
-                };
                 let message = format!("resumeFrom.result.steps[{turn}] ran {which}, which this trajectory would not have run there ({rule}); the result is not a run of this trajectory as it is now");
                 return Err(Interrupt::Fault(Side::Precondition, Error::invalid_argument(message)));
             }
@@ -58,8 +60,7 @@ impl Runner<'_, '_> {
             let c = Candidate { step_id: g.steps[g.start].id.clone(), score: 1.0, reasons: Some(vec!["start step, selected at turn 0".into()]) };
             return Ok((Some(g.start), Selection { method: SelectionMethod::Start, candidates: Some(vec![c]), ranker_error: None }));
         }
-        let after = self.current.unwrap_or(g.start);
-        if let Some(i) = (after + 1..g.steps.len()).find(|&i| eligible[i] && !g.steps[i].preconditions.is_empty()) {
+        if let Some(i) = ordered() {
             let c = Candidate {
                 step_id: g.steps[i].id.clone(),
                 score: 1.0,
