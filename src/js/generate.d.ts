@@ -179,7 +179,7 @@ export interface RunTrajectoryOptions {
   policy?: Policy | Policy['evaluate'];
   /** An AbortSignal (typed structurally, so Node-only projects need no DOM lib). */
   signal?: AbortSignalLike;
-  /** The conversation id when the definition gives none (default: `trajectory-<start ms>`). */
+  /** The conversation id when the definition gives none (default: `trajectory-<start ms>`); a fork's id (see `resumeFrom`). */
   runId?: string;
   /**
    * Fork a recorded run: keep its first `atTurn` turns (0 keeps none: a fresh
