@@ -149,9 +149,7 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
 fn read_selection(v: &Value) -> std::result::Result<Selection, String> {
     let Some(obj) = v.as_object() else { return Err(format!(".selection: expected {{ method, candidates?, rankerError? }}, got {}", kind_of(v))) };
     let name = obj.get("method").and_then(Value::as_str).unwrap_or("");
-    let method = [SelectionMethod::Start, SelectionMethod::PreconditionsOrdered, SelectionMethod::LlmRanked, SelectionMethod::None]
-        .into_iter()
-        .find(|m| m.as_str() == name)
+    let method = SelectionMethod::parse(name)
         .ok_or_else(|| format!(".selection.method: {name:?} is none of start, preconditions-ordered, llm-ranked, none"))?;
     let candidates = match obj.get("candidates") {
         None | Some(Value::Null) => None,

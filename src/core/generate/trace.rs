@@ -65,6 +65,12 @@ impl SelectionMethod {
             SelectionMethod::None => "none",
         }
     }
+
+    pub fn parse(s: &str) -> Option<SelectionMethod> {
+        [SelectionMethod::Start, SelectionMethod::PreconditionsOrdered, SelectionMethod::LlmRanked, SelectionMethod::None]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
