@@ -351,8 +351,6 @@ pub struct JsEvents {
     pub on_record_failed: Rc<RefCell<Option<JsValue>>>,
     /// The one rejection handler of the run, given to every such Promise.
     pub on_record_catch: Function,
-    /// How many records the run made.
-    pub made: Cell<u32>,
 }
 
 /// The rejection handler a run gives the Promises `onRecord` returns: it
@@ -382,7 +380,6 @@ impl RunEvents for JsEvents {
         self.late_failure()?;
         let Some(r) = &self.recorder else { return Ok(()) };
         let (_, record) = r.record_payload(payload, self.on_record.is_some())?;
-        self.made.set(self.made.get().saturating_add(1));
         if let (Some(f), Some(record)) = (&self.on_record, record) {
             let v = to_js(&record).map_err(conv)?;
             let ret = f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;

@@ -181,7 +181,8 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     set(&out, "stepStates", &value_to_js(&result.step_states)?);
     // For batches, which count every run's records without asking for them
     // one by one; under a symbol, so no export or JSON of a result has it.
-    Reflect::set(&out, &js_sys::Symbol::for_("agent-trajectories.records"), &events.made.get().into()).ok();
+    let made = events.recorder.as_ref().map_or(0.0, TrajectoryRecorder::next_seq);
+    Reflect::set(&out, &js_sys::Symbol::for_("agent-trajectories.records"), &made.into()).ok();
     Ok(out.into())
 }
 
@@ -238,7 +239,7 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     let run_id = optional_string_arg(&opt("runId")?, &format!("{place}.runId")).js()?;
     let on_record_failed = Rc::default();
     let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
-    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch, made: Default::default() };
+    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch };
     Ok(Harness { clock, observers, abort, events, run_id })
 }
 
