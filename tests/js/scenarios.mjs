@@ -3,11 +3,12 @@
 import { checks as capture } from './capture-scenario.mjs';
 import { checks as observe } from './observe-scenario.mjs';
 import { checks as generate } from './generate-scenario.mjs';
+import { checks as models } from './models-scenario.mjs';
 import { checks as background } from './background-scenario.mjs';
 import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
 import { forkChecks as fork } from './fork-scenario.mjs';
 
-export const suites = { capture, observe, generate, background, simulation, batch, replay, fork };
+export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork };
 
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {
