@@ -53,9 +53,12 @@ work=tests/.work
 rm -rf "$work" && mkdir -p "$work"
 tarball=$(cd pkg && npm pack --silent --pack-destination "../$work" | tail -1)
 [ -n "$tarball" ] && [ -f "$work/$tarball" ] || stop "npm pack"
+# --prefer-offline, never --offline: the tarball's own dependency needs its
+# registry metadata, which an empty npm cache (a new machine, CI) does not
+# hold; the first consumer fetches it, the others read it from the cache.
 for consumer in tests/consumers/*/; do
   rm -rf "$consumer/node_modules"
-  (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --offline --loglevel=error "../../.work/$tarball") >/dev/null \
+  (cd "$consumer" && npm install --no-save --no-package-lock --no-audit --no-fund --prefer-offline --loglevel=error "../../.work/$tarball") >/dev/null \
     || stop "installing the tarball into $consumer"
 done
 
