@@ -10,6 +10,21 @@ import { forkChecks as fork } from './fork-scenario.mjs';
 
 export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork };
 
+// A suite that exports no checks (a renamed export, an emptied object) would
+// pass in every host without running anything: refuse it when loading.
+for (const [suite, checks] of Object.entries(suites)) {
+  if (!checks || typeof checks !== 'object' || !Object.keys(checks).length || !Object.values(checks).every((c) => typeof c === 'function')) {
+    throw new Error(`scenarios.mjs: suite "${suite}" exports no checks (or a check that is not a function)`);
+  }
+}
+
+/**
+ * Every check's result name, `suite: name`, in the order runScenario runs
+ * them: a host that runs the scenarios elsewhere (a page, a Worker) compares
+ * the names it got back with these, so a missing or empty result fails.
+ */
+export const checkNames = Object.entries(suites).flatMap(([suite, checks]) => Object.keys(checks).map((name) => `${suite}: ${name}`));
+
 /** Runs every check of every suite; never throws. */
 export async function runScenario(at) {
   const results = [];

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../../../scripts/serve.mjs';
 import { withPage } from '../../js/chromium.mjs';
+import { checkNames } from '../../js/scenarios.mjs';
 
 const testsDir = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = JSON.parse(readFileSync(new URL('./node_modules/agent-trajectories/package.json', import.meta.url), 'utf8'));
@@ -28,6 +29,12 @@ test('scenarios in Chromium', async (t) => {
       assert.match(out.before.message, /await init\(\)/);
     });
     await t.test('a failed init() rejects with NOT_INITIALIZED naming the URL, its own error as cause, and a retry succeeds', () => assert.match(out.failedLoad, /^true NOT_INITIALIZED agent-trajectories: init\(\) could not load the WebAssembly module from \.\/no-such-module\.wasm: .+ cause:true$/));
+    // The page reports one result per check it ran: an empty or short list must not pass.
+    await t.test(`the page ran all ${checkNames.length} checks of scenarios.mjs, once each`, () => {
+      assert.ok(checkNames.length > 0, 'scenarios.mjs lists no checks');
+      assert.ok(Array.isArray(out.results) && out.results.length > 0, `the page ran no checks: ${JSON.stringify(out.results)}`);
+      assert.deepEqual(out.results.map((r) => r.name), checkNames);
+    });
     for (const r of out.results) await t.test(r.name, () => assert.ok(r.ok, r.message));
   } finally {
     await server.close();
