@@ -9,7 +9,7 @@
 // Inlined into generate.js.
 function makeAISdk(wasm, lib) {
   const { fail, why, guarded, isObject, isArray } = lib;
-  const { loopCapture, asJson, callable, shown, assistantParts, usageData } = lib.loops;
+  const { loopCapture, asJson, callable, shown, assistantParts, usageRecord } = lib.loops;
 
   function textOf(instructions) {
     if (typeof instructions === 'string') return instructions;
@@ -19,7 +19,7 @@ function makeAISdk(wasm, lib) {
 
   function observeAISdk(options = {}) {
     const place = 'observeAISdk options';
-    const known = 'observers recorder stopOn agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish';
+    const known = 'observers recorder stopOn budget agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish';
     wasm.checkOptions(options, known.split(' '), place);
     const o = options ?? {};
     const cap = loopCapture(o, 'observeAISdk');
@@ -44,7 +44,7 @@ function makeAISdk(wasm, lib) {
         await guarded(where, f);
       } catch (e) {
         failure ??= e;
-        cap.end({ status: 'error', reason: 'error', message: why(e), ...(typeof e?.code === 'string' ? { error_code: e.code } : {}) });
+        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
       }
     };
 
@@ -63,6 +63,9 @@ function makeAISdk(wasm, lib) {
       if (step?.stepNumber === 0) cap.begin();
       const mine = userPrepare ? await guarded('observeAISdk: your prepareStep', () => userPrepare(step)) : undefined;
       cap.start(o.agent ?? 'ai-sdk', step?.model?.modelId);
+      // A step is a turn; one left open (a tool the caller answers) ends here.
+      cap.turnEnded();
+      cap.turnStarted(Number.isSafeInteger(step?.stepNumber) && step.stepNumber >= 0 ? step.stepNumber : 0);
       const result = isObject(mine) ? { ...mine } : {};
       if (cap.observers) {
         const context = cap.context();
@@ -103,6 +106,7 @@ function makeAISdk(wasm, lib) {
           if (!end) continue; // a tool without execute: the caller answers it
           cap.toolEnded(call.toolCallId, call.toolName, call.input, { output: end.output, error: end.error, failed: end.type === 'tool-error' });
         }
+        cap.turnEnded();
       });
       for (const f of userStepEnds) await keep('observeAISdk: your onStepEnd', () => f(step));
     }
@@ -111,8 +115,8 @@ function makeAISdk(wasm, lib) {
     async function onStepError(event) {
       await keep('observeAISdk: recording the failed step', () => {
         cap.start(o.agent ?? 'ai-sdk', event?.model?.modelId);
-        cap.record({ kind: 'custom', name: 'model_error', data: { message: why(event?.error) } });
-        cap.end({ status: 'error', reason: 'error', message: why(event?.error) });
+        cap.modelError(why(event?.error));
+        cap.end({ failed: { message: why(event?.error), harness: false } });
       });
       if (userStepError) await keep('observeAISdk: your onStepError', () => userStepError(event));
     }
@@ -120,7 +124,11 @@ function makeAISdk(wasm, lib) {
     async function onEnd(event) {
       // Yours first, so a failure in it is still written into run_ended.
       for (const f of userEnds) await keep('observeAISdk: your onEnd', () => f(event));
-      cap.end(cap.stoppedBy ? cap.stoppedOutcome() : { status: 'completed', reason: typeof event?.finishReason === 'string' ? event.finishReason : 'finished' });
+      cap.turnEnded();
+      const last = isObject(event?.finishReason) ? event.finishReason.unified : event?.finishReason;
+      // Our step cap (set with stopOn) cut a loop that still wanted its tools.
+      const capped = settings.stopWhen && !userStops.length && last === 'tool-calls' && isArray(event?.steps) && event.steps.length >= maxSteps;
+      cap.end({ finished: capped ? 'max-steps' : typeof last === 'string' ? last : undefined });
     }
 
     const settings = { prepareStep, onStepEnd, onStepError, onEnd };
@@ -138,15 +146,22 @@ function makeAISdk(wasm, lib) {
   // answer as an assistant message, and its usage (streaming included).
   function trajectoryMiddleware(options) {
     const place = 'trajectoryMiddleware options';
-    if (!isObject(options)) throw fail('INVALID_ARGUMENT', `trajectoryMiddleware(options): options must be an object ({ recorder })`);
+    const isRecorder = (v) => isObject(v) && typeof v.record === 'function' && typeof v.nextSeq === 'number';
+    if (isRecorder(options)) throw fail('INVALID_ARGUMENT', 'trajectoryMiddleware(options): pass the recorder as an option: trajectoryMiddleware({ recorder })');
+    if (!isObject(options)) throw fail('INVALID_ARGUMENT', `trajectoryMiddleware(options): options must be an object ({ recorder }), got ${shown(options)}`);
     wasm.checkOptions(options, ['recorder'], place);
     const { recorder } = options;
-    if (!isObject(recorder) || typeof recorder.record !== 'function') throw fail('INVALID_ARGUMENT', `${place}.recorder must be a TrajectoryRecorder, got ${why(recorder)}`);
+    if (!isRecorder(recorder)) {
+      const sink = isObject(recorder) && typeof recorder.record === 'function';
+      throw fail('INVALID_ARGUMENT', `${place}.recorder must be a TrajectoryRecorder, got ${sink ? 'a sink (wrap it: new TrajectoryRecorder(sink))' : shown(recorder)}`);
+    }
     let calls = 0;
     const prepared = (params, model) => {
       const prompt = isArray(params?.prompt) ? params.prompt : [];
       const system = prompt.filter((m) => m?.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
       const tools = isArray(params?.tools) ? params.tools.map((t) => String(t?.name)) : [];
+      // Each model call is a turn, as a loop's step is.
+      recorder.record({ kind: 'turn_started', turn_index: calls });
       recorder.record({
         kind: 'provider_request_prepared',
         iteration: calls++,
@@ -156,6 +171,7 @@ function makeAISdk(wasm, lib) {
         tool_count: tools.length,
         ...(tools.length ? { tools } : {}),
       });
+      return calls - 1;
     };
     const parseInput = (input) => {
       if (typeof input !== 'string') return asJson(input) ?? {};
@@ -165,33 +181,39 @@ function makeAISdk(wasm, lib) {
         return input;
       }
     };
-    const answered = (text, calls, usage, finishReason) => {
-      const parts = assistantParts(text, calls, parseInput);
-      recorder.record({ kind: 'message_appended', message: { role: 'assistant', content: parts.length ? parts : '' } });
-      recorder.record({ kind: 'custom', name: 'model_usage', data: usageData(usage, finishReason) });
+    const answered = (turn, text, toolCalls, usage, finishReason) => {
+      const parts = assistantParts(text, toolCalls, parseInput);
+      const message = { role: 'assistant', content: parts.length ? parts : '' };
+      recorder.record({ kind: 'message_appended', message });
+      const used = usageRecord(usage, finishReason);
+      if (used) recorder.record(used);
+      recorder.record({ kind: 'turn_ended', turn_index: turn, assistant: message, tool_results: [] });
     };
+    // A stream's error part is recorded where it comes; the turn ends with the stream.
     const failed = (e) => {
-      recorder.record({ kind: 'custom', name: 'model_error', data: { message: why(e) } });
+      recorder.record(wasm.modelError(why(e)));
       return e;
     };
     // The request recorded, then the call; a call that throws is recorded and rethrown.
     const call = async (params, model, f) => {
-      prepared(params, model);
+      const turn = prepared(params, model);
       try {
-        return await f();
+        return [turn, await f()];
       } catch (e) {
-        throw failed(e);
+        failed(e);
+        recorder.record({ kind: 'turn_ended', turn_index: turn, assistant: { role: 'assistant', content: '' }, tool_results: [] });
+        throw e;
       }
     };
     return {
       async wrapGenerate({ doGenerate, params, model }) {
-        const r = await call(params, model, doGenerate);
+        const [turn, r] = await call(params, model, doGenerate);
         const content = isArray(r?.content) ? r.content : [];
-        answered(content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), content.filter((p) => p?.type === 'tool-call'), r?.usage, r?.finishReason);
+        answered(turn, content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), content.filter((p) => p?.type === 'tool-call'), r?.usage, r?.finishReason);
         return r;
       },
       async wrapStream({ doStream, params, model }) {
-        const r = await call(params, model, doStream);
+        const [turn, r] = await call(params, model, doStream);
         let text = '';
         const toolCalls = [];
         let usage;
@@ -200,7 +222,7 @@ function makeAISdk(wasm, lib) {
         const end = () => {
           if (done) return;
           done = true;
-          answered(text, toolCalls, usage, finishReason);
+          answered(turn, text, toolCalls, usage, finishReason);
         };
         const stream = r.stream.pipeThrough(new TransformStream({
           transform(part, controller) {

@@ -14,6 +14,13 @@ function makeBackground(wasm, lib) {
   const loadValidator = async () => (cfworker ??= await import('@cfworker/json-schema'));
 
   const AI_SCHEMA = Symbol.for('vercel.ai.schema');
+  // The keywords of JSON Schema (drafts 4 to 2020-12) an object needs one of to be read as a schema.
+  const JSON_SCHEMA_KEYWORDS = new Set(['$schema', '$id', 'id', '$ref', '$defs', 'definitions', '$comment', '$anchor', '$dynamicRef', 'type', 'enum', 'const',
+    'properties', 'patternProperties', 'additionalProperties', 'required', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired',
+    'dependentSchemas', 'dependencies', 'items', 'prefixItems', 'additionalItems', 'contains', 'minItems', 'maxItems', 'uniqueItems',
+    'unevaluatedItems', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'minimum', 'maximum',
+    'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format', 'title', 'description',
+    'default', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated', 'contentMediaType', 'contentEncoding']);
   const describe = (v) => (v === null ? 'null' : isArray(v) ? 'an array' : typeof v);
 
   // The JSON Schema form of a schema, by what its library offers.
@@ -29,6 +36,16 @@ function makeBackground(wasm, lib) {
       throw fail('INVALID_ARGUMENT', `${where}: this ${String(std.vendor)} schema has no JSON Schema form (no ~standard.jsonSchema); use a version of ${String(std.vendor)} that implements Standard JSON Schema, or pass a JSON Schema`);
     }
     if (AI_SCHEMA in schema) return schema.jsonSchema;
+    // What is left must be a JSON Schema. An object of schemas is a shape
+    // (zod's `{ a: z.number() }`), which validates nothing as JSON Schema.
+    const keys = Object.keys(schema);
+    const shape = keys.filter((k) => isObject(schema[k]) && isObject(schema[k]['~standard']));
+    if (shape.length) {
+      throw fail('INVALID_ARGUMENT', `${where} is an object of schemas (${shape.slice(0, 3).map((k) => JSON.stringify(k)).join(', ')}), not a schema: wrap it, z.object({ ... }), or pass a JSON Schema`);
+    }
+    if (keys.length && !keys.some((k) => JSON_SCHEMA_KEYWORDS.has(k))) {
+      throw fail('INVALID_ARGUMENT', `${where} is not a JSON Schema: none of its keys (${keys.slice(0, 3).map((k) => JSON.stringify(k)).join(', ')}) is a JSON Schema keyword; for an object with these properties write { type: 'object', properties: { ... } }`);
+    }
     return schema;
   };
 

@@ -17,22 +17,16 @@ function makeLoopCapture(wasm, lib) {
     }
   };
   // A token count as the AI SDK gives it (a number) or as its providers do ({ total }).
-  const count = (x) => (typeof x === 'number' ? x : isObject(x) && typeof x.total === 'number' ? x.total : undefined);
-  const totalTokens = (u) => {
-    if (!isObject(u)) return 0;
-    const total = typeof u.totalTokens === 'number' ? u.totalTokens : (count(u.inputTokens) ?? 0) + (count(u.outputTokens) ?? 0);
-    return Number.isSafeInteger(total) && total > 0 ? total : 0;
+  // A model call's usage as the core writes it (`custom` model_usage), or undefined when it reported no count.
+  const usageRecord = (usage, finishReason) => {
+    const reason = isObject(finishReason) ? finishReason.unified : finishReason;
+    return isObject(usage) ? wasm.modelUsage(usage, typeof reason === 'string' ? reason : undefined) : undefined;
   };
   // An assistant step as message parts: its text, then its tool calls (`input` reads a call's input).
   const assistantParts = (text, calls, input) => [
     ...(text ? [{ type: 'text', text }] : []),
     ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: input(c.input) })),
   ];
-  // A model call's usage as the `custom` model_usage record's data.
-  const usageData = (usage, finishReason) => {
-    const reason = isObject(finishReason) ? finishReason.unified : finishReason;
-    return asJson({ input_tokens: count(usage?.inputTokens), output_tokens: count(usage?.outputTokens), finish_reason: typeof reason === 'string' ? reason : undefined });
-  };
   const callable = (v, where) => {
     if (v !== undefined && typeof v !== 'function') throw fail('INVALID_ARGUMENT', `${where} must be a function, got ${v === null ? 'null' : typeof v}`);
     return v;
@@ -68,12 +62,15 @@ function makeLoopCapture(wasm, lib) {
     }
     if (o.agent !== undefined && (typeof o.agent !== 'string' || !o.agent)) throw fail('INVALID_ARGUMENT', `${place}.agent must be the agent's name (a non-empty string), got ${shown(o.agent)}`);
     const stopOn = readStopOn(o.stopOn, place);
+    if (o.budget !== undefined && !recorder) throw fail('INVALID_ARGUMENT', `${place}.budget is written as a record: give a recorder too`);
+    const budget = o.budget === undefined ? undefined : wasm.budgetRecord(o.budget, `${place}.budget`);
     let fresh = false; // this capture began the run, so it also ends it
     let begun = false;
     let started = false;
     let ended = false;
     let hits = 0; // assessments at or above stopOn's severity
     let stoppedBy;
+    let turn; // the open turn's number and its assistant message and tool results
     const record = (payload) => recorder?.record(payload);
 
     return {
@@ -93,14 +90,32 @@ function makeLoopCapture(wasm, lib) {
         if (begun) throw fail('INVALID_ARGUMENT', `${name}: these settings already observed a run; call ${name}() once per run (its observers and recorder belong to that run)`);
         begun = true;
       },
-      /** run_started, once, and only into a fresh recorder (else the caller began the run). */
+      /**
+       * run_started, once, unless the caller recorded it (then the run is
+       * theirs to end). Records the caller made first (a note, a budget)
+       * stay before it; the budget option's record follows it.
+       */
       start(agent, modelId) {
         if (started || !recorder) return;
         started = true;
-        if (recorder.nextSeq !== 0) return;
+        if (recorder.started || recorder.ended) return;
         fresh = true;
         const identity = { run_id: recorder.runId ?? `${agent}-${Date.now()}`, agent, ...(typeof modelId === 'string' ? { model_id: modelId } : {}) };
         record({ kind: 'run_started', identity });
+        if (budget) record(budget);
+      },
+      /** A model step begins: turn_started (a step is a turn, as in a generated run). */
+      turnStarted(index) {
+        if (turn || !recorder) return;
+        turn = { index, assistant: undefined, results: [] };
+        record({ kind: 'turn_started', turn_index: index });
+      },
+      /** The open turn's end: turn_ended with its assistant message and tool results. */
+      turnEnded() {
+        if (!turn) return;
+        const { index, assistant, results } = turn;
+        turn = undefined;
+        record({ kind: 'turn_ended', turn_index: index, assistant: assistant ?? { role: 'assistant', content: '' }, tool_results: results });
       },
       /** The observers' current assessment as prompt text, or ''. */
       context: () => (observers ? guard(`${name}: observers.context()`, () => observers.context()) ?? '' : ''),
@@ -118,14 +133,20 @@ function makeLoopCapture(wasm, lib) {
       /** The assistant's step: its text and tool calls ({ toolCallId, toolName, input }). */
       assistant(text, calls) {
         const parts = assistantParts(text, calls, (input) => asJson(input) ?? {});
-        if (parts.length) record({ kind: 'message_appended', message: { role: 'assistant', content: parts } });
+        if (!parts.length) return;
+        const message = { role: 'assistant', content: parts };
+        if (turn) turn.assistant = message;
+        record({ kind: 'message_appended', message });
       },
       /** A model call's usage: a `custom` model_usage record (as trajectoryMiddleware writes it), and its tokens to the observers' budget. */
       usage(usage, finishReason) {
-        if (isObject(usage)) record({ kind: 'custom', name: 'model_usage', data: usageData(usage, finishReason) });
-        const n = totalTokens(usage);
-        if (n && observers) observers.recordTokens(n);
+        const payload = usageRecord(usage, finishReason);
+        if (!payload) return;
+        record(payload);
+        if (payload.data.totalTokens && observers) observers.recordTokens(payload.data.totalTokens);
       },
+      /** A failed model call: a `custom` model_error record. */
+      modelError: (message) => record(wasm.modelError(message)),
       toolStarted(id, name, input) {
         const args = asJson(input);
         record({ kind: 'tool_started', tool_call_id: String(id), tool_name: String(name), ...(args === undefined ? {} : { args }) });
@@ -134,6 +155,8 @@ function makeLoopCapture(wasm, lib) {
       toolEnded(id, name, input, { output, error, failed }) {
         const result = failed ? why(error) : asJson(output);
         record({ kind: 'tool_ended', tool_call_id: String(id), tool_name: String(name), ...(result === undefined ? {} : { result }), is_error: failed });
+        const output = failed ? { type: 'error-text', value: String(result) } : { type: 'json', value: result ?? null };
+        turn?.results.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: String(id), toolName: String(name), output }] });
         if (!observers) return;
         const shown = observers.recordToolCall({ toolName: String(name), params: asJson(input), success: !failed, ...(failed ? { errorMessage: result } : {}) });
         for (const assessment of shown?.assessments ?? []) {
@@ -141,16 +164,21 @@ function makeLoopCapture(wasm, lib) {
           if (stopOn && SEVERITIES.indexOf(assessment.severity) >= stopOn.rank && ++hits >= stopOn.times) stoppedBy ??= assessment;
         }
       },
-      /** The outcome of a loop stopped on `stoppedBy`. */
-      stoppedOutcome: () => ({ status: 'completed', reason: `stopped-on-${stopOn.severity}`, message: `${stoppedBy.observerName}: ${stoppedBy.summary}` }),
-      /** run_ended, once, for a run this capture began. */
-      end(outcome) {
+      /**
+       * run_ended, once, for a run this capture began, with the outcome the
+       * core gives: `{ finished: reason }`, `{ failed: { message, code?,
+       * harness } }`, or, once stopOn was met, the stop on that finding.
+       */
+      end(how) {
         if (ended || !fresh) return;
         ended = true;
-        record({ kind: 'run_ended', outcome });
+        const stop = stoppedBy && !how.failed
+          ? { stoppedOn: { threshold: stopOn.severity, times: stopOn.times, observer: String(stoppedBy.observerName), severity: String(stoppedBy.severity), summary: String(stoppedBy.summary) } }
+          : how;
+        record({ kind: 'run_ended', outcome: wasm.loopOutcome(stop) });
       },
     };
   }
 
-  return { loopCapture, asJson, callable, shown, assistantParts, usageData };
+  return { loopCapture, asJson, callable, shown, assistantParts, usageRecord };
 }

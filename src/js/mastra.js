@@ -17,7 +17,7 @@
 function makeMastra(wasm, lib) {
   const { fail, why, isArray, isObject } = lib;
   const { loopCapture } = lib.loops;
-  const OPTIONS = ['observers', 'recorder', 'stopOn', 'agent', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
+  const OPTIONS = ['observers', 'recorder', 'stopOn', 'budget', 'agent', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
   const ID = 'agent-trajectories';
 
   const processors = (v, where) => {
@@ -80,11 +80,15 @@ function makeMastra(wasm, lib) {
         start(args);
         if (isObject(args?.tools)) toolNames = Object.keys(args.tools);
         settle(args?.steps);
+        // The previous step's turn ends once its tool results are in.
+        cap.turnEnded();
         const stopped = cap.stoppedBy;
         if (stopped && typeof args?.abort === 'function') {
-          cap.end(cap.stoppedOutcome());
+          cap.end({ finished: undefined });
           args.abort(`${stopped.observerName}: ${stopped.summary}`, { metadata: { stoppedOn: cap.stopOn.severity, assessment: stopped } });
+          return;
         }
+        cap.turnStarted(Number.isSafeInteger(args?.stepNumber) && args.stepNumber >= 0 ? args.stepNumber : settled);
       },
       processLLMRequest(args) {
         start(args);
@@ -115,16 +119,17 @@ function makeMastra(wasm, lib) {
       },
       processOutputResult(args) {
         settle(args?.result?.steps);
-        const reason = typeof args?.result?.finishReason === 'string' ? args.result.finishReason : 'finished';
+        cap.turnEnded();
+        const reason = typeof args?.result?.finishReason === 'string' ? args.result.finishReason : undefined;
         if (reason === 'error') {
-          if (modelError === undefined) cap.record({ kind: 'custom', name: 'model_error', data: { message: 'the model call failed' } });
-          cap.end({ status: 'error', reason: 'error', message: modelError ?? 'the model call failed' });
-        } else cap.end({ status: 'completed', reason });
+          if (modelError === undefined) cap.modelError('the model call failed');
+          cap.end({ failed: { message: modelError ?? 'the model call failed', harness: false } });
+        } else cap.end({ finished: reason });
         return args.messageList;
       },
       processAPIError(args) {
         modelError = why(args?.error);
-        cap.record({ kind: 'custom', name: 'model_error', data: { message: modelError } });
+        cap.modelError(modelError);
       },
     };
     // Ours last among the input processors (it sees the prompt the model

@@ -59,6 +59,12 @@ function makeOtel(api, lib) {
       }
       return run;
     };
+    // A model_usage record's counts, under either spelling (the core's WELL_KNOWN keys).
+    const usageCount = (data, keys) => {
+      for (const k of keys) if (Number.isSafeInteger(data[k])) return data[k];
+      return undefined;
+    };
+    const usageText = (data, keys) => keys.map((k) => data[k]).find((v) => typeof v === 'string');
     const endChat = (run, time, error) => {
       if (!run.chat) return;
       if (error) run.chat.setStatus({ code: SpanStatusCode.ERROR, message: error });
@@ -69,6 +75,8 @@ function makeOtel(api, lib) {
     };
     const startChat = (run, time, model, turn) => {
       run.turn = turn;
+      run.prepared = false;
+      run.usage = undefined;
       const m = typeof model === 'string' ? model : run.model;
       run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
     };
@@ -81,10 +89,14 @@ function makeOtel(api, lib) {
       if (isObject(outcome) && outcome.status === 'error') {
         run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
         run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
-      } else if (typeof outcome === 'string' && outcome !== 'completed') {
+      } else if (isObject(outcome) && outcome.status === 'stopped') {
+        // Ended before its goal (a limit, a guard): the agent's run failed.
+        run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'stopped') });
+      } else if (typeof outcome === 'string' && outcome !== 'completed' && outcome !== 'ended') {
         run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
       }
       if (isObject(outcome) && typeof outcome.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', outcome.reason);
+      if (isObject(outcome) && typeof outcome.verdict === 'string') run.span.setAttribute('agent_trajectories.verdict', outcome.verdict);
       run.span.end(hr(time));
     };
 
@@ -94,12 +106,27 @@ function makeOtel(api, lib) {
       }
       const p = r.payload;
       const time = r.recorded_at_unix_ms;
+      const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');
+      // Spans nest and end by the order records were written: a run's
+      // records out of seq order would build a wrong tree, so they are refused.
+      if (known && typeof r.seq === 'number' && known.seq !== undefined && r.seq <= known.seq) {
+        const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
+        throw fail('INVALID_RECORD', `record ${i}: ${who} goes back from seq ${known.seq} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
+      }
       const run = runOf(r, time);
+      if (typeof r.seq === 'number') run.seq = r.seq;
       run.last = time;
       switch (p.kind) {
         case 'provider_request_prepared':
-          endChat(run, time);
-          startChat(run, time, p.model_id);
+          // Inside a turn, the turn's span is this model call's: it gets the request's details.
+          if (!(run.turn && run.chat && !run.prepared)) {
+            endChat(run, time);
+            startChat(run, time, p.model_id);
+          } else if (typeof p.model_id === 'string') {
+            run.chat.updateName(`chat ${p.model_id}`);
+            run.chat.setAttribute('gen_ai.request.model', p.model_id);
+          }
+          run.prepared = true;
           run.chat.setAttribute('gen_ai.request.message_count', p.message_count);
           break;
         case 'turn_started':
@@ -118,9 +145,19 @@ function makeOtel(api, lib) {
           break;
         case 'custom':
           if (p.name === 'model_usage' && run.chat && isObject(p.data)) {
-            if (typeof p.data.input_tokens === 'number') run.chat.setAttribute('gen_ai.usage.input_tokens', p.data.input_tokens);
-            if (typeof p.data.output_tokens === 'number') run.chat.setAttribute('gen_ai.usage.output_tokens', p.data.output_tokens);
-            if (typeof p.data.finish_reason === 'string') run.chat.setAttribute('gen_ai.response.finish_reasons', [p.data.finish_reason]);
+            const keys = WELL_KNOWN.usage;
+            const source = typeof p.data.source === 'string' ? p.data.source : 'agent';
+            // A turn's span is the agent's model call: the simulated user's
+            // and the ranker's usage are theirs, and the turn goes on.
+            if (run.turn && source !== 'agent') break;
+            const input = usageCount(p.data, keys.input);
+            const output = usageCount(p.data, keys.output);
+            const u = (run.usage ??= { input: 0, output: 0 });
+            if (input !== undefined) run.chat.setAttribute('gen_ai.usage.input_tokens', (u.input += input));
+            if (output !== undefined) run.chat.setAttribute('gen_ai.usage.output_tokens', (u.output += output));
+            const finish = usageText(p.data, keys.finishReason);
+            if (finish) run.chat.setAttribute('gen_ai.response.finish_reasons', [finish]);
+            if (run.turn) break;
             run.answered = undefined;
             endChat(run, time);
           } else if (p.name === 'model_error' && run.chat) {
@@ -138,8 +175,16 @@ function makeOtel(api, lib) {
           break;
         }
         case 'tool_ended': {
-          const span = run.tools.get(p.tool_call_id);
-          if (!span) break;
+          let span = run.tools.get(p.tool_call_id);
+          if (!span) {
+            // Its tool_started was lost: the call still shows, as a failure of the record stream.
+            span = start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' }, time, run.span);
+            span.setAttribute('error.type', p.is_error ? 'tool_error' : 'missing_tool_started');
+            span.setStatus({ code: SpanStatusCode.ERROR, message: p.is_error ? (typeof p.result === 'string' ? p.result : json(p.result)) : `tool_ended for call ${p.tool_call_id} without its tool_started (a record was lost)` });
+            if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
+            span.end(hr(time));
+            break;
+          }
           if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
           if (p.is_error) {
             span.setAttribute('error.type', 'tool_error');
@@ -181,8 +226,17 @@ function makeOtel(api, lib) {
   function spanSink(options) {
     const state = makeState(readOptions(options, 'spanSink(options)'));
     let n = 0;
-    const onRecord = (r) => state.push(r, n++);
-    return { onRecord, record: onRecord, end: state.finish };
+    let ended = false;
+    const onRecord = (r) => {
+      if (ended) throw fail('INVALID_ARGUMENT', `spanSink: a record after end() (record ${n}, ${isObject(r?.payload) ? r.payload.kind : why(r)}): its spans are closed; make a new spanSink for another run`);
+      state.push(r, n++);
+    };
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      state.finish();
+    };
+    return { onRecord, record: onRecord, end };
   }
 
   return { exportSpans, spanSink };

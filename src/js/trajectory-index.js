@@ -74,19 +74,11 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
             depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0,
             ended: null, budget: null, graph: null, states: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
             calls: [], steps: [], findings: [], turns: [], byNumber: new Map(), outside: [],
-            openCall: null, current: null, nextTurn: 0, sawTurns: false, lastSeq: null,
+            openCall: null, current: null, nextTurn: 0, sawTurns: false,
           };
           this.#byId.set(key, run);
           this.#runs.push(run);
         }
-        const seq = nums[i * N + SEQ];
-        if (run.lastSeq !== null && seq !== run.lastSeq + 1) {
-          const who = run.runId === null ? 'records without a run_id' : `run ${JSON.stringify(run.runId)}`;
-          this.#problems.push({ code: 'SEQ_GAP', line: cols[r + LINE], message: seq > run.lastSeq
-            ? `${who}: seq ${seq} follows ${run.lastSeq}: ${seq - run.lastSeq - 1} record(s) missing`
-            : `${who}: seq ${seq} follows ${run.lastSeq}: a record is repeated or out of order` });
-        }
-        run.lastSeq = seq;
         run.records++;
         run.last = i;
         const kind = cols[r + KIND];

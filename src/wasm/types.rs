@@ -59,7 +59,7 @@ export interface ModelMessageInput {
 
 export interface RunIdentity { run_id: string; parent_run_id?: string; agent?: string; model_id?: string }
 export interface RunOutcome {
-  status: 'completed' | 'error' | 'aborted';
+  status: 'completed' | 'stopped' | 'error' | 'aborted';
   /** Machine reason, e.g. 'goal-reached', 'max-turns'. */
   reason?: string;
   message?: string;

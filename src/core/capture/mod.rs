@@ -1,13 +1,19 @@
 //! Capture: ordered, versioned, failable trajectory records.
 
 pub mod jsonl;
+mod outcome;
 mod payload;
 mod record;
 mod recorder;
+mod seq;
 mod sink;
+pub mod well_known;
 
 pub use jsonl::BadLine;
+pub use outcome::LoopEnd;
 pub use payload::{Payload, KINDS};
 pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
+pub use seq::SeqCheck;
 pub use sink::{JsonlSink, MemorySink, Sink};
+pub use well_known::ModelUsage;

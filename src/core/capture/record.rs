@@ -45,7 +45,10 @@ pub struct RunIdentity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
+    /// The run did what it was for (see [`OutcomeStatus::of`]).
     Completed,
+    /// It ended before that: a limit, a guard, a policy, a stop on a finding.
+    Stopped,
     Error,
     Aborted,
 }
@@ -138,7 +141,7 @@ impl<'de> Deserialize<'de> for GateAllow {
     }
 }
 
-from_json_enum!(OutcomeStatus, "completed, error or aborted" { "completed" => Completed, "error" => Error, "aborted" => Aborted });
+from_json_enum!(OutcomeStatus, "completed, stopped, error or aborted" { "completed" => Completed, "stopped" => Stopped, "error" => Error, "aborted" => Aborted });
 from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
 
 /// How a run ended: a status, an optional machine reason (`goal-reached`,

@@ -53,6 +53,9 @@ impl Recorder {
     pub fn ended(&self) -> bool {
         self.ended
     }
+    pub fn started(&self) -> bool {
+        self.started
+    }
 
     /// Stamps a payload. Refuses (state unchanged) a second `run_started`,
     /// an identity that contradicts the recorder's, anything after `run_ended`

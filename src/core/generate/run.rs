@@ -23,7 +23,7 @@ use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
 use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
 use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
-use crate::core::capture::{Payload, RunIdentity};
+use crate::core::capture::{well_known, ModelUsage, Payload, RunIdentity};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::host::{LocalBoxFuture, Usage};
 use crate::core::message::{ModelMessage, Part, Role};
@@ -111,11 +111,11 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
         let data = g.to_record_data(t.max_turns, t.min_turns);
-        outcome = env.events.record(Payload::Custom { name: "step_graph".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+        outcome = env.events.record(Payload::Custom { name: well_known::STEP_GRAPH.into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     }
     if let (Ok(()), Some(parent)) = (&outcome, parent) {
         let data = serde_json::json!({ "parentRunId": parent, "atTurn": r.kept.len() });
-        outcome = env.events.record(Payload::Custom { name: "fork".into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+        outcome = env.events.record(Payload::Custom { name: well_known::FORK.into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
     }
     let mut turn = 0u32;
     while outcome.is_ok() {
@@ -154,15 +154,9 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         self.partial.tokens.set(self.partial.tokens.get().saturating_add(usage.total()));
-        let mut data = serde_json::Map::new();
-        data.insert("source".into(), source.into());
-        for (key, n) in [("inputTokens", usage.input_tokens), ("outputTokens", usage.output_tokens)] {
-            if let Some(n) = n {
-                data.insert(key.into(), n.into());
-            }
-        }
-        data.insert("totalTokens".into(), usage.total().into());
-        self.record(Payload::Custom { name: "model_usage".into(), data: data.into() })?;
+        let usage =
+            ModelUsage { source: Some(source.into()), input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, ..Default::default() };
+        self.record(usage.payload())?;
         match self.env.observers {
             Some(o) => o.record_tokens(usage.total()).map_err(fault(Side::Observer)),
             None => Ok(()),

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::scan::{unescape, Cursor, Scan, Str};
 use super::{Problem, TrajectoryIndex, NONE};
+use crate::core::capture::well_known::{total_tokens, MODEL_USAGE, USAGE_KEYS};
 use crate::core::capture::TRAJECTORY_SCHEMA_VERSION;
 use crate::core::error::ErrorCode;
 
@@ -98,12 +99,20 @@ fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
             b"outcome" => f.status = nested_string(c, b"status")?,
             b"assessment" => f.severity = nested_string(c, b"severity")?,
             b"data" => nested(c, |c, k| {
-                let slot = match k {
-                    b"totalTokens" => &mut f.total_tokens,
-                    b"inputTokens" => &mut f.input_tokens,
-                    b"outputTokens" => &mut f.output_tokens,
-                    _ => return Ok(false),
+                // Either spelling of model_usage (well_known::USAGE_KEYS); the first one found wins.
+                let key = |keys: [&str; 2]| keys.iter().any(|w| w.as_bytes() == k);
+                let slot = if key(USAGE_KEYS.total) {
+                    &mut f.total_tokens
+                } else if key(USAGE_KEYS.input) {
+                    &mut f.input_tokens
+                } else if key(USAGE_KEYS.output) {
+                    &mut f.output_tokens
+                } else {
+                    return Ok(false);
                 };
+                if slot.is_some() {
+                    return Ok(false);
+                }
                 *slot = c.whole()?;
                 Ok(true)
             })?,
@@ -111,6 +120,11 @@ fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
         }
         Ok(())
     })
+}
+
+/// Whether the string token `s` is `want` (no escapes to undo in a well-known name).
+fn name_is(line: &[u8], s: Option<Str>, want: &str) -> bool {
+    s.is_some_and(|s| !s.escaped && &line[s.start..s.end] == want.as_bytes())
 }
 
 /// A string token's text (unescaped when it has escapes).
@@ -184,6 +198,10 @@ impl TrajectoryIndex {
                 format!("schema_version {v} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}: update agent-trajectories to read it"),
             );
         }
+        let run = f.run_id.map(|s| text_of(line, s));
+        if let Err(e) = self.seqs.check(line_no as usize, run.as_deref(), f.seq.unwrap_or_default() as u64) {
+            self.problem(line_no, e.code, e.message);
+        }
         let kind = f.kind.map(|s| text_of(line, s)).unwrap_or_default();
         let status = f.status.map(|s| text_of(line, s));
         let severity = match f.severity.map(|s| text_of(line, s)).as_deref() {
@@ -202,10 +220,8 @@ impl TrajectoryIndex {
         };
         let mut id = |s: Option<Str>| s.map_or(NONE, |s| self.strings.intern(&text_of(line, s)));
         let whole = |n: Option<f64>| n.map_or(NONE, |n| n.clamp(0.0, f64::from(NONE - 1)) as u32);
-        let tokens = f.total_tokens.or(match (f.input_tokens, f.output_tokens) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        });
+        let tokens =
+            if name_is(line, f.name, MODEL_USAGE) && kind == "custom" { total_tokens(f.total_tokens, f.input_tokens, f.output_tokens) } else { None };
         let row = [
             start,
             end,

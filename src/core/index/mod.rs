@@ -17,6 +17,7 @@ mod search;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::core::capture::SeqCheck;
 use crate::core::error::ErrorCode;
 
 /// "Absent" in the `u32` columns.
@@ -88,13 +89,22 @@ pub struct TrajectoryIndex {
     pub nums: Vec<f64>,
     pub strings: Interner,
     pub problems: Vec<Problem>,
+    /// The seq check `parseTrajectoryJsonl` makes, over the same stream.
+    seqs: SeqCheck,
 }
 
 impl TrajectoryIndex {
     /// Indexes a record JSONL stream. Never fails: a line that is not a
     /// record becomes a [`Problem`] with its line number, and the rest loads.
     pub fn from_bytes(bytes: Vec<u8>) -> TrajectoryIndex {
-        let mut index = TrajectoryIndex { bytes: Vec::new(), cols: Vec::new(), nums: Vec::new(), strings: Interner::default(), problems: Vec::new() };
+        let mut index = TrajectoryIndex {
+            bytes: Vec::new(),
+            cols: Vec::new(),
+            nums: Vec::new(),
+            strings: Interner::default(),
+            problems: Vec::new(),
+            seqs: SeqCheck::default(),
+        };
         index.ingest(&bytes);
         index.bytes = bytes;
         index

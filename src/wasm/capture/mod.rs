@@ -3,6 +3,7 @@
 mod jsonl;
 mod recorder;
 mod sinks;
+mod well_known;
 
 pub use jsonl::{parse_trajectory_jsonl, serialize_trajectory_jsonl, trajectory_schema_version};
 pub use recorder::TrajectoryRecorder;

@@ -190,6 +190,13 @@ impl TrajectoryRecorder {
         let opt = |key: &str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
+            // A recorder has record() too, but it takes payloads, not records:
+            // every record would fail in it.
+            None if property(&sink, "nextSeq").as_f64().is_some() && property(&sink, "child").is_function() => {
+                return Err(to_js(Error::invalid_argument(
+                    "sink is a TrajectoryRecorder, which takes payloads, not records: give the recorder a sink (new TrajectoryRecorder(new MemorySink())), or record into the recorder you have",
+                )))
+            }
             None => {
                 let record = property(&sink, "record")
                     .dyn_into::<Function>()
@@ -289,6 +296,18 @@ impl TrajectoryRecorder {
     #[wasm_bindgen(getter = nextSeq)]
     pub fn next_seq(&self) -> f64 {
         self.state.borrow().next_seq() as f64
+    }
+
+    /// Whether this run's `run_started` has been recorded.
+    #[wasm_bindgen(getter)]
+    pub fn started(&self) -> bool {
+        self.state.borrow().started()
+    }
+
+    /// Whether this run's `run_ended` has been recorded (nothing may follow it).
+    #[wasm_bindgen(getter)]
+    pub fn ended(&self) -> bool {
+        self.state.borrow().ended()
     }
 
     /// Records stamped and not yet accepted by the sink (shared with children).

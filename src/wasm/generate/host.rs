@@ -351,6 +351,9 @@ pub struct JsEvents {
     pub on_record_failed: Rc<RefCell<Option<JsValue>>>,
     /// The one rejection handler of the run, given to every such Promise.
     pub on_record_catch: Function,
+    /// `onRecord` failed: the run ends with that error, and its last records
+    /// (step_states, run_ended) still reach the sink without calling it again.
+    pub on_record_broken: std::cell::Cell<bool>,
 }
 
 /// The rejection handler a run gives the Promises `onRecord` returns: it
@@ -377,17 +380,24 @@ impl JsEvents {
 
 impl RunEvents for JsEvents {
     fn record(&self, payload: Payload) -> Result<(), Error> {
-        self.late_failure()?;
-        let Some(r) = &self.recorder else { return Ok(()) };
-        let (_, record) = r.record_payload(payload, self.on_record.is_some())?;
-        if let (Some(f), Some(record)) = (&self.on_record, record) {
+        // The record reaches the sink first; a failure of onRecord (thrown
+        // now, or a rejection kept from before) is the run's error after it.
+        let Some(r) = &self.recorder else { return self.late_failure() };
+        let on_record = self.on_record.as_ref().filter(|_| !self.on_record_broken.get());
+        let (_, record) = r.record_payload(payload, on_record.is_some())?;
+        let mut outcome = self.late_failure();
+        if let (Some(f), Some(record), true) = (on_record, record, outcome.is_ok()) {
             let v = to_js(&record).map_err(conv)?;
-            let ret = f.call1(&JsValue::UNDEFINED, &v).map_err(|e| from_callback("onRecord", &e))?;
-            if ret.is_object() && property(&ret, "then").is_function() {
-                crate::wasm::catch_with(&ret, &self.on_record_catch);
+            match f.call1(&JsValue::UNDEFINED, &v) {
+                Ok(ret) if ret.is_object() && property(&ret, "then").is_function() => crate::wasm::catch_with(&ret, &self.on_record_catch),
+                Ok(_) => {}
+                Err(e) => outcome = Err(from_callback("onRecord", &e)),
             }
         }
-        Ok(())
+        if outcome.is_err() {
+            self.on_record_broken.set(true);
+        }
+        outcome
     }
 
     fn flush(&self) -> LocalBoxFuture<'_, Result<(), Error>> {

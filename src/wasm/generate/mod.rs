@@ -239,7 +239,7 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     let run_id = optional_string_arg(&opt("runId")?, &format!("{place}.runId")).js()?;
     let on_record_failed = Rc::default();
     let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
-    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch };
+    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch, on_record_broken: Default::default() };
     Ok(Harness { clock, observers, abort, events, run_id })
 }
 

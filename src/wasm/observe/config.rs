@@ -36,6 +36,12 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
     if !entry.is_object() {
         return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}, got {}", describe(entry))));
     }
+    // A custom observer given bare, where its entry goes: say how to wrap it.
+    if property(entry, "observer").is_undefined() && property(entry, "observe").is_function() {
+        return Err(Error::invalid_argument(format!(
+            "{at} is a custom observer given bare: put it in an entry with its trigger, {{ observer: {{ name, observe }}, trigger: {{ everyNCalls: 1 }} }}"
+        )));
+    }
     check_options(entry, &["observer", "trigger", "options"], &at)?;
     let which = option(entry, "observer", &at)?;
     let (name, builtin, js) = if let Some(kind) = which.as_string() {

@@ -63,11 +63,7 @@ impl Runner<'_, '_> {
             Err(_) => None,
         };
         let outcome = RunOutcome {
-            status: match (status, aborted) {
-                (_, true) => OutcomeStatus::Aborted,
-                (Status::Failed, _) => OutcomeStatus::Error,
-                _ => OutcomeStatus::Completed,
-            },
+            status: OutcomeStatus::of(status == Status::Completed, status == Status::Failed, aborted),
             reason: Some(reason.clone()),
             message: Some(final_summary.clone()),
             error_code: error.as_ref().map(|e| e.code.clone()),

@@ -3,7 +3,7 @@
 //! error), and the marker put on the right trace.
 
 use super::{fault, Interrupt, Runner};
-use crate::core::capture::{OutcomeStatus, Payload, RunOutcome};
+use crate::core::capture::{well_known, OutcomeStatus, Payload, RunOutcome};
 use crate::core::generate::concurrency::{race, Either};
 use crate::core::generate::trace::{iso8601, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason};
 use crate::core::message::{ModelMessage, Role};
@@ -42,7 +42,7 @@ impl Runner<'_, '_> {
                 });
                 let mut data = serde_json::Map::new();
                 data.insert("states".into(), serde_json::Value::Array(states.collect()));
-                self.env.events.record(Payload::Custom { name: "step_states".into(), data: data.into() })
+                self.env.events.record(Payload::Custom { name: well_known::STEP_STATES.into(), data: data.into() })
             }
             None => Ok(()),
         };
@@ -116,11 +116,7 @@ impl Runner<'_, '_> {
 /// The `run_ended` outcome of an end marker.
 fn outcome_of(end: &End) -> RunOutcome {
     RunOutcome {
-        status: match end.reason {
-            StopReason::Error => OutcomeStatus::Error,
-            StopReason::Aborted => OutcomeStatus::Aborted,
-            _ => OutcomeStatus::Completed,
-        },
+        status: OutcomeStatus::of(end.completed, end.reason == StopReason::Error, end.reason == StopReason::Aborted),
         reason: Some(end.reason.as_str().to_owned()),
         message: end.summary.clone(),
         error_code: end.error.as_ref().map(|e| e.code.clone()),

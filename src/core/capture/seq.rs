@@ -1,0 +1,78 @@
+//! The seq check: every run's records start at seq 0 and go up by one. A
+//! skipped, repeated or backward seq is exactly the lost record the seq
+//! exists to reveal. `parseTrajectoryJsonl` and `TrajectoryIndex` both
+//! follow a stream through this one check, so they report the same lines
+//! with the same words.
+
+use std::collections::HashMap;
+
+use crate::core::error::{Error, ErrorCode, Result};
+
+#[derive(Default)]
+pub struct SeqCheck {
+    next: HashMap<Option<String>, u64>,
+}
+
+impl SeqCheck {
+    /// Checks the record on 1-based `line`; an error names the run and the
+    /// seq that is missing. After a gap the check follows the stream from
+    /// where it is, so one lost record is reported once, not on every later line.
+    pub fn check(&mut self, line: usize, run_id: Option<&str>, seq: u64) -> Result<()> {
+        let key = run_id.map(str::to_owned);
+        if key.is_some() && !self.next.contains_key(&key) {
+            // A recorder given no runId stamps the records before run_started
+            // without one; the run's seq goes on from them once it is named.
+            if let Some(n) = self.next.get(&None).copied().filter(|&n| n == seq) {
+                self.next.remove(&None);
+                self.next.insert(key.clone(), n);
+            }
+        }
+        let expected = self.next.entry(key).or_insert(0);
+        let want = *expected;
+        *expected = want.max(seq.saturating_add(1));
+        if seq == want {
+            return Ok(());
+        }
+        let run = match run_id {
+            Some(id) => format!("run {id:?}"),
+            None => "the records without a run_id".to_owned(),
+        };
+        let problem = if seq > want {
+            let missing = if seq - want == 1 { format!("seq {want} is missing") } else { format!("seqs {want} to {} are missing", seq - 1) };
+            match want {
+                0 => format!("{run} starts at seq {seq}: {missing}"),
+                _ => format!("{run} jumps from seq {} to {seq}: {missing}", want - 1),
+            }
+        } else {
+            format!("{run} repeats or goes back to seq {seq} after seq {}", want - 1)
+        };
+        Err(Error::new(ErrorCode::SeqGap, format!("line {line}: {problem}")).at_line(line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(seqs: &[(Option<&str>, u64)]) -> Vec<String> {
+        let mut c = SeqCheck::default();
+        seqs.iter().enumerate().filter_map(|(i, (run, seq))| c.check(i + 1, *run, *seq).err().map(|e| e.message)).collect()
+    }
+
+    #[test]
+    fn a_repeat_is_reported_once() {
+        let r = Some("r");
+        assert_eq!(problems(&[(r, 0), (r, 1), (r, 2), (r, 1), (r, 3)]), ["line 4: run \"r\" repeats or goes back to seq 1 after seq 2"]);
+    }
+
+    #[test]
+    fn a_run_starts_at_zero() {
+        assert_eq!(problems(&[(Some("r"), 2), (Some("r"), 3)]), ["line 1: run \"r\" starts at seq 2: seqs 0 to 1 are missing"]);
+    }
+
+    #[test]
+    fn unnamed_records_before_run_started_carry_on() {
+        assert!(problems(&[(None, 0), (None, 1), (Some("r"), 2), (Some("r"), 3)]).is_empty());
+        assert_eq!(problems(&[(Some("a"), 0), (Some("a"), 2)]), ["line 2: run \"a\" jumps from seq 0 to 2: seq 1 is missing"]);
+    }
+}
