@@ -3,7 +3,7 @@
 // right; compare, search, keyboard and hash links tie them together.
 import { TrajectoryIndex } from './pkg/web.js';
 import { initWasm, readFile, fetchDoc, embeddedDocs, sampleList, onDrop } from './load.js';
-import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, fmtMs, plural } from './util.js';
+import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, outcomeBadge, fmtMs, plural } from './util.js';
 import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, ICON } from './cards.js';
 import { VirtualList } from './turns.js';
 import { Outline } from './outline.js';
@@ -35,14 +35,17 @@ function outlineItem(k) {
 /** Where record i shows in a row: its own element, the call it was merged into, else the row's header. */
 const recEl = (row, i) => row.querySelector(`[data-rec="${i}"],[data-recs~="${i}"]`) ?? row.firstElementChild;
 
-/** Marks a freshly rendered row: selection, the focused record, search hits and filter matches. */
+/** Marks a freshly rendered row: selection, the focused record, search hits (the card and the matching text) and filter matches. */
 function decorate(el, k) {
   const row = S.v.rows[k];
   if (row.t) el.dataset.turn = row.t.turn;
   el.classList.toggle('sel', k === S.sel);
   for (const [set, cls] of [[S.res?.hits, 'hit'], [S.res?.filtered, 'fhit']]) {
     for (let j = set ? find.lower(set, row.lo) : 0; set && j < set.length && set[j] <= row.hi; j++) {
-      recEl(el, set[j])?.classList.add(cls);
+      const at = recEl(el, set[j]);
+      at?.classList.add(cls);
+      // Several records can share an element (a call's start and end): mark its text once.
+      if (cls === 'hit' && at && !at.dataset.marked) { at.dataset.marked = '1'; find.mark(at, S.res.needle); }
     }
   }
 }
@@ -61,7 +64,7 @@ function renderDocs() {
     <button data-close="${di}" aria-label="Close ${esc(d.name)}">×</button></div>
     ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)} line ${e.line}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
     ${d.index.runs().map((r) => `<button class="run-btn" data-doc="${di}" data-run="${esc(runKey(r))}" style="--depth:${r.depth}" aria-current="${S.v?.doc === d && S.v.run.runId === r.runId}">
-      ${esc(r.runId ?? '(unnamed run)')}<small>${plural(r.turns, 'turn')} · ${plural(r.toolCalls, 'call')}${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · ${esc(outcomeText(r.outcome))}</small></button>`).join('')}</div>`).join('')
+      ${esc(r.runId ?? '(unnamed run)')}<small>${plural(r.turns, 'turn')} · ${plural(r.toolCalls, 'call')}${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · <span class="${outcomeOk(r.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(r.outcome))}</span></small></button>`).join('')}</div>`).join('')
     || '<p class="muted">No file open. Open a record JSONL, a step JSONL or stepTraces.json, or drop one here.</p>';
 }
 
@@ -104,7 +107,7 @@ function showRun(doc, key = null) {
   $('summary').innerHTML = `<h2>${esc(doc.name)} <span class="muted">· ${esc(run.runId ?? '(unnamed run)')}</span>${run.parentRunId != null ? ` <a href="${hashFor(doc.name, run.parentRunId)}">↰ parent run</a>` : ''}</h2>
     <div class="stats"><span><b>${run.records}</b> records</span><span><b>${run.turns}</b> turns</span><span><b>${run.toolCalls}</b> call${run.toolCalls === 1 ? '' : 's'}</span>
     <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span><span><b>${run.assessments}</b> findings</span><span><b>${dur}</b></span>
-    <span class="badge ${outcomeOk(run.outcome) ? 'ok' : 'bad'}" id="outcome">${esc(outcomeText(run.outcome))}</span></div>`;
+    ${outcomeBadge(run.outcome, 'outcome')}</div>`;
   $('graph').innerHTML = graphSvg(ix, run) || '<p class="muted">No steps in this run.</p>';
   $('findings').innerHTML = ctx.findings.map((f) => `<li class="sev-${esc(f.severity)}"><a href="${ctx.href({ finding: f.k })}">${ICON[f.severity] ?? '•'} <b>${esc(f.severity)}</b> ${esc(f.assessment?.observerName)}: ${esc(f.assessment?.summary)}</a></li>`).join('')
     || '<li class="muted">No findings.</li>';
@@ -366,7 +369,13 @@ document.addEventListener('click', (e) => {
     const { doc } = S.v;
     const ix = doc.index;
     const { act: what, rec, path, turn } = act.dataset;
-    if (what === 'all') { act.closest('.gate').previousElementSibling.textContent = json(payloadAt(ix, Number(rec), path)); act.remove(); return list.update(true); }
+    if (what === 'all') {
+      const pre = act.closest('.gate').previousElementSibling;
+      pre.textContent = json(payloadAt(ix, Number(rec), path));
+      if (pre.closest('.hit')) find.mark(pre, S.res?.needle); // the full text, marked as the cut one was
+      act.remove();
+      return list.update(true);
+    }
     if (what === 'dl') return download(`${base(doc.name)}-record-${rec}.json`, json(payloadAt(ix, Number(rec), path)));
     const r = ix.runs().find((x) => runKey(x) === act.parentElement.dataset.run);
     const ctx = runCtx(doc, r);

@@ -2,7 +2,7 @@
 // shows: messages, tool calls with their result or error, the step choice,
 // findings pinned to the call they fired at, child runs under the call that
 // started them. Records are parsed (index.get) only for rows on screen.
-import { esc, json, short, parts, toolValue, partError, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
+import { esc, json, short, parts, toolValue, partError, usageTokens, outcomeOf, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
 
 const GATE = 4096; // bytes of a payload shown before "show all"
 const GAP_CHUNK = 40; // records per row outside turns, so a turnless run still virtualises
@@ -87,6 +87,8 @@ export function collect(ctx, recs) {
       if (!agentText) for (const q of parts(p.assistant)) if (q.type === 'text' && q.text) items.push({ role: 'assistant', text: q.text, rec: i, at: [i, 'assistant'] });
     } else if (p.kind === 'step_selected') items.push({ step: p, rec: i });
     else if (p.kind === 'assessment_produced') items.push({ finding: ctx.byRec.get(i), rec: i });
+    // A run_ended is marked by how the viewer reads its outcome: the index counts only a status other than completed as an error.
+    else if (p.kind === 'run_ended') items.push({ ev: p.kind, text: summary(p), err: !outcomeOk(typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome), rec: i });
     else if (p.kind !== 'turn_started' && p.kind !== 'iteration_started') items.push({ ev: p.kind, text: summary(p), err: ctx.ix.info(i).isError, rec: i });
   }
   // A finding shows under the call it fired at when that call is in the same row.
@@ -97,7 +99,7 @@ export function collect(ctx, recs) {
 function summary(p) {
   switch (p.kind) {
     case 'run_started': return [p.identity?.run_id, p.identity?.agent, p.identity?.model_id].filter(Boolean).join(' · ');
-    case 'run_ended': { const o = typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome; return `${outcomeText(o)}${o?.message ? `: ${o.message}` : ''}`; }
+    case 'run_ended': { const o = outcomeOf(typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome); return `${o.text}${o.detail ? `: ${o.detail}` : ''}`; }
     case 'run_terminated': return `${p.status} · ${p.reason}`;
     case 'simulator_issue': return `simulated user, turn ${p.turn_index}, attempt ${p.attempt}: ${p.issue}${p.retried ? ' (asked again)' : ' (gave up)'}: ${short(p.text)}`;
     case 'iteration_completed': return `iteration ${p.iteration}: ${p.decision}${p.tools?.length ? ` (${p.tools.join(', ')})` : ''}${p.failed ? ' · failed' : ''}${p.error ? `: ${short(p.error)}` : ''}`;
@@ -105,7 +107,8 @@ function summary(p) {
     case 'custom': {
       const g = p.data;
       if (p.name === 'step_graph' && Array.isArray(g?.steps)) return `step graph: ${g.steps.length} steps, start ${g.start}, terminal ${(g.terminals ?? []).join(', ')} (drawn under Steps)`;
-      if (p.name === 'model_usage' && Number.isFinite(g?.totalTokens)) return `${g.totalTokens} tokens${g.source ? ` (${g.source})` : ''}${Number.isFinite(g.inputTokens) ? `: ${g.inputTokens} in, ${g.outputTokens ?? 0} out` : ''}`;
+      const u = p.name === 'model_usage' ? usageTokens(g) : null;
+      if (u) return `${u.total} tokens${g.source ? ` (${g.source})` : ''}${u.input !== null ? `: ${u.input} in, ${u.output ?? 0} out` : ''}${g.finish_reason ?? g.finishReason ? ` · finish ${g.finish_reason ?? g.finishReason}` : ''}`;
       if (p.name === 'fork' && typeof g?.parentRunId === 'string') return `forked from ${g.parentRunId}: its first ${g.atTurn} turn${g.atTurn === 1 ? '' : 's'} kept as recorded, the rest live`;
       if (p.name === 'step_states' && Array.isArray(g?.states)) return `final step states: ${g.states.map((x) => `${x.stepId} ${x.status}`).join(', ')}`;
       return `${p.name} ${short(p.data)}`;

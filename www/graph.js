@@ -4,7 +4,7 @@
 // recorded graph (custom "step_graph") the steps are those the run's
 // step_selected records name, in the order first seen, and their states are
 // read off the path.
-import { esc, outcomeOk } from './util.js';
+import { esc, outcomeOk, outcomeText } from './util.js';
 
 const W = 88;
 const H = 28;
@@ -90,7 +90,7 @@ export function graphSvg(ix, run) {
   if (last && run.outcome) {
     const ex = Math.max(...[...pos.values()].map((p) => p.x)) + W + GX + 24;
     end = `<path class="taken" d="M${last.x + W} ${last.y + H / 2} L${ex - 4} ${last.y + H / 2}" marker-end="url(#arr2)"/>
-      <g class="outcome ${outcomeOk(run.outcome) ? 'ok' : 'bad'}"><rect x="${ex}" y="${last.y}" width="${W + 20}" height="${H}" rx="14"/><text x="${ex + (W + 20) / 2}" y="${last.y + H / 2 + 4}">■ ${esc(run.outcome.reason ?? run.outcome.status)}</text></g>`;
+      <g class="outcome ${outcomeOk(run.outcome) ? 'ok' : 'bad'}"><rect x="${ex}" y="${last.y}" width="${W + 20}" height="${H}" rx="14"/><text x="${ex + (W + 20) / 2}" y="${last.y + H / 2 + 4}">■ ${esc(run.outcome.reason ?? run.outcome.status)}</text><title>${esc(outcomeText(run.outcome))}</title></g>`;
   }
   const w = Math.max(...[...pos.values()].map((p) => p.x)) + W + (end ? 2 * W + GX + 24 : 56);
   const h = Math.max(...[...pos.values()].map((p) => p.y)) + H + 34;
@@ -99,5 +99,5 @@ export function graphSvg(ix, run) {
     <defs><marker id="arr" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L8 4L0 8z" class="req-head"/></marker>
     <marker id="arr2" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L8 4L0 8z" class="taken-head"/></marker></defs>
     ${edges.join('')}${taken.join('')}${nodes.join('')}${end}</svg>
-    <p class="legend"><span class="st-reached">${graph?.steps?.some((s) => s.status) ? 'satisfied' : 'reached'}</span> <span class="st-failed">failed</span> <span class="st-blocked">blocked</span> <span class="st-skipped">skipped</span> <span class="st-never">never reached</span> · numbers: order taken${graph ? ' · thick border: terminal' : ''}</p>`;
+    <p class="legend"><span class="st-reached">${graph?.steps?.some((s) => s.status) ? 'satisfied' : 'reached'}</span> <span class="st-failed">failed</span> <span class="st-blocked">blocked</span> <span class="st-skipped">skipped</span> <span class="st-never">never reached</span> <span class="st-open">in progress</span> · numbers: order taken${graph ? ' · thick border: terminal' : ''}</p>`;
 }

@@ -46,7 +46,7 @@ function stepsToRecords(steps) {
     const answer = output.filter((x) => x.role === 'assistant').at(-1) ?? { role: 'assistant', content: '' };
     rec(t, { kind: 'turn_ended', assistant: answer, tool_results: [], turn_index: turn, ...(m.stepId ? { step_id: m.stepId } : {}) });
     end = m.end ?? s.end ?? ('reason' in m ? m : end);
-    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status: end.completed ? 'completed' : 'error', reason: end.reason, ...(end.summary ? { message: end.summary } : {}) } });
+    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status: end.completed ? 'completed' : 'error', reason: end.reason, ...(end.summary ? { message: end.summary } : {}), ...(end.verdict ? { verdict: end.verdict } : {}) } });
   });
   return out.join('\n');
 }

@@ -21,7 +21,7 @@ export function readQuery() {
  * filters (null when none is set), and an error for an invalid pattern.
  */
 export function run(ix, runIds, query) {
-  const out = { hits: null, count: 0, filtered: null, error: null };
+  const out = { hits: null, count: 0, filtered: null, error: null, needle: null };
   if (query.kind || query.errorsOnly || query.minSeverity) {
     const q = { ...(query.kind && { kind: query.kind }), ...(query.errorsOnly && { errorsOnly: true }), ...(query.minSeverity && { minSeverity: query.minSeverity }) };
     out.filtered = merge(runIds.map((runId) => ix.filter({ ...q, runId })));
@@ -31,11 +31,47 @@ export function run(ix, runIds, query) {
     if (query.regex) {
       try { needle = new RegExp(query.q, 'i'); } catch (e) { out.error = e.message; return out; }
     }
+    out.needle = needle;
     const res = runIds.map((runId) => ix.search(needle, { runId }));
     out.count = res.reduce((s, r) => s + r.count, 0);
     out.hits = merge(res.map((r) => r.records));
   }
   return out;
+}
+
+/**
+ * Wraps each match of `needle` (text, ignoring case, or a RegExp) in the
+ * text under `el` in <mark>. It splits DOM text nodes, so the page's own
+ * escaping stands and no match is ever parsed as HTML. A match across two
+ * elements is not marked; its card still is (class hit).
+ */
+export function mark(el, needle) {
+  if (!needle) return 0;
+  const re = typeof needle === 'string'
+    ? new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi')
+    : new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
+  // Not inside another record's element (a finding or child run under a call): that one is marked when it is a hit itself.
+  const own = (t) => el.dataset.rec == null || t.parentElement.closest('[data-rec]') === el;
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT, { acceptNode: (t) => (!t.parentElement.closest('mark, button') && own(t) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT) });
+  const texts = [];
+  while (walk.nextNode()) texts.push(walk.currentNode);
+  let n = 0;
+  for (const t of texts) {
+    const s = t.data;
+    const out = [];
+    let at = 0;
+    re.lastIndex = 0;
+    for (let m; (m = re.exec(s));) {
+      if (!m[0]) { re.lastIndex++; continue; } // an empty match marks nothing
+      const mk = document.createElement('mark');
+      mk.textContent = m[0];
+      out.push(s.slice(at, m.index), mk);
+      at = m.index + m[0].length;
+      n++;
+    }
+    if (at) t.replaceWith(...out, s.slice(at));
+  }
+  return n;
 }
 
 /** The position of the first of the sorted `recs` that is >= v. */

@@ -15,8 +15,70 @@ export const fmtN = (n) => Math.round(n).toLocaleString('en');
 export const toolValue = (r) => (r && typeof r === 'object' && 'type' in r && 'value' in r ? r.value : r);
 // A tool-result part whose output type is error-text / error-json is a failed call.
 export const partError = (o) => typeof o?.type === 'string' && o.type.startsWith('error');
-export const outcomeText = (o) => (o ? `${o.status}${o.reason ? ` · ${o.reason}` : ''}` : 'no end recorded');
-export const outcomeOk = (o) => o?.status === 'completed' || o?.status === 'ended';
+
+// How a run ended, in words. A run is green only when it did what it was
+// for: a verdict of pass, or (files without verdicts) a finishing reason:
+// its goal reached, the loop done on the model's own terms (AI SDK and
+// Mastra "stop", "tool-calls" when a stop condition ended it after a tool
+// step, as the core's LoopEnd reads them), a background run's model- or
+// plan-completed. Any other end is a failure, whatever its status says:
+// older files wrote "completed" for runs a limit or a guard stopped, newer
+// ones "stopped".
+const FINISHED = new Set(['goal-reached', 'stop', 'tool-calls', 'finished', 'completed', 'model-completed', 'plan-completed']);
+const REASONS = {
+  'max-turns': 'reached the turn limit',
+  'max-steps': 'reached the step limit before the model finished',
+  'max-iterations': 'reached the iteration limit',
+  'agent-loop': 'the agent went round in circles',
+  'policy-violation': 'a policy was broken',
+  'no-step-match': 'no step could come next',
+  'model-abandoned': 'the agent gave up',
+  length: 'the answer was cut off at the token limit',
+  'content-filter': "the provider's content filter stopped the answer",
+};
+const VERDICTS = { agent: "the agent's failure", simulator: "the simulated user's fault, not the agent's", harness: 'a harness callback failed, not the agent', aborted: 'stopped by the caller' };
+const reasonWords = (r) => REASONS[r] ?? (r?.startsWith('max-failures') ? 'too many failures in a row' : r?.startsWith('deliverable-failed') ? 'the deliverable could not be made' : null);
+
+/** A run_ended outcome ({ status, reason?, message?, verdict? } or null) as { ok, text, detail }. */
+export function outcomeOf(o) {
+  if (!o) return { ok: false, text: 'no end recorded', detail: null };
+  const { status, reason, message, verdict } = o;
+  const done = (status === 'completed' || status === 'ended') && (verdict === 'pass' || reason == null || FINISHED.has(reason));
+  const ok = done && (verdict == null || verdict === 'pass');
+  const code = reason ? ` (${reason})` : '';
+  let text;
+  if (done) text = `${status}${reason ? ` · ${reason}` : ''}`;
+  else if (status === 'error') text = `error: ${short(message ?? reasonWords(reason) ?? 'no message recorded', 160)}${reason && reason !== 'error' ? code : ''}`;
+  else if (status === 'aborted') text = `aborted${reason && reason !== 'aborted' ? code : ''}`;
+  else if (reason?.startsWith('stopped-on-')) text = `stopped on a${/^[aeiou]/.test(reason.slice(11)) ? 'n' : ''} ${reason.slice(11)}`;
+  else text = reason ? `stopped: ${reasonWords(reason) ? `${reasonWords(reason)}${code}` : reason}` : `${status}: ended before its goal`;
+  if (verdict) text += ` · verdict: ${verdict}${VERDICTS[verdict] ? ` (${VERDICTS[verdict]})` : ''}`;
+  // The message, where the text does not already say it (an error's does).
+  return { ok, text, detail: status === 'error' ? null : message ?? null };
+}
+export const outcomeText = (o) => outcomeOf(o).text;
+export const outcomeOk = (o) => outcomeOf(o).ok;
+/** The outcome as a green or red badge; its message, when there is one, on hover. */
+export function outcomeBadge(o, id) {
+  const { ok, text, detail } = outcomeOf(o);
+  return `<span class="badge ${ok ? 'ok' : 'bad'}" id="${id}"${detail ? ` title="${esc(detail)}"` : ''}>${esc(text)}</span>`;
+}
+
+/**
+ * The tokens of a `custom` model_usage record's data, in either spelling:
+ * camelCase (inputTokens: generated runs, and the AI SDK / Mastra captures
+ * from the one usage schema on) or snake_case (input_tokens: files those
+ * captures wrote before). The one place the page reads token fields, for a
+ * record's card; charts and totals take tokens from the index. null when
+ * the data holds no token count.
+ */
+export function usageTokens(d) {
+  const num = (...ks) => ks.map((k) => d?.[k]).find(Number.isFinite) ?? null;
+  const input = num('inputTokens', 'input_tokens');
+  const output = num('outputTokens', 'output_tokens');
+  if (input === null && output === null && num('totalTokens', 'total_tokens') === null) return null;
+  return { input, output, total: num('totalTokens', 'total_tokens') ?? (input ?? 0) + (output ?? 0) };
+}
 
 /** A message's parts, whatever its content shape (string or parts). */
 export const parts = (m) => (typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : m?.content ?? []);
