@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-# 300 KB gzip for the whole package as shipped: the .wasm, the glue, the JS
+# 400 KB gzip for the whole package as shipped: the .wasm, the glue, the JS
 # layer and every entry (the project's budget; the table below sums them).
-BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-307200}
+BUDGET_GZIP_BYTES=${BUDGET_GZIP_BYTES:-409600}
 
 . scripts/lib.sh
 ensure_build_tools

@@ -15,12 +15,14 @@ function makeBackground(wasm, lib) {
 
   const AI_SCHEMA = Symbol.for('vercel.ai.schema');
   // The keywords of JSON Schema (drafts 4 to 2020-12) an object needs one of to be read as a schema.
-  const JSON_SCHEMA_KEYWORDS = new Set(['$schema', '$id', 'id', '$ref', '$defs', 'definitions', '$comment', '$anchor', '$dynamicRef', 'type', 'enum', 'const',
-    'properties', 'patternProperties', 'additionalProperties', 'required', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired',
-    'dependentSchemas', 'dependencies', 'items', 'prefixItems', 'additionalItems', 'contains', 'minItems', 'maxItems', 'uniqueItems',
-    'unevaluatedItems', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'minimum', 'maximum',
-    'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format', 'title', 'description',
-    'default', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated', 'contentMediaType', 'contentEncoding']);
+  // (In groups: the minified build keeps lines short, and one array would be one line.)
+  const JSON_SCHEMA_KEYWORDS = new Set();
+  const keywords = (group) => group.split(' ').forEach((k) => JSON_SCHEMA_KEYWORDS.add(k));
+  keywords('$schema $id id $ref $defs definitions $comment $anchor $dynamicRef type enum const title description default examples');
+  keywords('properties patternProperties additionalProperties required propertyNames minProperties maxProperties dependentRequired');
+  keywords('dependentSchemas dependencies items prefixItems additionalItems contains minItems maxItems uniqueItems');
+  keywords('unevaluatedItems unevaluatedProperties allOf anyOf oneOf not if then else minimum maximum exclusiveMinimum');
+  keywords('exclusiveMaximum multipleOf minLength maxLength pattern format nullable readOnly writeOnly deprecated contentMediaType contentEncoding');
   const describe = (v) => (v === null ? 'null' : isArray(v) ? 'an array' : typeof v);
 
   // The JSON Schema form of a schema, by what its library offers.

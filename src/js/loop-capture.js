@@ -155,8 +155,8 @@ function makeLoopCapture(wasm, lib) {
       toolEnded(id, name, input, { output, error, failed }) {
         const result = failed ? why(error) : asJson(output);
         record({ kind: 'tool_ended', tool_call_id: String(id), tool_name: String(name), ...(result === undefined ? {} : { result }), is_error: failed });
-        const output = failed ? { type: 'error-text', value: String(result) } : { type: 'json', value: result ?? null };
-        turn?.results.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: String(id), toolName: String(name), output }] });
+        const answer = failed ? { type: 'error-text', value: String(result) } : { type: 'json', value: result ?? null };
+        turn?.results.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: String(id), toolName: String(name), output: answer }] });
         if (!observers) return;
         const shown = observers.recordToolCall({ toolName: String(name), params: asJson(input), success: !failed, ...(failed ? { errorMessage: result } : {}) });
         for (const assessment of shown?.assessments ?? []) {

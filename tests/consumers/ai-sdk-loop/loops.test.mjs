@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseTrajectoryJsonl, observeAISdk, trajectoryMiddleware } from 'agent-trajectories';
+import { parseTrajectoryJsonl, observeAISdk, trajectoryMiddleware, MemorySink, JsonlSink, TrajectoryRecorder, TrajectoryIndex } from 'agent-trajectories';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -65,7 +65,9 @@ test('stopOn: \'warning\' stops the loop when the stall escalates to a warning; 
   assert.ok(once.steps < 7, `stopped early (${once.steps} steps)`);
   const end = parseTrajectoryJsonl(once.lines.join('\n')).at(-1).payload;
   assert.equal(end.outcome.reason, 'stopped-on-warning');
-  assert.match(end.outcome.message, /^Stall: .*escalated to warning/);
+  assert.equal(end.outcome.status, 'stopped', 'a stop on a finding is no completion');
+  assert.equal(end.outcome.verdict, 'agent');
+  assert.match(end.outcome.message, /^stopped on a finding at or above warning; the last, a warning from Stall: .*escalated to warning/);
   const caution = await s.generateLoop({ severity: 'caution', times: 1 });
   const twice = await s.generateLoop({ severity: 'caution', times: 2 });
   assert.ok(caution.steps < twice.steps, `nudge once, stop when it repeats (${caution.steps} < ${twice.steps})`);
@@ -92,17 +94,21 @@ test('trajectoryMiddleware: every model call recorded, streaming included, usage
   const { generate, stream } = await s.middlewareCalls();
   for (const lines of [generate, stream]) {
     const records = parseTrajectoryJsonl(lines.join('\n'));
+    // Each model call is a turn.
     assert.deepEqual(records.map((r) => r.payload.kind), [
-      'provider_request_prepared', 'message_appended', 'custom',
-      'provider_request_prepared', 'message_appended', 'custom',
+      'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended',
+      'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended',
     ]);
-    const [first, answer, use] = records.map((r) => r.payload);
+    assert.deepEqual(records.filter((r) => r.payload.kind.startsWith('turn_')).map((r) => r.payload.turn_index), [0, 0, 1, 1]);
+    const [, first, answer, use] = records.map((r) => r.payload);
     assert.equal(first.tool_count, 1);
     assert.equal(first.system_prompt_chars, 'You book restaurant tables.'.length);
     assert.equal(answer.message.content[0].type, 'tool-call');
     assert.deepEqual(answer.message.content[0].input, { city: 'Lisbon' });
-    assert.deepEqual(use.data, { input_tokens: 10, output_tokens: 4, finish_reason: 'tool-calls' });
-    assert.equal(records[4].payload.message.content[0].text, 'Could not book.');
+    // The core's one spelling of model_usage.
+    assert.deepEqual(use.data, { inputTokens: 10, outputTokens: 4, totalTokens: 14, finishReason: 'tool-calls' });
+    assert.deepEqual(records[4].payload.assistant, answer.message, 'turn_ended carries the answer');
+    assert.equal(records[7].payload.message.content[0].text, 'Could not book.');
   }
 });
 
@@ -120,6 +126,11 @@ test('bad options are refused with coded errors naming the option', () => {
   refused(() => observeAISdk({ agent: '' }), /agent must be the agent's name/);
   refused(() => observeAISdk({ prepareStep: 1 }), /prepareStep must be a function/);
   refused(() => trajectoryMiddleware({}), /recorder must be a TrajectoryRecorder/);
+  // Wrong objects where a recorder goes, named in the user's words (never a binding internal).
+  refused(() => trajectoryMiddleware({ recorder: new MemorySink() }), /recorder must be a TrajectoryRecorder, got a sink \(wrap it: new TrajectoryRecorder\(sink\)\)/);
+  refused(() => trajectoryMiddleware(new TrajectoryRecorder(new MemorySink())), /pass the recorder as an option: trajectoryMiddleware\(\{ recorder \}\)/);
+  refused(() => observeAISdk({ recorder: new TrajectoryRecorder(new MemorySink()), budget: { maxToken: 5 } }), /budget.*maxToken.*maxTokens/);
+  refused(() => new TrajectoryRecorder(new TrajectoryRecorder(new MemorySink())), /sink is a TrajectoryRecorder/);
   refused(() => trajectoryMiddleware({ recorder: null, rec: 1 }), /rec.*recorder/);
 });
 
@@ -135,7 +146,7 @@ test('your onStepEnd throws: the AI SDK would ignore it, so the loop fails at it
   assert.equal(run.calls, 2, 'no model call after the failure');
   const records = parseTrajectoryJsonl(run.lines.join('\n'));
   assert.equal(records[0].payload.identity.agent, 'booker');
-  assert.deepEqual(records.at(-1).payload.outcome, { status: 'error', reason: 'error', message: run.error.message, error_code: 'CALLBACK_FAILED' });
+  assert.deepEqual(records.at(-1).payload.outcome, { status: 'error', reason: 'error', message: run.error.message, error_code: 'CALLBACK_FAILED', verdict: 'harness' });
   assert.equal(records.filter((r) => r.payload.kind === 'tool_ended').length, 2, 'both steps kept');
 });
 
@@ -168,5 +179,37 @@ test('the settings are one run\'s: a second run through them fails at its first 
     return true;
   });
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
+});
+
+test('a recorder that already holds records still gets run_started and run_ended; budget: limits are recorded for the index and viewer; each step is a turn with its tokens', async () => {
+  const { generateText, tool, stepCountIs } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const { z } = await import('zod');
+  let n = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => (n++ === 0
+      ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'look', input: '{"q":"x"}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: { total: 10 }, outputTokens: { total: 2 } }, warnings: [] }
+      : { content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 20 }, outputTokens: { total: 3 } }, warnings: [] }),
+  });
+  const sink = new JsonlSink();
+  const recorder = new TrajectoryRecorder(sink);
+  recorder.record({ kind: 'custom', name: 'note', data: { by: 'the caller, before the loop' } });
+  const tools = { look: tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'found' }) };
+  const r = await generateText({ model, prompt: 'go', tools, stopWhen: stepCountIs(5), ...observeAISdk({ recorder, budget: { maxTokens: 100, maxToolCalls: 4 } }) });
+  assert.equal(r.text, 'Done.');
+  const records = parseTrajectoryJsonl(sink.lines().join('\n'));
+  const k = records.map((x) => x.payload.kind);
+  assert.deepEqual(k.filter((x) => x === 'run_started' || x === 'run_ended'), ['run_started', 'run_ended'], 'run_started once, run_ended at the end');
+  assert.equal(k[0], 'custom', 'the caller\'s record stays first');
+  assert.deepEqual(records[2].payload, { kind: 'custom', name: 'budget', data: { maxTokens: 100, maxToolCalls: 4 } });
+  assert.deepEqual(records.at(-1).payload.outcome, { status: 'completed', reason: 'stop', verdict: 'pass' });
+  const index = TrajectoryIndex.fromJsonl(sink.lines().join('\n'));
+  assert.deepEqual(index.errors(), []);
+  const [run] = index.runs().filter((x) => x.turns > 0);
+  assert.equal(run.turns, 2);
+  assert.deepEqual(index.turns(run.runId).map((t) => [t.toolCalls, t.tokens]), [[1, 12], [0, 23]]);
+  const budget = index.budget(run.runId);
+  assert.deepEqual([budget.limits.tokens, budget.limits.toolCalls], [100, 4]);
+  assert.deepEqual(budget.turns.map((t) => [t.tokens, t.toolCalls]), [[12, 1], [23, 0]]);
 });

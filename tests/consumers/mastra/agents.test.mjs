@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseTrajectoryJsonl, observeMastra, TrajectoryRecorder, JsonlSink } from 'agent-trajectories';
+import { parseTrajectoryJsonl, observeMastra, TrajectoryRecorder, JsonlSink, TrajectoryIndex } from 'agent-trajectories';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -52,8 +52,16 @@ test('generate: the recorded stream is ordered, complete and reads back', { skip
   assert.equal(k[0], 'run_started');
   assert.equal(rs[0].payload.identity.agent, 'mastra');
   assert.equal(k.at(-1), 'run_ended');
-  assert.deepEqual(rs.at(-1).payload.outcome, { status: 'completed', reason: 'stop' });
+  assert.deepEqual(rs.at(-1).payload.outcome, { status: 'completed', reason: 'stop', verdict: 'pass' });
   assert.equal(k.filter((x) => x === 'provider_request_prepared').length, 7);
+  // Each step is a turn, its tool calls inside it.
+  assert.equal(k.filter((x) => x === 'turn_started').length, 7);
+  assert.equal(k.filter((x) => x === 'turn_ended').length, 7);
+  const index = TrajectoryIndex.fromJsonl(run.lines.join('\n'));
+  const turns = index.turns(index.runs()[0].runId);
+  assert.equal(turns.length, 7);
+  assert.equal(turns.reduce((n, t) => n + t.toolCalls, 0), 6);
+  assert.ok(turns.every((t) => t.tokens > 0), 'every turn has its tokens');
   assert.equal(k.filter((x) => x === 'tool_started').length, 6);
   const ended = rs.filter((r) => r.payload.kind === 'tool_ended');
   assert.equal(ended.length, 6);
@@ -172,5 +180,5 @@ test('the processors are one run\'s: a second run through them fails at its firs
   const first = sink.lines();
   await assert.rejects(agent.generate('hi again', settings), /observeMastra: these settings already observed a run; call observeMastra\(\) once per run/);
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
 });
