@@ -392,6 +392,7 @@ fn timeouts_and_abort() {
         observers: None,
         events: &events,
         run_id: None,
+        call_timeout_ms: None,
     };
     let r = block_on(run(&t, &env, None));
     let err = r.steps[0].end.as_ref().unwrap().error.clone().unwrap();

@@ -150,6 +150,7 @@ fn run_with(t: &Trajectory, user: &User, agent: &Bot, events: &Events) -> Trajec
         observers: None,
         events,
         run_id: None,
+        call_timeout_ms: None,
     };
     agent_trajectories::core::generate::concurrency::block_on(run(t, &env, None))
 }

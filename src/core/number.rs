@@ -64,3 +64,15 @@ mod tests {
         assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
     }
 }
+
+/// A value as the caller wrote it (numbers as JS prints them).
+pub fn show_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
+        // NaN, ±Infinity and functions, as the binding wrote them.
+        Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
+        Value::String(s) => format!("{s:?}"),
+        other => crate::core::message::kind_of(other).to_owned(),
+    }
+}

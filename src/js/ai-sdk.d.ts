@@ -45,8 +45,10 @@ export interface AISdkStepErrorEvent {
 export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
-  /** Where the loop's records go: provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced; run_started and run_ended when the recorder is fresh. */
+  /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). Records you made before the loop stay before run_started. */
   recorder?: TrajectoryRecorder;
+  /** The run's limits, recorded as a `custom` `budget` record after run_started, so the index and viewer chart each turn against them. Needs `recorder`. */
+  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number };
   /** Stop the loop on an assessment of this severity (default: never). */
   stopOn?: StopOnSeverity;
   /** The agent's name in run_started (default 'ai-sdk'). */

@@ -191,6 +191,13 @@ export interface RunTrajectoryOptions {
    * result runTrajectory resolves with has it).
    */
   resumeFrom?: { result: TrajectoryResult; atTurn: number };
+  /**
+   * How long each model call may take (the user model, the step ranker and
+   * the agent; a step's `timeoutMs` overrides it for that step's agent calls)
+   * before the run ends with TIMEOUT. Default 120000 (two minutes), so a call
+   * that never answers cannot hang a run that has no `signal`; `false`: no deadline.
+   */
+  callTimeoutMs?: number | false;
 }
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;

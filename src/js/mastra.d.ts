@@ -24,8 +24,10 @@ export interface MastraTrajectoryProcessor {
 export interface ObserveMastraOptions<Input extends readonly unknown[], Output extends readonly unknown[], Errors extends readonly unknown[]> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into each model call's prompt. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
-  /** Where the loop's records go: provider_request_prepared, message_appended, tool_started / tool_ended, assessment_produced; run_started and run_ended when the recorder is fresh. */
+  /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). */
   recorder?: TrajectoryRecorder;
+  /** The run's limits, recorded as a `custom` `budget` record after run_started. Needs `recorder`. */
+  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number };
   /** Stop the run (a Mastra tripwire) on an assessment of this severity (default: never). */
   stopOn?: StopOnSeverity;
   /** The agent's name in run_started (default 'mastra'). */

@@ -173,6 +173,7 @@ pub fn go_from(t: &Trajectory, r: Run<'_>, fork: Option<&Fork>) -> (TrajectoryRe
         observers: r.observers,
         events: &events,
         run_id: None,
+        call_timeout_ms: None,
     };
     let result = block_on(run(t, &env, fork));
     (result, events)

@@ -3,11 +3,11 @@
 //! read from JSON the binding made of the caller's objects; every refusal
 //! names the option in the caller's words.
 
+use crate::core::number::show_value as shown;
 use serde_json::{Map, Value};
 
 use crate::core::error::{Error, Result};
 use crate::core::message::kind_of;
-use crate::core::number::show;
 use crate::core::options::check_keys;
 use crate::core::vfs::VfsLimits;
 
@@ -77,17 +77,6 @@ fn flag(o: &Map<String, Value>, key: &str, default: bool) -> Result<bool> {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
         Some(v) => Err(Error::invalid_argument(format!("config.{key} must be true or false, got {}", shown(v)))),
-    }
-}
-
-/// A value as the caller wrote it (numbers as JS prints them).
-fn shown(v: &Value) -> String {
-    match v {
-        Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
-        // NaN, ±Infinity and functions, as the binding wrote them.
-        Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
-        Value::String(s) => format!("{s:?}"),
-        other => kind_of(other).to_owned(),
     }
 }
 

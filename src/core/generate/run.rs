@@ -167,14 +167,25 @@ impl Runner<'_, '_> {
         self.env.events.record(payload).map_err(fault(Side::Recorder))
     }
 
-    /// Awaits a host future, bounded by `timeout_ms` and the abort signal.
-    async fn guard<T>(&self, fut: LocalBoxFuture<'_, Result<T>>, side: Side, timeout_ms: Option<f64>) -> std::result::Result<T, Interrupt> {
-        let bounded: LocalBoxFuture<'_, Result<T>> = match (timeout_ms, self.env.timer) {
-            (Some(ms), Some(timer)) => Box::pin(async move {
+    /// A model call's deadline: the step's `timeoutMs` when given (for the
+    /// agent), else the run's `callTimeoutMs`; with the option's name.
+    pub(super) fn deadline(&self, step_timeout_ms: Option<f64>) -> Option<(f64, &'static str)> {
+        step_timeout_ms.map(|ms| (ms, "timeoutMs")).or(self.env.call_timeout_ms.map(|ms| (ms, "callTimeoutMs")))
+    }
+
+    /// Awaits a host future, bounded by a deadline and the abort signal.
+    async fn guard<T>(
+        &self,
+        fut: LocalBoxFuture<'_, Result<T>>,
+        side: Side,
+        deadline: Option<(f64, &'static str)>,
+    ) -> std::result::Result<T, Interrupt> {
+        let bounded: LocalBoxFuture<'_, Result<T>> = match (deadline, self.env.timer) {
+            (Some((ms, name)), Some(timer)) => Box::pin(async move {
                 match race(fut, timer.sleep(ms)).await {
                     Either::Left(r) => r,
                     Either::Right(()) => {
-                        Err(Error::new(ErrorCode::Timeout, format!("no answer within timeoutMs ({} ms)", crate::core::number::show(ms))))
+                        Err(Error::new(ErrorCode::Timeout, format!("no answer within {name} ({} ms)", crate::core::number::show(ms))))
                     }
                 }
             }),
@@ -265,7 +276,7 @@ impl Runner<'_, '_> {
             None => {
                 let shown_user = shown.as_ref().map(|s| with_text_part(&user, &s.text));
                 self.partial.shown = shown.map(|s| s.text);
-                let timeout = step_def.and_then(|s| s.timeout_ms);
+                let timeout = self.deadline(step_def.and_then(|s| s.timeout_ms));
                 let answer = self.guard(self.env.agent.respond(&self.history, shown_user.as_ref()), Side::Agent, timeout).await?;
                 let agent_messages = check_agent_messages(answer.messages).map_err(fault(Side::Agent))?;
                 self.partial.agent = agent_messages.clone();
@@ -356,7 +367,7 @@ impl Runner<'_, '_> {
         let mut issues: Vec<Issue> = Vec::new();
         for attempt in 1..=attempts {
             let request = user_message_request(self.t, step, &self.traces, reminder);
-            let answer = self.guard(self.env.user_model.complete(request), Side::UserSimulator, None).await?;
+            let answer = self.guard(self.env.user_model.complete(request), Side::UserSimulator, self.deadline(None)).await?;
             self.spend(&answer.usage, "user-simulator")?;
             let text = answer.text.trim();
             let Some(issue) = check(text, &self.said, checks) else {

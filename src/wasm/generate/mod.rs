@@ -103,7 +103,8 @@ pub fn create_trajectory(
 }
 
 /// What `runTrajectory` reads; any other key is refused, naming the nearest.
-const RUN_OPTIONS: &[&str] = &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom"];
+const RUN_OPTIONS: &[&str] =
+    &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs"];
 
 /// The run itself; the entries' `runTrajectory` normalises its options first.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
@@ -142,6 +143,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         Some(JsPolicy { object: policy_js.clone(), f, mirror: mirror.clone() })
     };
     let Harness { clock, observers, abort, events, run_id } = harness(&opts, "runTrajectory options", mirror.clone())?;
+    let call_timeout = opt("callTimeoutMs")?;
+    let call_timeout: Option<serde_json::Value> =
+        if call_timeout.is_undefined() { None } else { Some(options_from_js(&call_timeout, "runTrajectory options.callTimeoutMs").js()?) };
+    let call_timeout_ms = crate::core::generate::CallTimeout::read(call_timeout.as_ref()).map_err(|e| e.within("runTrajectory options")).js()?;
     let agent = JsAgent::new(agent_js, respond);
     let model = JsModel(user_model, "userModel");
     let env = Env {
@@ -154,6 +159,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         observers: observers.as_ref().map(|o| o as _),
         events: &events,
         run_id,
+        call_timeout_ms,
     };
     let result = run(&def, &env, fork.as_ref()).await;
     let out = Object::new();

@@ -73,7 +73,7 @@ impl Runner<'_, '_> {
             return Ok((None, Selection { method: SelectionMethod::None, candidates: None, ranker_error: None }));
         }
         let request = rank_request(self.t, &pool, &self.traces);
-        let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, None).await?;
+        let answer = self.guard(self.env.user_model.complete(request), Side::Ranker, self.deadline(None)).await?;
         // Recorded once the turn has begun (after `turn_started`), so the tokens count in this turn.
         self.partial.ranker = answer.usage;
         let ranking = parse_ranking(&answer.text, &pool, &self.t.ranker);
