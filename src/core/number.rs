@@ -46,6 +46,18 @@ pub fn show(n: f64) -> String {
     serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
 }
 
+/// A value as the caller wrote it (numbers as JS prints them).
+pub fn show_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
+        // NaN, ±Infinity and functions, as the binding wrote them.
+        Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
+        Value::String(s) => format!("{s:?}"),
+        other => crate::core::message::kind_of(other).to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,17 +74,5 @@ mod tests {
         assert_eq!((show(-0.0), show(2.5), show(1e-7), show(123.0)), ("0".into(), "2.5".into(), "1e-7".into(), "123".into()));
         assert!(checked_add(MAX_SAFE_INTEGER, 1, "tokensUsed").is_err());
         assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
-    }
-}
-
-/// A value as the caller wrote it (numbers as JS prints them).
-pub fn show_value(v: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match v {
-        Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
-        // NaN, ±Infinity and functions, as the binding wrote them.
-        Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
-        Value::String(s) => format!("{s:?}"),
-        other => crate::core::message::kind_of(other).to_owned(),
     }
 }
