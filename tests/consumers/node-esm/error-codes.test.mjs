@@ -182,6 +182,17 @@ test("the TypeScript ErrorCode type (src/wasm/types.rs) and the tarball's index.
   for (const f of declared) assert.deepEqual(sorted(tsType(read(join(installed, f)), f)), sorted(CODES), f);
 });
 
+test('every code a declaration types by name (`code: \'A\' | \'B\'`, src/js/*.d.ts and the tarball\'s) is one of as_str', () => {
+  const named = [];
+  const scan = (file, text) => {
+    for (const m of text.matchAll(/\bcode\??:\s*([^;}\n]+)/g)) for (const q of m[1].matchAll(/'([A-Z][A-Z_]+)'/g)) named.push([file, q[1]]);
+  };
+  for (const f of readdirSync(repo('src/js')).filter((f) => f.endsWith('.d.ts'))) scan(`src/js/${f}`, read(repo(`src/js/${f}`)));
+  for (const f of readdirSync(installed).filter((f) => /\.d\.[cm]?ts$/.test(f))) scan(`tarball ${f}`, read(join(installed, f)));
+  assert.ok(named.length > 0, 'no typed codes found: the scan lost its pattern');
+  assert.deepEqual(named.filter(([, code]) => !CODES.includes(code)), []);
+});
+
 test("the tarball's README has the same table", () => {
   assert.deepEqual(sorted(readmeTable(read(join(installed, 'README.md')), 'the packed README.md')), sorted(CODES));
 });
