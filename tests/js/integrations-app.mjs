@@ -98,9 +98,9 @@ export const expected = {
     steps: 5,
     firstNudge: 3,
     end: 'stopped-on-warning',
-    kinds: ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'assessment_produced', 'run_ended'],
+    kinds: ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'],
   },
-  middleware: ['provider_request_prepared', 'message_appended', 'custom'],
-  mastra: { steps: 7, firstNudge: 3, kinds: ['run_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'assessment_produced', 'run_ended'] },
+  middleware: ['turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended'],
+  mastra: { steps: 7, firstNudge: 3, kinds: ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'] },
   spans: ['invoke_agent ai-sdk', 'invoke_agent ai-sdk > chat mock-model-id', 'invoke_agent ai-sdk > execute_tool book'],
 };

@@ -7,8 +7,9 @@ import { checks as models } from './models-scenario.mjs';
 import { checks as background } from './background-scenario.mjs';
 import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
 import { forkChecks as fork } from './fork-scenario.mjs';
+import { recordChecks as records } from './records-scenario.mjs';
 
-export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork };
+export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork, records };
 
 // A suite that exports no checks (a renamed export, an emptied object) would
 // pass in every host without running anything: refuse it when loading.

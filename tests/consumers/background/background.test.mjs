@@ -232,3 +232,14 @@ test('types: an AI SDK tool() is a BackgroundTool, a Model may destructure its o
   const r = spawnSync(process.execPath, [tsc, '-p', fileURLToPath(new URL('.', import.meta.url))], { encoding: 'utf8' });
   assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
 });
+
+test('a zod shape (an object of schemas) is not a schema: refused where it is passed, saying to wrap it in z.object; an object with no JSON Schema keyword too', async () => {
+  const model = async () => 'Done.\nstatus: completed';
+  const runner = new BackgroundAgentRunner({ model });
+  await assert.rejects(runner.run({ objective: 'x', deliverableSchema: { verdict: z.string(), score: z.number() } }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /objective.deliverableSchema is an object of schemas \("verdict", "score"\), not a schema: wrap it, z.object\(\{ \.\.\. \}\)/.test(e.message));
+  await assert.rejects(runner.run({ objective: 'x', deliverableSchema: { verdict: { type: 'string' } } }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /is not a JSON Schema: none of its keys \("verdict"\) is a JSON Schema keyword/.test(e.message));
+  const shaped = tool({ description: 'Echo', inputSchema: { x: z.number() }, execute: async ({ x }) => x });
+  assert.throws(() => new BackgroundAgentRunner({ model, tools: { shaped } }), (e) => e.code === 'INVALID_ARGUMENT' && /tools\.shaped\.inputSchema is an object of schemas/.test(e.message));
+});

@@ -106,6 +106,75 @@ test('observeAISdk records: chat spans per model call with usage; assessments as
   assert.equal(agent.attributes['agent_trajectories.stop_reason'], 'stopped-on-warning');
 });
 
+const memoryTracer = () => {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = createRequire(import.meta.url)('@opentelemetry/sdk-trace-base');
+  const exporter = new InMemorySpanExporter();
+  return { exporter, tracer: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('t') };
+};
+const rec = (seq, at, payload, run = 'r') => ({ schema_version: 1, seq, run_id: run, depth: 0, recorded_at_unix_ms: at, payload });
+
+test('a generated turn: its chat span carries the agent\'s usage (not the simulated user\'s or the ranker\'s) and lasts to turn_ended, its answer kept', () => {
+  const { exporter, tracer } = memoryTracer();
+  const answer = { role: 'assistant', content: 'A table for two at eight.' };
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'r', agent: 'booker' } }),
+    rec(1, 11, { kind: 'turn_started', turn_index: 0 }),
+    rec(2, 12, { kind: 'custom', name: 'model_usage', data: { source: 'user-simulator', inputTokens: 50, outputTokens: 9, totalTokens: 59 } }),
+    rec(3, 13, { kind: 'message_appended', message: { role: 'user', content: 'a table please' } }),
+    rec(4, 16, { kind: 'custom', name: 'model_usage', data: { source: 'agent', inputTokens: 120, outputTokens: 30, totalTokens: 150 } }),
+    rec(5, 17, { kind: 'turn_ended', turn_index: 0, assistant: answer, tool_results: [] }),
+    rec(6, 18, { kind: 'run_ended', outcome: { status: 'stopped', reason: 'max-turns', verdict: 'agent', message: 'reached maxTurns (1)' } }),
+  ], { tracer, content: true });
+  const spans = exporter.getFinishedSpans();
+  const chat = spans.find((sp) => sp.attributes['gen_ai.operation.name'] === 'chat');
+  assert.equal(chat.attributes['gen_ai.usage.input_tokens'], 120);
+  assert.equal(chat.attributes['gen_ai.usage.output_tokens'], 30);
+  assert.deepEqual([ms(chat.startTime), ms(chat.endTime)], [11, 17], 'the turn\'s span ends at turn_ended, not at the first usage');
+  assert.equal(chat.attributes['gen_ai.output.messages'], JSON.stringify([answer]));
+  const run = spans.find((sp) => sp.name === 'invoke_agent booker');
+  assert.equal(run.status.code, 2, 'a run stopped before its goal is an ERROR span');
+  assert.equal(run.status.message, 'reached maxTurns (1)');
+  assert.equal(run.attributes['agent_trajectories.verdict'], 'agent');
+});
+
+test('an integration step (turn_started, then provider_request_prepared) is one chat span with the request\'s model and the step\'s usage', () => {
+  const { exporter, tracer } = memoryTracer();
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'r', agent: 'ai-sdk' } }),
+    rec(1, 11, { kind: 'turn_started', turn_index: 0 }),
+    rec(2, 11, { kind: 'provider_request_prepared', iteration: 0, model_id: 'gpt-x', system_prompt_chars: 3, message_count: 1, tool_count: 0 }),
+    rec(3, 14, { kind: 'message_appended', message: { role: 'assistant', content: 'hi' } }),
+    rec(4, 14, { kind: 'custom', name: 'model_usage', data: { inputTokens: 10, outputTokens: 4, totalTokens: 14, finishReason: 'stop' } }),
+    rec(5, 14, { kind: 'turn_ended', turn_index: 0, assistant: { role: 'assistant', content: 'hi' }, tool_results: [] }),
+    rec(6, 15, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop', verdict: 'pass' } }),
+  ], { tracer });
+  const chats = exporter.getFinishedSpans().filter((sp) => sp.attributes['gen_ai.operation.name'] === 'chat');
+  assert.equal(chats.length, 1);
+  assert.equal(chats[0].name, 'chat gpt-x');
+  assert.deepEqual([chats[0].attributes['gen_ai.usage.input_tokens'], chats[0].attributes['gen_ai.usage.output_tokens']], [10, 4]);
+  assert.deepEqual(chats[0].attributes['gen_ai.response.finish_reasons'], ['stop']);
+  assert.equal(exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent ai-sdk').status.code, 0, 'a passed run is not an error');
+});
+
+test('records out of order are refused with a code; a tool_ended without its tool_started is an ERROR span; spanSink refuses records after end()', () => {
+  const { exporter, tracer } = memoryTracer();
+  const out = [rec(0, 10, { kind: 'run_started', identity: { run_id: 'r' } }), rec(2, 12, { kind: 'turn_started', turn_index: 0 }), rec(1, 11, { kind: 'turn_started', turn_index: 1 })];
+  assert.throws(() => exportSpans(out, { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 2: run "r" goes back from seq 2 to 1/.test(e.message));
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'lost', agent: 'a' } }, 'lost'),
+    rec(1, 12, { kind: 'tool_ended', tool_call_id: 'c9', tool_name: 'search', result: 'ok', is_error: false }, 'lost'),
+    rec(2, 13, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'lost'),
+  ], { tracer });
+  const orphan = exporter.getFinishedSpans().find((sp) => sp.name === 'execute_tool search');
+  assert.equal(orphan.status.code, 2);
+  assert.match(orphan.status.message, /without its tool_started/);
+  assert.equal(orphan.attributes['error.type'], 'missing_tool_started');
+  const live = spanSink({ tracer });
+  live.onRecord(rec(0, 10, { kind: 'run_started', identity: { run_id: 'x' } }, 'x'));
+  live.end();
+  assert.throws(() => live.onRecord(rec(1, 11, { kind: 'turn_started', turn_index: 0 }, 'x')), (e) => e.code === 'INVALID_ARGUMENT' && /after end\(\)/.test(e.message));
+});
+
 test('bad input: coded errors naming the option or the record', () => {
   const tracer = trace.getTracer('noop');
   assert.throws(() => exportSpans('{}', { tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /records must be an array/.test(e.message));
