@@ -1136,6 +1136,13 @@ function genRun(r, at, V, env) {
     if (!env.stash.result) return out;
     if (sink?.memory) out.push(...roundTripProblems(at, sink.memory.records(), 'the run\'s MemorySink records'));
     if (sink?.got) out.push(...roundTripProblems(at, sink.got, 'the records the run\'s JS sink received'));
+    // A run's records end with run_ended: only the sink itself failing (or a
+    // clock that cannot stamp it) may keep it out, and the result says so.
+    const side = env.stash.result.end?.error?.side;
+    const got = sink?.memory ? sink.memory.records() : sink?.got;
+    if (got?.length && side !== 'recorder' && side !== 'clock' && got.at(-1)?.payload?.kind !== 'run_ended') {
+      out.push(`the run's records do not end with run_ended${SEP}the last is ${show(got.at(-1)?.payload?.kind)}; the run ended ${show(env.stash.result.end?.reason)}${side ? ` (side ${side})` : ''}`);
+    }
     return out;
   };
   return { exp: 'runTrajectory', steps, env, atoms, final, async: true, slow: huge };
@@ -1448,7 +1455,8 @@ export function makeCase(seed, i, at, V) {
 
 /** The error codes the package documents (its `ErrorCode` type), read from the installed index.d.ts. */
 export const DOCUMENTED_CODES = (() => {
-  const fallback = ['INVALID_ARGUMENT', 'INVALID_MESSAGE', 'INVALID_RECORD', 'UNSUPPORTED_SCHEMA_VERSION', 'JSONL_PARSE', 'SINK_FAILED', 'CALLBACK_FAILED', 'NOT_INITIALIZED', 'BUSY', 'INTERNAL', 'INVALID_TRAJECTORY', 'TIMEOUT', 'EMPTY_USER_MESSAGE', 'REPLAY_MISS'];
+  // Only if index.d.ts cannot be read (the test of the code list checks that copy against the core's).
+  const fallback = ['INVALID_ARGUMENT', 'INVALID_MESSAGE', 'INVALID_RECORD', 'UNSUPPORTED_SCHEMA_VERSION', 'JSONL_PARSE', 'SINK_FAILED', 'CALLBACK_FAILED', 'NOT_INITIALIZED', 'BUSY', 'INTERNAL', 'INVALID_TRAJECTORY', 'TIMEOUT', 'EMPTY_USER_MESSAGE', 'SIMULATOR_ISSUE', 'REPLAY_MISS', 'SEQ_GAP', 'VFS_PATH', 'VFS_LIMIT'];
   try {
     const dts = readFileSync(new URL('./index.d.ts', import.meta.resolve('agent-trajectories/package.json')), 'utf8');
     const m = dts.match(/export type ErrorCode\s*=([^;]*);/);
