@@ -6,10 +6,10 @@
 use std::cell::{Cell, RefCell};
 
 use agent_trajectories::core::background::{run, Config, Env, Host, Objective, RunResult, Snapshot, Status};
-use agent_trajectories::core::capture::Payload;
+use agent_trajectories::core::capture::{EndedOutcome, OutcomeStatus, Payload};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ToolSpec};
+use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ToolSpec, Usage};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -247,8 +247,36 @@ fn a_model_that_never_finishes_stops_at_max_iterations() {
         _ => text("ran out of iterations"),
     });
     let cfg = Config { max_iterations: 5, ..Config::default() };
-    let (r, _) = go(&review(), &cfg, &model, &Tools::default(), None);
+    let (r, events) = go(&review(), &cfg, &model, &Tools::default(), None);
     assert_eq!((r.status, r.reason.as_str(), r.iterations), (Status::Failed, "max-iterations", 5));
+    // run_ended says it the way every producer does: a limit is the agent's failure, not an error.
+    let records = events.records.borrow();
+    let Some(Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. }) = records.last() else { panic!("no run_ended last") };
+    assert_eq!((o.status, o.reason.as_deref(), o.verdict.as_deref()), (OutcomeStatus::Stopped, Some("max-iterations"), Some("agent")));
+}
+
+#[test]
+fn a_background_run_records_its_model_usage_and_passes_when_done() {
+    let model = scripted(|n, req| {
+        let mut r = reviewer(n, req)?;
+        r.usage = Usage { input_tokens: Some(100), output_tokens: Some(10) };
+        Ok(r)
+    });
+    let (r, events) = go(&review(), &Config::default(), &model, &Tools::default(), None);
+    assert_eq!(r.status, Status::Completed);
+    let records = events.records.borrow();
+    let usage: Vec<_> = records
+        .iter()
+        .filter_map(|p| match p {
+            Payload::Custom { name, data } if name == "model_usage" => Some(data.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usage.len(), 5, "four decisions and the summary");
+    assert_eq!(usage[0], json!({ "source": "decide", "inputTokens": 100, "outputTokens": 10, "totalTokens": 110 }));
+    assert_eq!(usage[4]["source"], "summarize");
+    let Some(Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. }) = records.last() else { panic!("no run_ended last") };
+    assert_eq!((o.status, o.verdict.as_deref()), (OutcomeStatus::Completed, Some("pass")));
 }
 
 #[test]

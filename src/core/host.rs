@@ -223,6 +223,37 @@ impl ModelResponse {
     }
 }
 
+/// The longest timeout a host timer takes (setTimeout's limit, 2^31 - 1 ms: 24.8 days).
+pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A model call's deadline, for generated runs (`callTimeoutMs`) and
+/// background runs (`iterationTimeoutMs`): without a signal, a model that
+/// never answers would hang the run silently, so every call has one by default.
+pub struct CallTimeout;
+
+impl CallTimeout {
+    /// Two minutes: longer than any reasonable model answer, short enough
+    /// that a call that will never answer is reported while someone waits.
+    pub const DEFAULT_MS: f64 = 120_000.0;
+
+    /// Reads `callTimeoutMs`: absent is the default, `false` no deadline,
+    /// else a positive number of milliseconds (at most 2^31 - 1, setTimeout's limit).
+    pub fn read(v: Option<&serde_json::Value>) -> Result<Option<f64>> {
+        use serde_json::Value;
+        match v {
+            None | Some(Value::Null) => Ok(Some(Self::DEFAULT_MS)),
+            Some(Value::Bool(false)) => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(n) if n > 0.0 && n <= MAX_TIMEOUT_MS => Ok(Some(n)),
+                _ => Err(crate::core::Error::invalid_argument(format!(
+                    "callTimeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
+                    crate::core::number::show_value(v)
+                ))),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

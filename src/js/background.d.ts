@@ -52,8 +52,8 @@ export interface BackgroundAgentConfig {
   maxIterations?: number;
   /** Consecutive failed iterations that end the run. Default 8. */
   maxFailures?: number;
-  /** Bounds a decision and its tool calls together (and the reflection, summary and deliverable calls, each on its own); the call's abortSignal fires. */
-  iterationTimeoutMs?: number;
+  /** Bounds a decision and its tool calls together (and the reflection, summary and deliverable calls, each on its own); the call's abortSignal fires. Default 120000 (two minutes), so a model that never answers cannot hang a run; `false`: no deadline. */
+  iterationTimeoutMs?: number | false;
   /** Default true. */
   enableReflection?: boolean;
   /** Default true. */

@@ -7,6 +7,7 @@ use crate::core::number::show_value as shown;
 use serde_json::{Map, Value};
 
 use crate::core::error::{Error, Result};
+use crate::core::host::{CallTimeout, MAX_TIMEOUT_MS};
 use crate::core::message::kind_of;
 use crate::core::options::check_keys;
 use crate::core::vfs::VfsLimits;
@@ -31,7 +32,7 @@ impl Default for Config {
         Config {
             max_iterations: 24,
             max_failures: 8,
-            iteration_timeout_ms: None,
+            iteration_timeout_ms: Some(CallTimeout::DEFAULT_MS),
             enable_reflection: true,
             allow_plan_reset: true,
             vfs: VfsLimits::default(),
@@ -49,9 +50,6 @@ const CONFIG_KEYS: &[&str] = &[
     "maxFileBytes",
     "maxTotalBytes",
 ];
-
-/// The largest delay `setTimeout` honours (a larger one fires at once).
-const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 
 fn object<'a>(v: &'a Value, place: &str) -> Result<Option<&'a Map<String, Value>>> {
     match v {
@@ -89,13 +87,16 @@ impl Config {
         check_keys(o.keys().map(String::as_str), CONFIG_KEYS, "config")?;
         let max_iterations = whole(o, "maxIterations", 1, 1_000_000, 24)?;
         let max_failures = whole(o, "maxFailures", 1, 1_000_000, 8)?;
+        // As a generated run's callTimeoutMs: a deadline by default, so a
+        // model that never answers cannot hang a run without a signal.
         let iteration_timeout_ms = match o.get("iterationTimeoutMs") {
-            None | Some(Value::Null) => None,
+            None | Some(Value::Null) => Some(CallTimeout::DEFAULT_MS),
+            Some(Value::Bool(false)) => None,
             Some(v) => match v.as_f64() {
                 Some(n) if n > 0.0 && n <= MAX_TIMEOUT_MS => Some(n),
                 _ => {
                     return Err(Error::invalid_argument(format!(
-                        "config.iterationTimeoutMs must be a number of milliseconds above 0 and at most {}, got {}",
+                        "config.iterationTimeoutMs must be a number of milliseconds above 0 and at most {} (or false for no deadline), got {}",
                         MAX_TIMEOUT_MS as u64,
                         shown(v)
                     )))

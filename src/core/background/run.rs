@@ -17,7 +17,7 @@ use super::prompt::{self, Topic, Verdict};
 use super::state::{Invocation, LastError, Retry, State};
 use super::tools::{self, Workspace, FINISH};
 use super::{Env, RunResult, Status};
-use crate::core::capture::{Payload, RunIdentity};
+use crate::core::capture::{ModelUsage, Payload, RunIdentity};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::generate::concurrency::{race, Either};
 use crate::core::host::{LocalBoxFuture, ToolSpec, Usage};
@@ -175,7 +175,19 @@ impl Runner<'_, '_> {
         }
     }
 
-    fn spend(&self, usage: &Usage) -> std::result::Result<(), Fatal> {
+    /// Tokens a model call used (`purpose`: decide, reflect or summarize):
+    /// recorded as `model_usage`, as every producer does, and added to the
+    /// observers' budget.
+    fn spend(&self, usage: &Usage, purpose: &str) -> std::result::Result<(), Fatal> {
+        if usage.total() > 0 {
+            let used = ModelUsage {
+                source: Some(purpose.into()),
+                input_tokens: usage.input_tokens,
+                output_tokens: usage.output_tokens,
+                ..Default::default()
+            };
+            self.record(used.payload())?;
+        }
         match self.env.observers {
             Some(o) if usage.total() > 0 => o.record_tokens(usage.total()).map_err(|e| Fatal::Host("observers", e)),
             _ => Ok(()),
@@ -235,7 +247,7 @@ impl Runner<'_, '_> {
                     "error"
                 }
                 Ok(answer) => {
-                    self.spend(&answer.usage)?;
+                    self.spend(&answer.usage, "decide")?;
                     let message = answer.to_assistant_message(|k| format!("call-{i}-{k}"));
                     self.record(Payload::MessageAppended { message: message.clone() })?;
                     if answer.tool_calls.is_empty() {
@@ -425,7 +437,7 @@ impl Runner<'_, '_> {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
         };
-        self.spend(&answer.usage)?;
+        self.spend(&answer.usage, "reflect")?;
         Ok(prompt::parse_reflection(&answer.text).map_err(|m| Error::new(ErrorCode::CallbackFailed, format!("the model (reflect): {m}"))))
     }
 

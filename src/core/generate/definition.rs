@@ -42,8 +42,7 @@ const TRAJECTORY_KEYS: &[&str] = &[
 /// The most retries of a simulated user's rejected reply.
 pub const MAX_SIMULATOR_RETRIES: u32 = 10;
 
-/// The longest step timeout: JS timers take at most 2^31 − 1 ms.
-pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+pub use crate::core::host::MAX_TIMEOUT_MS;
 
 /// What a custom precondition or `isSatisfied` callback sees.
 pub struct PredicateContext<'a> {

@@ -86,33 +86,6 @@ pub struct Env<'a> {
     pub run_id: Option<String>,
     /// How long a model, agent or user-model call may take (a step's
     /// `timeoutMs` overrides it for that step's agent calls); `None`: no
-    /// deadline. See [`CallTimeout`].
+    /// deadline. See [`crate::core::host::CallTimeout`].
     pub call_timeout_ms: Option<f64>,
-}
-
-/// A run's per-call deadline: without a signal, a model that never
-/// answers would hang the run silently, so every call has one by default.
-pub struct CallTimeout;
-
-impl CallTimeout {
-    /// Two minutes: longer than any reasonable model answer, short enough
-    /// that a call that will never answer is reported while someone waits.
-    pub const DEFAULT_MS: f64 = 120_000.0;
-
-    /// Reads `callTimeoutMs`: absent is the default, `false` no deadline,
-    /// else a positive number of milliseconds (at most 2^31 - 1, setTimeout's limit).
-    pub fn read(v: Option<&serde_json::Value>) -> Result<Option<f64>> {
-        use serde_json::Value;
-        match v {
-            None | Some(Value::Null) => Ok(Some(Self::DEFAULT_MS)),
-            Some(Value::Bool(false)) => Ok(None),
-            Some(v) => match v.as_f64() {
-                Some(n) if n > 0.0 && n <= super::definition::MAX_TIMEOUT_MS => Ok(Some(n)),
-                _ => Err(crate::core::Error::invalid_argument(format!(
-                    "callTimeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
-                    crate::core::number::show_value(v)
-                ))),
-            },
-        }
-    }
 }

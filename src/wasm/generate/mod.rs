@@ -146,7 +146,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let call_timeout = opt("callTimeoutMs")?;
     let call_timeout: Option<serde_json::Value> =
         if call_timeout.is_undefined() { None } else { Some(options_from_js(&call_timeout, "runTrajectory options.callTimeoutMs").js()?) };
-    let call_timeout_ms = crate::core::generate::CallTimeout::read(call_timeout.as_ref()).map_err(|e| e.within("runTrajectory options")).js()?;
+    let call_timeout_ms = crate::core::host::CallTimeout::read(call_timeout.as_ref()).map_err(|e| e.within("runTrajectory options")).js()?;
     let agent = JsAgent::new(agent_js, respond);
     let model = JsModel(user_model, "userModel");
     let env = Env {

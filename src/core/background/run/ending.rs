@@ -27,7 +27,7 @@ impl Runner<'_, '_> {
             let deadline = self.deadline();
             match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (summarize)").await {
                 Ok(Ok(answer)) => {
-                    let _ = self.spend(&answer.usage);
+                    let _ = self.spend(&answer.usage, "summarize");
                     match (ask_deliverable, prompt::json_object(&answer.text)) {
                         (Some(_), Some(mut o)) => {
                             proposed = o.remove("deliverable");
@@ -63,11 +63,13 @@ impl Runner<'_, '_> {
             Err(_) => None,
         };
         let outcome = RunOutcome {
-            status: OutcomeStatus::of(status == Status::Completed, status == Status::Failed, aborted),
+            // A limit, an abandoned objective or a deliverable that failed its
+            // schema stopped the run; only a failing part of the host is an error.
+            status: OutcomeStatus::of(status == Status::Completed, reason.starts_with("error:"), aborted),
             reason: Some(reason.clone()),
             message: Some(final_summary.clone()),
             error_code: error.as_ref().map(|e| e.code.clone()),
-            verdict: None,
+            verdict: Some(verdict(status, aborted, &reason).to_owned()),
         };
         let recorded = self
             .env
@@ -90,5 +92,18 @@ impl Runner<'_, '_> {
         }
         snapshot.last_error = self.s.last_error.clone();
         RunResult { run_id, status, reason, iterations: self.s.iteration, failures: self.s.failures, final_summary, deliverable, snapshot, error }
+    }
+}
+
+/// Whose doing a background run's end is, in the words a generated run's
+/// verdict uses: the objective met is a pass; a limit, an abandoned
+/// objective or a deliverable that failed its schema is the agent's; a part
+/// of the host failing (`error: <part> failed`) is the harness's.
+fn verdict(status: Status, aborted: bool, reason: &str) -> &'static str {
+    match (status, aborted) {
+        (_, true) => "aborted",
+        (Status::Completed, _) => "pass",
+        _ if reason.starts_with("error:") => "harness",
+        _ => "agent",
     }
 }
