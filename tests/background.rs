@@ -273,7 +273,7 @@ fn a_background_run_records_its_model_usage_and_passes_when_done() {
         })
         .collect();
     assert_eq!(usage.len(), 5, "four decisions and the summary");
-    assert_eq!(usage[0], json!({ "source": "decide", "inputTokens": 100, "outputTokens": 10, "totalTokens": 110 }));
+    assert_eq!(usage[0], json!({ "source": "agent", "inputTokens": 100, "outputTokens": 10, "totalTokens": 110 }));
     assert_eq!(usage[4]["source"], "summarize");
     let Some(Payload::RunEnded { outcome: EndedOutcome::Structured(o), .. }) = records.last() else { panic!("no run_ended last") };
     assert_eq!((o.status, o.verdict.as_deref()), (OutcomeStatus::Completed, Some("pass")));

@@ -54,7 +54,7 @@ function makeOtel(api, lib) {
         const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
         const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
         if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false };
+        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false };
         runs.set(id, run);
       }
       return run;
@@ -77,6 +77,7 @@ function makeOtel(api, lib) {
       run.turn = turn;
       run.prepared = false;
       run.usage = undefined;
+      run.turnTokens = 0;
       const m = typeof model === 'string' ? model : run.model;
       run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
     };
@@ -129,7 +130,18 @@ function makeOtel(api, lib) {
           run.prepared = true;
           run.chat.setAttribute('gen_ai.request.message_count', p.message_count);
           break;
+        case 'iteration_started':
+          // A run without turns (a background run) has a span per iteration, as the index has a turn per iteration.
+          if (run.sawTurns) break;
+          endChat(run, time);
+          startChat(run, time, undefined, true);
+          if (Number.isSafeInteger(p.iteration)) run.chat.setAttribute('agent_trajectories.iteration', p.iteration);
+          break;
+        case 'iteration_completed':
+          if (!run.sawTurns && run.turn) endChat(run, time);
+          break;
         case 'turn_started':
+          run.sawTurns = true;
           endChat(run, time);
           startChat(run, time, undefined, true);
           if (Number.isSafeInteger(p.turn_index)) run.chat.setAttribute('agent_trajectories.turn', p.turn_index);
@@ -147,6 +159,9 @@ function makeOtel(api, lib) {
           if (p.name === 'model_usage' && run.chat && isObject(p.data)) {
             const keys = WELL_KNOWN.usage;
             const source = typeof p.data.source === 'string' ? p.data.source : 'agent';
+            // Every model call of a turn counts in its total (the index's turn tokens); gen_ai.usage is the agent's call.
+            const total = usageCount(p.data, keys.total) ?? (usageCount(p.data, keys.input) ?? 0) + (usageCount(p.data, keys.output) ?? 0);
+            if (run.turn) run.chat.setAttribute('agent_trajectories.turn.tokens', (run.turnTokens += total));
             // A turn's span is the agent's model call: the simulated user's
             // and the ranker's usage are theirs, and the turn goes on.
             if (run.turn && source !== 'agent') break;

@@ -175,13 +175,13 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Tokens a model call used (`purpose`: decide, reflect or summarize):
+    /// Tokens a model call used (`source`: agent for its decisions, reflect or summarize):
     /// recorded as `model_usage`, as every producer does, and added to the
     /// observers' budget.
-    fn spend(&self, usage: &Usage, purpose: &str) -> std::result::Result<(), Fatal> {
+    fn spend(&self, usage: &Usage, source: &str) -> std::result::Result<(), Fatal> {
         if usage.total() > 0 {
             let used = ModelUsage {
-                source: Some(purpose.into()),
+                source: Some(source.into()),
                 input_tokens: usage.input_tokens,
                 output_tokens: usage.output_tokens,
                 ..Default::default()
@@ -247,7 +247,7 @@ impl Runner<'_, '_> {
                     "error"
                 }
                 Ok(answer) => {
-                    self.spend(&answer.usage, "decide")?;
+                    self.spend(&answer.usage, "agent")?;
                     let message = answer.to_assistant_message(|k| format!("call-{i}-{k}"));
                     self.record(Payload::MessageAppended { message: message.clone() })?;
                     if answer.tool_calls.is_empty() {
