@@ -46,7 +46,9 @@ function stepsToRecords(steps) {
     const answer = output.filter((x) => x.role === 'assistant').at(-1) ?? { role: 'assistant', content: '' };
     rec(t, { kind: 'turn_ended', assistant: answer, tool_results: [], turn_index: turn, ...(m.stepId ? { step_id: m.stepId } : {}) });
     end = m.end ?? s.end ?? ('reason' in m ? m : end);
-    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status: end.completed ? 'completed' : 'error', reason: end.reason, ...(end.summary ? { message: end.summary } : {}), ...(end.verdict ? { verdict: end.verdict } : {}) } });
+    // The status a generated run's own run_ended carries for this end (completed, stopped, error, aborted).
+    const status = end?.completed ? 'completed' : end?.reason === 'error' || end?.reason === 'aborted' ? end.reason : 'stopped';
+    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status, reason: end.reason, ...(end.summary ? { message: end.summary } : {}), ...(end.verdict ? { verdict: end.verdict } : {}) } });
   });
   return out.join('\n');
 }
