@@ -85,7 +85,7 @@ const generate = makeGenerate({
   runTrajectory: ${g('__runTrajectory')}, ObserverPipeline: ${g('ObserverPipeline')}, toJSONL: ${g('toJSONL')}, checkOptions: ${g('__checkOptions')},
   runBackground: ${g('__runBackground')}, checkBackground: ${g('__checkBackground')},
   TrajectoryIndexCore: ${g('__TrajectoryIndexCore')}, checkRecordKind: ${g('__checkRecordKind')}, createTrajectory: ${g('createTrajectory')},
-  modelUsage: ${g('__modelUsage')}, readModelUsage: ${g('__readModelUsage')}, modelError: ${g('__modelError')}, loopOutcome: ${g('__loopOutcome')}, budgetRecord: ${g('__budgetRecord')},
+  modelUsage: ${g('__modelUsage')}, readOutcome: ${g('readOutcome')}, modelError: ${g('__modelError')}, loopOutcome: ${g('__loopOutcome')}, budgetRecord: ${g('__budgetRecord')},
 }, ${importAi});
 `;
 
@@ -155,7 +155,7 @@ ${constantExports}${noopInit}`);
 const publicName = {
   __runTrajectory: 'runTrajectory', __checkOptions: 'runTrajectory', __runBackground: 'BackgroundAgentRunner',
   __checkBackground: 'BackgroundAgentRunner', __TrajectoryIndexCore: 'TrajectoryIndex.fromJsonl', __checkRecordKind: 'TrajectoryIndex',
-  __modelUsage: 'observeAISdk', __readModelUsage: 'exportSpans', __modelError: 'observeAISdk', __loopOutcome: 'observeAISdk', __budgetRecord: 'observeAISdk',
+  __modelUsage: 'observeAISdk', __modelError: 'observeAISdk', __loopOutcome: 'observeAISdk', __budgetRecord: 'observeAISdk',
 };
 
 // Browsers: no top-level await (it deadlocks some bundlers), so every export

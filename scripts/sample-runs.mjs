@@ -150,7 +150,7 @@ runs.push(await record('stuck-on-tests', 'Coding agent repeating a failing test 
   observers.free();
   rec.record({ kind: 'output_tokens_escalation', attempt: 1, prev_cap: 4096, new_cap: 8192 });
   // The loop stops itself once the Stall observer escalates to a warning.
-  rec.record({ kind: 'run_ended', outcome: { status: 'error', reason: 'agent-loop', message: 'stopped on a Stall warning: the same failing test, 5 times' } });
+  rec.record({ kind: 'run_ended', outcome: { status: 'stopped', reason: 'agent-loop', message: 'stopped on a Stall warning: the same failing test, 5 times', verdict: 'agent' } });
 }));
 
 // Generated runs: a scripted simulated user walks a step graph against a

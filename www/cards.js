@@ -2,6 +2,7 @@
 // shows: messages, tool calls with their result or error, the step choice,
 // findings pinned to the call they fired at, child runs under the call that
 // started them. Records are parsed (index.get) only for rows on screen.
+import { readOutcome } from './pkg/web.js';
 import { esc, json, short, parts, toolValue, partError, modelUsage, outcomeOf, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
 
 const GATE = 4096; // bytes of a payload shown before "show all"
@@ -88,7 +89,7 @@ export function collect(ctx, recs) {
     } else if (p.kind === 'step_selected') items.push({ step: p, rec: i });
     else if (p.kind === 'assessment_produced') items.push({ finding: ctx.byRec.get(i), rec: i });
     // A run_ended is marked by how the viewer reads its outcome: the index counts only a status other than completed as an error.
-    else if (p.kind === 'run_ended') items.push({ ev: p.kind, text: summary(p), err: !outcomeOk(typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome), rec: i });
+    else if (p.kind === 'run_ended') items.push({ ev: p.kind, text: summary(p), err: !outcomeOk(readOutcome(p.outcome)), rec: i });
     else if (p.kind !== 'turn_started' && p.kind !== 'iteration_started') items.push({ ev: p.kind, text: summary(p), err: ctx.ix.info(i).isError, rec: i });
   }
   // A finding shows under the call it fired at when that call is in the same row.
@@ -99,7 +100,7 @@ export function collect(ctx, recs) {
 function summary(p) {
   switch (p.kind) {
     case 'run_started': return [p.identity?.run_id, p.identity?.agent, p.identity?.model_id].filter(Boolean).join(' · ');
-    case 'run_ended': { const o = outcomeOf(typeof p.outcome === 'string' ? { status: p.outcome } : p.outcome); return `${o.text}${o.detail ? `: ${o.detail}` : ''}`; }
+    case 'run_ended': { const o = outcomeOf(readOutcome(p.outcome)); return `${o.text}${o.detail ? `: ${o.detail}` : ''}`; }
     case 'run_terminated': return `${p.status} · ${p.reason}`;
     case 'simulator_issue': return `simulated user, turn ${p.turn_index}, attempt ${p.attempt}: ${p.issue}${p.retried ? ' (asked again)' : ' (gave up)'}: ${short(p.text)}`;
     case 'iteration_completed': return `iteration ${p.iteration}: ${p.decision}${p.tools?.length ? ` (${p.tools.join(', ')})` : ''}${p.failed ? ' · failed' : ''}${p.error ? `: ${short(p.error)}` : ''}`;

@@ -16,15 +16,9 @@ export const toolValue = (r) => (r && typeof r === 'object' && 'type' in r && 'v
 // A tool-result part whose output type is error-text / error-json is a failed call.
 export const partError = (o) => typeof o?.type === 'string' && o.type.startsWith('error');
 
-// How a run ended, in words. A run is green only when it did what it was
-// for: a verdict of pass, or (files without verdicts) a finishing reason:
-// its goal reached, the loop done on the model's own terms (AI SDK and
-// Mastra "stop", "tool-calls" when a stop condition ended it after a tool
-// step, as the core's LoopEnd reads them), a background run's model- or
-// plan-completed. Any other end is a failure, whatever its status says:
-// older files wrote "completed" for runs a limit or a guard stopped, newer
-// ones "stopped".
-const FINISHED = new Set(['goal-reached', 'stop', 'tool-calls', 'finished', 'completed', 'model-completed', 'plan-completed']);
+// How a run ended comes from the core (readOutcome, through the index's
+// runs()): its status, its verdict and whether it passed. Only a passed run
+// is green; this file only puts the end into words.
 const REASONS = {
   'max-turns': 'reached the turn limit',
   'max-steps': 'reached the step limit before the model finished',
@@ -39,12 +33,12 @@ const REASONS = {
 const VERDICTS = { agent: "the agent's failure", simulator: "the simulated user's fault, not the agent's", harness: 'a harness callback failed, not the agent', aborted: 'stopped by the caller' };
 const reasonWords = (r) => REASONS[r] ?? (r?.startsWith('max-failures') ? 'too many failures in a row' : r?.startsWith('deliverable-failed') ? 'the deliverable could not be made' : null);
 
-/** A run_ended outcome ({ status, reason?, message?, verdict? } or null) as { ok, text, detail }. */
+/** A run's end as readOutcome gives it ({ status, reason?, message?, verdict, passed } or null) as { ok, text, detail }. */
 export function outcomeOf(o) {
   if (!o) return { ok: false, text: 'no end recorded', detail: null };
   const { status, reason, message, verdict } = o;
-  const done = (status === 'completed' || status === 'ended') && (verdict === 'pass' || reason == null || FINISHED.has(reason));
-  const ok = done && (verdict == null || verdict === 'pass');
+  const ok = o.passed === true;
+  const done = ok;
   const code = reason ? ` (${reason})` : '';
   let text;
   if (done) text = `${status}${reason ? ` · ${reason}` : ''}`;
@@ -52,7 +46,7 @@ export function outcomeOf(o) {
   else if (status === 'aborted') text = `aborted${reason && reason !== 'aborted' ? code : ''}`;
   else if (reason?.startsWith('stopped-on-')) text = `stopped on a${/^[aeiou]/.test(reason.slice(11)) ? 'n' : ''} ${reason.slice(11)}`;
   else text = reason ? `stopped: ${reasonWords(reason) ? `${reasonWords(reason)}${code}` : reason}` : `${status}: ended before its goal`;
-  if (verdict) text += ` · verdict: ${verdict}${VERDICTS[verdict] ? ` (${VERDICTS[verdict]})` : ''}`;
+  if (verdict && verdict !== 'pass') text += ` · verdict: ${verdict}${VERDICTS[verdict] ? ` (${VERDICTS[verdict]})` : ''}`;
   // The message, where the text does not already say it (an error's does).
   return { ok, text, detail: status === 'error' ? null : message ?? null };
 }

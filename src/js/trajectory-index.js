@@ -150,9 +150,10 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
       }));
     }
 
+    /** The run_ended outcome as the core reads it (status, verdict, passed), old or new. */
     #outcome(i) {
       const o = this.get(i).payload?.outcome;
-      return typeof o === 'string' ? { status: o } : o && typeof o === 'object' ? o : null;
+      return typeof o === 'string' || (o && typeof o === 'object') ? wasm.readOutcome(o) : null;
     }
 
     /** Records per kind, of one run or (no argument) of all. */

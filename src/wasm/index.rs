@@ -26,7 +26,8 @@ export interface IndexedRun {
   failedCalls: number;
   assessments: number;
   /** From its `run_ended` record (a bare label reads as `{ status }`); null if it has none. */
-  outcome: { status: string; reason?: string; message?: string } | null;
+  /** How the run ended (readOutcome of its run_ended); null without one. */
+  outcome: RunEnd | null;
   /** Record index of the parent's `tool_started` this child run ran inside (null when no call was open). */
   parentCall: number | null;
   /** Record index of the parent's last record before this child run's first. */

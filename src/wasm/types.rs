@@ -64,8 +64,31 @@ export interface RunOutcome {
   reason?: string;
   message?: string;
   error_code?: string;
-  /** A generated run's verdict (see StepTraceEnd.verdict). */
+  /** Whose doing the end was (see StepTraceEnd.verdict). */
   verdict?: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
+}
+
+/** A run's end as readOutcome reads any run_ended outcome, old or new. */
+export interface RunEnd {
+  /** 'completed' only when the run did what it was for; an old stream's "completed" for a limit reads 'stopped'; a bare label as written. */
+  status: 'completed' | 'stopped' | 'error' | 'aborted' | (string & {});
+  reason?: string;
+  message?: string;
+  errorCode?: string;
+  verdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
+  /** The verdict is pass. */
+  passed: boolean;
+}
+
+/** A model_usage record's data, as readModelUsage gives it. */
+export interface ModelUsageData {
+  /** Who called the model: 'agent', 'user-simulator', 'ranker', 'reflect', 'summarize'; absent for a watched loop's own calls. */
+  source?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** As reported, else input + output. */
+  totalTokens: number;
+  finishReason?: string;
 }
 
 /** What happened, tagged by `kind`. Message fields accept {@link ModelMessageInput} and are normalised. */

@@ -74,7 +74,9 @@ test('the run viewer: open, read, find, navigate, compare and run live', async (
         // Budget: three series against the limits, a cursor on the selected turn, the stop reason.
         assert.equal(await page.locator('#budget polyline').count(), 3);
         const end = stuck.at(-1).payload.outcome;
-        assert.equal(await page.locator('#stop-reason').textContent(), `error: ${end.message} (${end.reason})`);
+        assert.equal(end.status, 'stopped');
+        assert.equal(await page.locator('#stop-reason').textContent(), "stopped: the agent went round in circles (agent-loop) · verdict: agent (the agent's failure)");
+        assert.equal(await page.locator('#stop-reason').getAttribute('title'), end.message, 'its message on hover');
         assert.match(await page.locator('#stop-reason').getAttribute('class'), /\bbad\b/);
         assert.match(await page.locator('#budget .budget-legend').textContent(), /tool calls \d+ \/ 8/);
         await page.locator('#outline a', { hasText: 'turn 3' }).click();
@@ -410,13 +412,15 @@ const cls = (loc) => loc.getAttribute('class');
 
 test('a run that did not reach its goal is red, its stop said in words, with its verdict', () => withCrafted(async (page, open) => {
   const expect = {
-    'capped.jsonl': [false, 'stopped: reached the turn limit (max-turns)'],
+    // An old stream: "completed" for a max-turns end, no verdict; the core reads it as stopped, the agent's.
+    'capped.jsonl': [false, "stopped: reached the turn limit (max-turns) · verdict: agent (the agent's failure)"],
     'stopped.jsonl': [false, "stopped: reached the turn limit (max-turns) · verdict: agent (the agent's failure)", 'maxTurns 1 reached'],
-    'on-warning.jsonl': [false, 'stopped on a warning', 'Stall: the same call 4 times'],
+    'on-warning.jsonl': [false, "stopped on a warning · verdict: agent (the agent's failure)", 'Stall: the same call 4 times'],
     'errored.jsonl': [false, 'error: the model call failed: 503 · verdict: harness (a harness callback failed, not the agent)'],
-    'goal-not-pass.jsonl': [false, "completed · goal-reached · verdict: simulator (the simulated user's fault, not the agent's)"],
+    // Contradictory (completed, yet a simulator verdict): the verdict decides, as the core reads it.
+    'goal-not-pass.jsonl': [false, "stopped: goal-reached · verdict: simulator (the simulated user's fault, not the agent's)"],
     'finished.jsonl': [true, 'completed · stop'],
-    'goal.jsonl': [true, 'completed · goal-reached · verdict: pass'],
+    'goal.jsonl': [true, 'completed · goal-reached'],
   };
   for (const [f, [ok, text, title]] of Object.entries(expect)) {
     await open(f);

@@ -10,7 +10,7 @@ mod sink;
 pub mod well_known;
 
 pub use jsonl::BadLine;
-pub use outcome::LoopEnd;
+pub use outcome::{EndRead, LoopEnd, FINISHED_REASONS};
 pub use payload::{Payload, KINDS};
 pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};

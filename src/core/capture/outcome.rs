@@ -2,7 +2,16 @@
 //! (generation, the background loop, an AI SDK or Mastra loop), and the
 //! outcome of an agent loop the package only watched.
 
+use serde::Serialize;
+use serde_json::Value;
+
 use super::record::{OutcomeStatus, RunOutcome};
+
+/// The reasons that mean a run did what it was for: a generated run's goal,
+/// a background run's objective (the model's or the plan's word), and a
+/// watched loop the model ended itself (`stop`, or `tool-calls` when a stop
+/// condition ended it after a tool step).
+pub const FINISHED_REASONS: [&str; 6] = ["goal-reached", "model-completed", "plan-completed", "stop", "tool-calls", "finished"];
 
 impl OutcomeStatus {
     /// `completed` only when the run did what it was for; an error or an
@@ -33,16 +42,12 @@ pub enum LoopEnd {
     Failed { message: String, code: Option<String>, harness: bool },
 }
 
-/// A loop's last finish reason that means it did what it was asked: the
-/// model stopped on its own, or a stop condition ended it after a tool step.
-const FINISHED: [&str; 3] = ["stop", "tool-calls", "finished"];
-
 impl LoopEnd {
     pub fn outcome(&self) -> RunOutcome {
         match self {
             LoopEnd::Finished { finish_reason } => {
                 let reason = finish_reason.clone().unwrap_or_else(|| "finished".to_owned());
-                let completed = FINISHED.contains(&reason.as_str());
+                let completed = FINISHED_REASONS.contains(&reason.as_str());
                 let message = (!completed).then(|| match reason.as_str() {
                     "max-steps" => "the loop reached its step limit before the model finished".to_owned(),
                     "length" => "the model's answer was cut off at its token limit".to_owned(),
@@ -76,6 +81,55 @@ impl LoopEnd {
                 verdict: Some(if *harness { "harness" } else { "agent" }.to_owned()),
             },
         }
+    }
+}
+
+/// A `run_ended` outcome as every reader shows it: `status` by the rule
+/// of [`OutcomeStatus::of`], a `verdict`, and whether the run `passed`.
+/// Streams from before `stopped` and verdicts (`completed` for a max-turns
+/// end, no verdict) read by their reason; a bare label (`"ended"`, as the
+/// original agent runtime writes it) is a finished run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndRead {
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    pub verdict: String,
+    pub passed: bool,
+}
+
+impl EndRead {
+    pub fn read(outcome: &Value) -> EndRead {
+        let text = |k: &str| outcome.get(k).and_then(Value::as_str).map(str::to_owned);
+        let (status, reason) = match outcome {
+            Value::String(label) => (label.clone(), None),
+            Value::Object(_) => (text("status").unwrap_or_default(), text("reason")),
+            _ => (String::new(), None),
+        };
+        let finished = matches!(status.as_str(), "completed" | "ended") && reason.as_deref().is_none_or(|r| FINISHED_REASONS.contains(&r));
+        let verdict = text("verdict").unwrap_or_else(|| {
+            match status.as_str() {
+                _ if finished => "pass",
+                "aborted" => "aborted",
+                _ => "agent",
+            }
+            .to_owned()
+        });
+        let passed = verdict == "pass";
+        // An older stream's "completed" for a run a limit or a guard ended.
+        let status = if status == "completed" && !passed {
+            "stopped".to_owned()
+        } else if status.is_empty() {
+            "unknown".to_owned()
+        } else {
+            status
+        };
+        EndRead { status, reason, message: text("message"), error_code: text("error_code"), verdict, passed }
     }
 }
 
@@ -113,6 +167,31 @@ mod tests {
         assert_eq!(o.status, OutcomeStatus::Stopped);
         assert_eq!(o.reason.as_deref(), Some("stopped-on-caution"));
         assert_eq!(o.message.as_deref(), Some("stopped on 2 findings at or above caution; the last, a warning from stall: same call 4 times"));
+    }
+
+    #[test]
+    fn every_end_reads_the_same_way_old_or_new() {
+        use serde_json::json;
+        let read = |v: Value| {
+            let r = EndRead::read(&v);
+            (r.status, r.verdict, r.passed)
+        };
+        let s = |a: &str, b: &str, p: bool| (a.to_owned(), b.to_owned(), p);
+        assert_eq!(read(json!({ "status": "stopped", "reason": "max-turns", "verdict": "agent" })), s("stopped", "agent", false));
+        assert_eq!(read(json!({ "status": "completed", "reason": "max-turns" })), s("stopped", "agent", false), "an old max-turns end");
+        assert_eq!(read(json!({ "status": "completed", "reason": "stopped-on-warning" })), s("stopped", "agent", false));
+        assert_eq!(read(json!({ "status": "completed", "reason": "stop" })), s("completed", "pass", true), "an old AI SDK end");
+        assert_eq!(read(json!({ "status": "completed", "reason": "goal-reached", "verdict": "pass" })), s("completed", "pass", true));
+        assert_eq!(read(json!({ "status": "error", "reason": "error", "verdict": "harness" })), s("error", "harness", false));
+        assert_eq!(read(json!({ "status": "aborted" })), s("aborted", "aborted", false));
+        assert_eq!(read(json!("ended")), s("ended", "pass", true));
+        assert_eq!(read(json!(7)), s("unknown", "agent", false));
+        // What a writer says, the reader gives back.
+        for end in [LoopEnd::Finished { finish_reason: Some("length".into()) }, LoopEnd::Finished { finish_reason: None }] {
+            let o = end.outcome();
+            let r = EndRead::read(&serde_json::to_value(&o).unwrap());
+            assert_eq!((r.verdict.as_str(), r.passed), (o.verdict.as_deref().unwrap(), o.status == OutcomeStatus::Completed));
+        }
     }
 
     #[test]

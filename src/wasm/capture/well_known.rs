@@ -28,10 +28,12 @@ pub fn model_usage(usage: JsValue, finish_reason: Option<String>) -> JsResult<Js
     }
 }
 
-/// A `model_usage` record's data in either spelling, as
-/// `{ source?, inputTokens?, outputTokens?, totalTokens, finishReason? }`.
-#[wasm_bindgen(js_name = __readModelUsage, skip_typescript)]
-pub fn read_model_usage(data: JsValue) -> JsResult<JsValue> {
+/// A `model_usage` record's data, in the spelling it is written in now or
+/// the one older integrations wrote (`input_tokens`, ...), as
+/// `{ source?, inputTokens?, outputTokens?, totalTokens, finishReason? }`;
+/// `undefined` when it holds no token count.
+#[wasm_bindgen(js_name = readModelUsage, unchecked_return_type = "ModelUsageData | undefined")]
+pub fn read_model_usage(#[wasm_bindgen(unchecked_param_type = "unknown")] data: JsValue) -> JsResult<JsValue> {
     match ModelUsage::read(&lenient(&data)) {
         Some(u) => to_js(&u.data()),
         None => Ok(JsValue::UNDEFINED),
@@ -91,4 +93,13 @@ pub fn well_known() -> JsResult<JsValue> {
 pub fn budget_record(limits: JsValue, place: String) -> JsResult<JsValue> {
     let v: Value = serde_json::from_str(&crate::wasm::options_json(&limits, &place).js()?).unwrap_or(Value::Null);
     to_js(&crate::core::capture::well_known::budget(&v, &place).js()?)
+}
+
+/// How a run ended, from its `run_ended` outcome (any writer, any age): the
+/// status by the one rule (`completed`, `stopped`, `error`, `aborted`), the
+/// verdict, and whether the run passed. What the index and the viewer show.
+#[wasm_bindgen(js_name = readOutcome, unchecked_return_type = "RunEnd")]
+pub fn read_outcome(#[wasm_bindgen(unchecked_param_type = "RunOutcome | string")] outcome: JsValue) -> JsResult<JsValue> {
+    let v: Value = json_of(&outcome, "outcome").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    to_js(&crate::core::capture::EndRead::read(&v))
 }
