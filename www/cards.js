@@ -2,8 +2,8 @@
 // shows: messages, tool calls with their result or error, the step choice,
 // findings pinned to the call they fired at, child runs under the call that
 // started them. Records are parsed (index.get) only for rows on screen.
-import { readOutcome } from './pkg/web.js';
-import { esc, json, short, parts, toolValue, partError, modelUsage, outcomeOf, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
+import { readOutcome, readModelUsage } from './pkg/web.js';
+import { esc, json, short, parts, toolValue, partError, outcomeOf, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
 
 const GATE = 4096; // bytes of a payload shown before "show all"
 const GAP_CHUNK = 40; // records per row outside turns, so a turnless run still virtualises
@@ -108,8 +108,9 @@ function summary(p) {
     case 'custom': {
       const g = p.data;
       if (p.name === 'step_graph' && Array.isArray(g?.steps)) return `step graph: ${g.steps.length} steps, start ${g.start}, terminal ${(g.terminals ?? []).join(', ')} (drawn under Steps)`;
-      const u = p.name === 'model_usage' ? modelUsage(g) : null;
-      if (u) return `${u.total} tokens${g.source ? ` (${g.source})` : ''}${u.input !== null ? `: ${u.input} in, ${u.output ?? 0} out` : ''}${u.finish ? ` · finish ${u.finish}` : ''}`;
+      // Either spelling of the usage fields, read by the core.
+      const u = p.name === 'model_usage' ? readModelUsage(g) : undefined;
+      if (u) return `${u.totalTokens} tokens${u.source ? ` (${u.source})` : ''}${u.inputTokens !== undefined ? `: ${u.inputTokens} in, ${u.outputTokens ?? 0} out` : ''}${u.finishReason ? ` · finish ${u.finishReason}` : ''}`;
       if (p.name === 'fork' && typeof g?.parentRunId === 'string') return `forked from ${g.parentRunId}: its first ${g.atTurn} turn${g.atTurn === 1 ? '' : 's'} kept as recorded, the rest live`;
       if (p.name === 'step_states' && Array.isArray(g?.states)) return `final step states: ${g.states.map((x) => `${x.stepId} ${x.status}`).join(', ')}`;
       return `${p.name} ${short(p.data)}`;

@@ -58,23 +58,6 @@ export function outcomeBadge(o, id) {
   return `<span class="badge ${ok ? 'ok' : 'bad'}" id="${id}"${detail ? ` title="${esc(detail)}"` : ''}>${esc(text)}</span>`;
 }
 
-/**
- * A `custom` model_usage record's tokens and finish reason, in either spelling:
- * camelCase (inputTokens: generated runs, and the AI SDK / Mastra captures
- * from the one usage schema on) or snake_case (input_tokens: files those
- * captures wrote before). The one place the page reads token fields, for a
- * record's card; charts and totals take tokens from the index. null when
- * the data holds no token count.
- */
-export function modelUsage(d) {
-  const num = (...ks) => ks.map((k) => d?.[k]).find(Number.isFinite) ?? null;
-  const input = num('inputTokens', 'input_tokens');
-  const output = num('outputTokens', 'output_tokens');
-  if (input === null && output === null && num('totalTokens', 'total_tokens') === null) return null;
-  const finish = [d.finishReason, d.finish_reason].find((r) => typeof r === 'string') ?? null;
-  return { input, output, total: num('totalTokens', 'total_tokens') ?? (input ?? 0) + (output ?? 0), finish };
-}
-
 /** A message's parts, whatever its content shape (string or parts). */
 export const parts = (m) => (typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : m?.content ?? []);
 
