@@ -61,11 +61,27 @@ function makeAISdk(wasm, lib) {
     async function prepareStep(step) {
       if (failure) throw failure;
       if (step?.stepNumber === 0) cap.begin();
-      const mine = userPrepare ? await guarded('observeAISdk: your prepareStep', () => userPrepare(step)) : undefined;
       cap.start(o.agent ?? 'ai-sdk', step?.model?.modelId);
+      let mine;
+      try {
+        mine = userPrepare ? await guarded('observeAISdk: your prepareStep', () => userPrepare(step)) : undefined;
+      } catch (e) {
+        // The loop rejects with it; the run's records end with it too.
+        cap.turnEnded();
+        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+        throw e;
+      }
       // A step is a turn; one left open (a tool the caller answers) ends here.
       cap.turnEnded();
       cap.turnStarted(Number.isSafeInteger(step?.stepNumber) && step.stepNumber >= 0 ? step.stepNumber : 0);
+      // The user's words open the first turn, as in a generated run (their text; files and images are left out).
+      if (step?.stepNumber === 0 && isArray(step?.messages)) {
+        for (const m of step.messages) {
+          if (m?.role !== 'user') continue;
+          const text = typeof m.content === 'string' ? m.content : isArray(m.content) ? m.content.filter((p) => p?.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('\n') : '';
+          if (text) cap.record({ kind: 'message_appended', message: { role: 'user', content: text } });
+        }
+      }
       const result = isObject(mine) ? { ...mine } : {};
       if (cap.observers) {
         const context = cap.context();
@@ -148,6 +164,7 @@ function makeAISdk(wasm, lib) {
     const place = 'trajectoryMiddleware options';
     const isRecorder = (v) => isObject(v) && typeof v.record === 'function' && typeof v.nextSeq === 'number';
     if (isRecorder(options)) throw fail('INVALID_ARGUMENT', 'trajectoryMiddleware(options): pass the recorder as an option: trajectoryMiddleware({ recorder })');
+    if (isObject(options) && typeof options.record === 'function') throw fail('INVALID_ARGUMENT', 'trajectoryMiddleware(options): got a sink; pass a recorder as an option: trajectoryMiddleware({ recorder: new TrajectoryRecorder(sink) })');
     if (!isObject(options)) throw fail('INVALID_ARGUMENT', `trajectoryMiddleware(options): options must be an object ({ recorder }), got ${shown(options)}`);
     wasm.checkOptions(options, ['recorder'], place);
     const { recorder } = options;

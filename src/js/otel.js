@@ -85,7 +85,10 @@ function makeOtel(api, lib) {
       if (run.ended) return;
       run.ended = true;
       endChat(run, time);
-      for (const id of run.toolOrder) run.tools.get(id)?.end(hr(time));
+      for (const id of run.toolOrder) {
+        run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
+        run.tools.get(id)?.end(hr(time));
+      }
       run.tools.clear();
       if (isObject(outcome) && outcome.status === 'error') {
         run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
@@ -112,9 +115,13 @@ function makeOtel(api, lib) {
       // records out of seq order would build a wrong tree, so they are refused.
       if (known && typeof r.seq === 'number' && known.seq !== undefined && r.seq <= known.seq) {
         const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
-        throw fail('INVALID_RECORD', `record ${i}: ${who} goes back from seq ${known.seq} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
+        throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${known.seq} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
       }
       const run = runOf(r, time);
+      // A hole is a lost record: the spans are still built, and the run says what is missing.
+      if (known && typeof r.seq === 'number' && known.seq !== undefined && r.seq > known.seq + 1) {
+        run.span.addEvent('agent_trajectories.records_missing', { from_seq: known.seq + 1, to_seq: r.seq - 1 }, hr(time));
+      }
       if (typeof r.seq === 'number') run.seq = r.seq;
       run.last = time;
       switch (p.kind) {
@@ -221,9 +228,15 @@ function makeOtel(api, lib) {
         default:
       }
     }
-    // Ends what the records left open (a run without run_ended) at its last record.
+    // Ends what the records left open at its last record. A run without
+    // run_ended, or a call without tool_ended, stopped short (a crash, a lost
+    // record): an error, never a span that looks fine.
     const finish = () => {
-      for (const run of runs.values()) endRun(run, run.last);
+      for (const run of runs.values()) {
+        if (run.ended) continue;
+        run.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end without run_ended' });
+        endRun(run, run.last);
+      }
     };
     return { push, finish };
   }

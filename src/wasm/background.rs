@@ -9,6 +9,7 @@ use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::core::background::config::misplaced_config_key;
 use crate::core::background::{run, Config, Env, Host, Objective, Snapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
@@ -33,6 +34,14 @@ fn config_of(config: &JsValue) -> Result<Config, Error> {
 /// at `new BackgroundAgentRunner(...)`, not at the first run.
 #[wasm_bindgen(js_name = __checkBackground, skip_typescript)]
 pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> JsResult<()> {
+    // (Keys that cannot be read are check_options' to report.)
+    if let Some(keys) = opts.is_object().then(|| js_sys::Reflect::own_keys(&opts).ok()).flatten() {
+        if let Some(e) =
+            keys.iter().filter_map(|k| k.as_string()).filter(|k| !RUNNER_OPTIONS.contains(&k.as_str())).find_map(|k| misplaced_config_key(&k))
+        {
+            return Err(to_js(e));
+        }
+    }
     check_options(&opts, RUNNER_OPTIONS, "BackgroundAgentRunner options").js()?;
     if let Some(name) = tools.iter().find(|n| crate::core::background::tools::BUILTIN.contains(&n.as_str())) {
         return Err(to_js(Error::invalid_argument(format!("tools.{name}: {name} is a built-in tool of the runner; give yours another name"))));

@@ -125,6 +125,13 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
     let keys = js_sys::Reflect::own_keys(obj)
         .map_err(|e| Error::invalid_argument(format!("{place}: its keys could not be read: {}", error::describe(&e))).caused_by(error::cause(&e)))?;
     let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
+    // One of this package's own objects (a recorder, a sink, a pipeline)
+    // where its options go: say so, never the binding's field name.
+    if keys.iter().any(|k| k == "__wbg_ptr") {
+        return Err(Error::invalid_argument(format!(
+            "{place} must be an options object, got one of this package's objects (a recorder, a sink or a pipeline): pass it under its option name, e.g. {{ recorder }}"
+        )));
+    }
     crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
 }
 

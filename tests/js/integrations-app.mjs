@@ -98,7 +98,7 @@ export const expected = {
     steps: 5,
     firstNudge: 3,
     end: 'stopped-on-warning',
-    kinds: ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'],
+    kinds: ['run_started', 'turn_started', 'message_appended', 'provider_request_prepared', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'],
   },
   middleware: ['turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended'],
   mastra: { steps: 7, firstNudge: 3, kinds: ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'] },

@@ -75,6 +75,21 @@ export const recordChecks = {
     assert(e.message.includes('sink is a TrajectoryRecorder') && !e.message.includes('__wbg'), e.message);
   },
 
+  'a sink where a pipeline\'s recorder goes is refused at once, not at the first assessment'(at) {
+    const e = expectCode(() => new at.ObserverPipeline({ observers: [{ observer: 'stall', trigger: { onEveryCall: true } }], recorder: new at.MemorySink() }), 'INVALID_ARGUMENT', 'a sink as the recorder');
+    assert(e.message.includes('recorder must be a TrajectoryRecorder, got a sink'), e.message);
+  },
+
+  'serializeTrajectoryJsonl refuses an order parseTrajectoryJsonl would refuse: what it writes reads back'(at) {
+    const sink = new at.MemorySink();
+    const rec = new at.TrajectoryRecorder(sink, { runId: 'w' });
+    for (let i = 0; i < 3; i++) rec.record(note);
+    const [a, b, c] = sink.records();
+    eq(at.parseTrajectoryJsonl(at.serializeTrajectoryJsonl([a, b, c])).length, 3, 'in order');
+    const e = expectCode(() => at.serializeTrajectoryJsonl([a, c, b]), 'SEQ_GAP', 'out of order');
+    assert(e.message.startsWith('records[1]: run "w" jumps from seq 0 to 2'), e.message);
+  },
+
   'a custom observer given bare is refused, showing the entry it goes in'(at) {
     const e = expectCode(() => new at.ObserverPipeline({ observers: [{ name: 'mine', observe: () => null }] }), 'INVALID_ARGUMENT', 'a bare observer');
     assert(e.message.includes('observers[0]') && e.message.includes('{ observer: { name, observe }, trigger'), e.message);
@@ -91,6 +106,9 @@ export const recordChecks = {
     for (const bad of [0, -5, 'soon', true, Number.NaN]) {
       await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, callTimeoutMs: bad }), 'INVALID_ARGUMENT', `callTimeoutMs ${String(bad)}`);
     }
+    // A sink that never takes the last records gets the same deadline.
+    const stuck = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, callTimeoutMs: 30, sink: { record: () => new Promise(() => {}) } });
+    eq([stuck.end.reason, stuck.end.error?.code, stuck.end.error?.side, stuck.end.verdict], ['error', 'TIMEOUT', 'recorder', 'harness'], 'a sink that never settles');
     const off = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, callTimeoutMs: false });
     eq(off.end.reason, 'goal-reached', 'false: no deadline, the run goes on');
   },

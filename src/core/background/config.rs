@@ -78,6 +78,17 @@ fn flag(o: &Map<String, Value>, key: &str, default: bool) -> Result<bool> {
     }
 }
 
+/// A config key given among the runner's own options (`{ model,
+/// maxIterations }`): the error that says where it goes, or `None` when
+/// `key` is no config key.
+pub fn misplaced_config_key(key: &str) -> Option<Error> {
+    CONFIG_KEYS.contains(&key).then(|| {
+        Error::invalid_argument(format!(
+            "BackgroundAgentRunner options: {key} is a config option; give it as new BackgroundAgentRunner({{ model, config: {{ {key} }} }})"
+        ))
+    })
+}
+
 impl Config {
     /// Reads `config` (absent or null: every default). Out-of-range values
     /// are refused naming the option; NaN and Infinity arrive from the

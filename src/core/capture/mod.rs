@@ -10,7 +10,7 @@ mod sink;
 pub mod well_known;
 
 pub use jsonl::BadLine;
-pub use outcome::{EndRead, LoopEnd, FINISHED_REASONS};
+pub use outcome::{is_stop_reason, EndRead, LoopEnd};
 pub use payload::{Payload, KINDS};
 pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};

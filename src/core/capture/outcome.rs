@@ -7,11 +7,34 @@ use serde_json::Value;
 
 use super::record::{OutcomeStatus, RunOutcome};
 
-/// The reasons that mean a run did what it was for: a generated run's goal,
-/// a background run's objective (the model's or the plan's word), and a
-/// watched loop the model ended itself (`stop`, or `tool-calls` when a stop
-/// condition ended it after a tool step).
-pub const FINISHED_REASONS: [&str; 6] = ["goal-reached", "model-completed", "plan-completed", "stop", "tool-calls", "finished"];
+/// A watched loop's finish reasons that mean the model ended it itself
+/// (`stop`; `finished` when the framework gave none). A loop whose last
+/// step still asked for tools (`tool-calls`) was ended by a step limit or a
+/// stop condition before the model answered: that is no finish.
+pub const LOOP_FINISHED: [&str; 2] = ["stop", "finished"];
+
+/// The reasons this package writes for a run that ended before its goal,
+/// and the prefixes of those that carry detail. Streams written before
+/// `stopped` existed say `completed` with one of them; any other reason
+/// beside `completed` (the caller's own, such as `done`) is a finish.
+pub const STOP_REASONS: [&str; 10] = [
+    "max-turns",
+    "agent-loop",
+    "policy-violation",
+    "no-step-match",
+    "max-steps",
+    "tool-calls",
+    "length",
+    "content-filter",
+    "max-iterations",
+    "model-abandoned",
+];
+const STOP_PREFIXES: [&str; 4] = ["stopped-on-", "max-failures", "deliverable-failed", "reflection-abandoned"];
+
+/// Whether `reason` says the run ended before its goal.
+pub fn is_stop_reason(reason: &str) -> bool {
+    STOP_REASONS.contains(&reason) || STOP_PREFIXES.iter().any(|p| reason.starts_with(p))
+}
 
 impl OutcomeStatus {
     /// `completed` only when the run did what it was for; an error or an
@@ -33,6 +56,7 @@ pub enum LoopEnd {
     /// The framework ended the loop; `finish_reason` is its last step's
     /// (`stop`, `tool-calls`, `length`, `content-filter`, ...), or
     /// `max-steps` when the step cap the adapter set was reached.
+    /// Only `stop` (or none given) is a finish.
     Finished { finish_reason: Option<String> },
     /// `stopOn` was met: `threshold` the severity it names, `times` how
     /// many findings at or above it it takes; the finding that met it.
@@ -47,9 +71,13 @@ impl LoopEnd {
         match self {
             LoopEnd::Finished { finish_reason } => {
                 let reason = finish_reason.clone().unwrap_or_else(|| "finished".to_owned());
-                let completed = FINISHED_REASONS.contains(&reason.as_str());
+                let completed = LOOP_FINISHED.contains(&reason.as_str());
                 let message = (!completed).then(|| match reason.as_str() {
                     "max-steps" => "the loop reached its step limit before the model finished".to_owned(),
+                    "tool-calls" => {
+                        "the loop ended while the model still asked for tools (a step limit or a stop condition ended it before the model answered)"
+                            .to_owned()
+                    }
                     "length" => "the model's answer was cut off at its token limit".to_owned(),
                     "content-filter" => "the provider's content filter stopped the answer".to_owned(),
                     other => format!("the model stopped with finish reason {other:?}"),
@@ -111,7 +139,7 @@ impl EndRead {
             Value::Object(_) => (text("status").unwrap_or_default(), text("reason")),
             _ => (String::new(), None),
         };
-        let finished = matches!(status.as_str(), "completed" | "ended") && reason.as_deref().is_none_or(|r| FINISHED_REASONS.contains(&r));
+        let finished = matches!(status.as_str(), "completed" | "ended") && !reason.as_deref().is_some_and(is_stop_reason);
         let verdict = text("verdict").unwrap_or_else(|| {
             match status.as_str() {
                 _ if finished => "pass",
@@ -152,6 +180,9 @@ mod tests {
         let o = LoopEnd::Finished { finish_reason: Some("max-steps".into()) }.outcome();
         assert_eq!((o.status, o.reason.as_deref(), o.verdict.as_deref()), (OutcomeStatus::Stopped, Some("max-steps"), Some("agent")));
         assert_eq!(LoopEnd::Finished { finish_reason: None }.outcome().status, OutcomeStatus::Completed);
+        // stepCountIs(n) or any stop condition that cut the loop after a tool step.
+        let o = LoopEnd::Finished { finish_reason: Some("tool-calls".into()) }.outcome();
+        assert_eq!((o.status, o.verdict.as_deref()), (OutcomeStatus::Stopped, Some("agent")));
     }
 
     #[test]
@@ -186,6 +217,8 @@ mod tests {
         assert_eq!(read(json!({ "status": "aborted" })), s("aborted", "aborted", false));
         assert_eq!(read(json!("ended")), s("ended", "pass", true));
         assert_eq!(read(json!(7)), s("unknown", "agent", false));
+        assert_eq!(read(json!({ "status": "completed", "reason": "done" })), s("completed", "pass", true), "a caller's own reason");
+        assert_eq!(read(json!({ "status": "completed", "reason": "max-failures: last error: x" })), s("stopped", "agent", false));
         // What a writer says, the reader gives back.
         for end in [LoopEnd::Finished { finish_reason: Some("length".into()) }, LoopEnd::Finished { finish_reason: None }] {
             let o = end.outcome();

@@ -18,6 +18,14 @@ impl SeqCheck {
     /// seq that is missing. After a gap the check follows the stream from
     /// where it is, so one lost record is reported once, not on every later line.
     pub fn check(&mut self, line: usize, run_id: Option<&str>, seq: u64) -> Result<()> {
+        match self.problem(run_id, seq) {
+            None => Ok(()),
+            Some(problem) => Err(Error::new(ErrorCode::SeqGap, format!("line {line}: {problem}")).at_line(line)),
+        }
+    }
+
+    /// What is wrong with the next record being seq `seq` of `run_id`, if anything.
+    pub fn problem(&mut self, run_id: Option<&str>, seq: u64) -> Option<String> {
         let key = run_id.map(str::to_owned);
         if key.is_some() && !self.next.contains_key(&key) {
             // A recorder given no runId stamps the records before run_started
@@ -31,7 +39,7 @@ impl SeqCheck {
         let want = *expected;
         *expected = want.max(seq.saturating_add(1));
         if seq == want {
-            return Ok(());
+            return None;
         }
         let run = match run_id {
             Some(id) => format!("run {id:?}"),
@@ -46,7 +54,7 @@ impl SeqCheck {
         } else {
             format!("{run} repeats or goes back to seq {seq} after seq {}", want - 1)
         };
-        Err(Error::new(ErrorCode::SeqGap, format!("line {line}: {problem}")).at_line(line))
+        Some(problem)
     }
 }
 

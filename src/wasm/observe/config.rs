@@ -108,6 +108,10 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     };
     let recorder = match opt("recorder")? {
         v if v.is_undefined() || v.is_null() => None,
+        // A sink takes whole records, not payloads: every assessment would fail in it.
+        v if crate::wasm::capture::is_sink(&v) => {
+            return Err(Error::invalid_argument("recorder must be a TrajectoryRecorder, got a sink (wrap it: new TrajectoryRecorder(sink))"))
+        }
         v => {
             let f = optional_function(property(&v, "record"), "recorder.record")?
                 .ok_or_else(|| Error::invalid_argument("recorder must be a TrajectoryRecorder (an object with record(payload))"))?;

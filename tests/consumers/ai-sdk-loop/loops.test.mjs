@@ -131,6 +131,9 @@ test('bad options are refused with coded errors naming the option', () => {
   refused(() => trajectoryMiddleware(new TrajectoryRecorder(new MemorySink())), /pass the recorder as an option: trajectoryMiddleware\(\{ recorder \}\)/);
   refused(() => observeAISdk({ recorder: new TrajectoryRecorder(new MemorySink()), budget: { maxToken: 5 } }), /budget.*maxToken.*maxTokens/);
   refused(() => new TrajectoryRecorder(new TrajectoryRecorder(new MemorySink())), /sink is a TrajectoryRecorder/);
+  refused(() => trajectoryMiddleware(new MemorySink()), /got a sink; pass a recorder as an option/);
+  refused(() => observeAISdk(new MemorySink()), /observeAISdk options must be an options object, got one of this package's objects/);
+  for (const f of [() => observeAISdk(new MemorySink()), () => trajectoryMiddleware(new MemorySink())]) assert.throws(f, (e) => !/__wbg/.test(e.message));
   refused(() => trajectoryMiddleware({ recorder: null, rec: 1 }), /rec.*recorder/);
 });
 
@@ -179,7 +182,9 @@ test('the settings are one run\'s: a second run through them fails at its first 
     return true;
   });
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'message_appended', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
+  const opening = parseTrajectoryJsonl(first.join('\n'))[2].payload;
+  assert.deepEqual(opening.message, { role: 'user', content: 'hi' }, 'the user\'s words open the first turn');
 });
 
 test('a recorder that already holds records still gets run_started and run_ended; budget: limits are recorded for the index and viewer; each step is a turn with its tokens', async () => {
@@ -212,4 +217,26 @@ test('a recorder that already holds records still gets run_started and run_ended
   const budget = index.budget(run.runId);
   assert.deepEqual([budget.limits.tokens, budget.limits.toolCalls], [100, 4]);
   assert.deepEqual(budget.turns.map((t) => [t.tokens, t.toolCalls]), [[12, 1], [23, 0]]);
+});
+
+test('a loop cut short by a step limit (stepCountIs) while the model still asks for tools is stopped, not a pass; a prepareStep that throws is written into run_ended', async () => {
+  const { generateText, tool, stepCountIs } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const { z } = await import('zod');
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({ content: [{ type: 'tool-call', toolCallId: `c${Math.random()}`, toolName: 'look', input: '{"q":"x"}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] }),
+  });
+  const tools = { look: tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'more' }) };
+  const sink = new JsonlSink();
+  await generateText({ model, prompt: 'go', tools, stopWhen: stepCountIs(2), ...observeAISdk({ recorder: new TrajectoryRecorder(sink) }) });
+  const end = parseTrajectoryJsonl(sink.lines().join('\n')).at(-1).payload.outcome;
+  assert.deepEqual([end.status, end.reason, end.verdict], ['stopped', 'tool-calls', 'agent']);
+  assert.match(end.message, /still asked for tools/);
+
+  const failing = new JsonlSink();
+  const settings = observeAISdk({ recorder: new TrajectoryRecorder(failing), prepareStep: ({ stepNumber }) => { if (stepNumber === 1) throw new RangeError('my prepare broke'); } });
+  await assert.rejects(generateText({ model, prompt: 'go', tools, stopWhen: stepCountIs(3), ...settings }), (e) => e.code === 'CALLBACK_FAILED' && e.cause instanceof RangeError);
+  const records = parseTrajectoryJsonl(failing.lines().join('\n'));
+  assert.deepEqual([records.at(-1).payload.kind, records.at(-1).payload.outcome.status, records.at(-1).payload.outcome.verdict], ['run_ended', 'error', 'harness']);
+  assert.match(records.at(-1).payload.outcome.message, /your prepareStep threw: my prepare broke/);
 });

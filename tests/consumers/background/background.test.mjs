@@ -240,6 +240,7 @@ test('a zod shape (an object of schemas) is not a schema: refused where it is pa
     (e) => e.code === 'INVALID_ARGUMENT' && /objective.deliverableSchema is an object of schemas \("verdict", "score"\), not a schema: wrap it, z.object\(\{ \.\.\. \}\)/.test(e.message));
   await assert.rejects(runner.run({ objective: 'x', deliverableSchema: { verdict: { type: 'string' } } }),
     (e) => e.code === 'INVALID_ARGUMENT' && /is not a JSON Schema: none of its keys \("verdict"\) is a JSON Schema keyword/.test(e.message));
+  assert.throws(() => new BackgroundAgentRunner({ model, maxIterations: 3 }), (e) => e.code === 'INVALID_ARGUMENT' && /maxIterations is a config option; give it as new BackgroundAgentRunner\(\{ model, config: \{ maxIterations \} \}\)/.test(e.message));
   const shaped = tool({ description: 'Echo', inputSchema: { x: z.number() }, execute: async ({ x }) => x });
   assert.throws(() => new BackgroundAgentRunner({ model, tools: { shaped } }), (e) => e.code === 'INVALID_ARGUMENT' && /tools\.shaped\.inputSchema is an object of schemas/.test(e.message));
 });

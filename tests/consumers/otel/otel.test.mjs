@@ -159,7 +159,17 @@ test('an integration step (turn_started, then provider_request_prepared) is one 
 test('records out of order are refused with a code; a tool_ended without its tool_started is an ERROR span; spanSink refuses records after end()', () => {
   const { exporter, tracer } = memoryTracer();
   const out = [rec(0, 10, { kind: 'run_started', identity: { run_id: 'r' } }), rec(2, 12, { kind: 'turn_started', turn_index: 0 }), rec(1, 11, { kind: 'turn_started', turn_index: 1 })];
-  assert.throws(() => exportSpans(out, { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 2: run "r" goes back from seq 2 to 1/.test(e.message));
+  assert.throws(() => exportSpans(out, { tracer }), (e) => e.code === 'SEQ_GAP' && /record 2: run "r" goes back from seq 2 to 1/.test(e.message));
+  // A hole (a lost record) still exports, and the run span says which seqs are missing.
+  exportSpans([rec(0, 10, { kind: 'run_started', identity: { run_id: 'h', agent: 'holey' } }, 'h'), rec(3, 13, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'h')], { tracer });
+  const holey = exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent holey');
+  assert.deepEqual(holey.events.map((e) => [e.name, e.attributes.from_seq, e.attributes.to_seq]), [['agent_trajectories.records_missing', 1, 2]]);
+  // A stream that stops short (no tool_ended, no run_ended) is an error, never spans that look fine.
+  exportSpans([rec(0, 10, { kind: 'run_started', identity: { run_id: 'cut', agent: 'cut' } }, 'cut'), rec(1, 11, { kind: 'tool_started', tool_call_id: 'k', tool_name: 'book', args: {} }, 'cut')], { tracer });
+  const cut = exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent cut');
+  assert.deepEqual([cut.status.code, cut.status.message], [2, 'the records end without run_ended']);
+  const open = exporter.getFinishedSpans().filter((sp) => sp.name === 'execute_tool book').at(-1);
+  assert.deepEqual([open.status.code, open.status.message], [2, 'the records end before this call did (no tool_ended)']);
   exportSpans([
     rec(0, 10, { kind: 'run_started', identity: { run_id: 'lost', agent: 'a' } }, 'lost'),
     rec(1, 12, { kind: 'tool_ended', tool_call_id: 'c9', tool_name: 'search', result: 'ok', is_error: false }, 'lost'),

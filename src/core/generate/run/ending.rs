@@ -4,8 +4,10 @@
 
 use super::{fault, Interrupt, Runner};
 use crate::core::capture::{well_known, OutcomeStatus, Payload, RunOutcome};
+use crate::core::error::{Error, ErrorCode};
 use crate::core::generate::concurrency::{race, Either};
 use crate::core::generate::trace::{iso8601, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason};
+use crate::core::host::LocalBoxFuture;
 use crate::core::message::{ModelMessage, Role};
 
 impl Runner<'_, '_> {
@@ -103,12 +105,26 @@ impl Runner<'_, '_> {
     /// ends even when its sink never answers, and says it was aborted
     /// (its last records may not have arrived).
     async fn flush(&self) -> std::result::Result<(), Interrupt> {
+        // A sink that never settles must not hang the run either: it gets the
+        // run's call deadline to take the last records.
+        let flushed: LocalBoxFuture<'_, crate::core::error::Result<()>> = match (self.env.call_timeout_ms, self.env.timer) {
+            (Some(ms), Some(timer)) => Box::pin(async move {
+                match race(self.env.events.flush(), timer.sleep(ms)).await {
+                    Either::Left(r) => r,
+                    Either::Right(()) => Err(Error::new(
+                        ErrorCode::Timeout,
+                        format!("the sink did not take the run's last records within callTimeoutMs ({} ms)", crate::core::number::show(ms)),
+                    )),
+                }
+            }),
+            _ => self.env.events.flush(),
+        };
         match self.env.abort {
-            Some(a) => match race(self.env.events.flush(), a.wait()).await {
+            Some(a) => match race(flushed, a.wait()).await {
                 Either::Left(r) => r.map_err(fault(Side::Recorder)),
                 Either::Right(()) => Err(Interrupt::Aborted),
             },
-            None => self.env.events.flush().await.map_err(fault(Side::Recorder)),
+            None => flushed.await.map_err(fault(Side::Recorder)),
         }
     }
 }
