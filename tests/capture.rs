@@ -304,14 +304,6 @@ fn seq_gaps_name_the_run_and_the_missing_seq() {
     out.push(parent.stamp(tool(2), 1.0).unwrap());
     out.push(child.stamp(tool(3), 1.0).unwrap());
     assert_eq!(jsonl::parse(&jsonl::serialize(&out)).unwrap(), out);
-    assert_eq!(jsonl::serialize_checked(&out).unwrap(), jsonl::serialize(&out));
-
-    // What the writer writes reads back: an order the reader refuses is refused when writing.
-    let swapped = vec![out[1].clone(), out[0].clone()];
-    let e = jsonl::serialize_checked(&[out[0].clone(), out[1].clone(), out[3].clone(), out[3].clone()]).unwrap_err();
-    assert_eq!(e.code, ErrorCode::SeqGap);
-    assert!(e.message.starts_with("records[3]: run \"p\" repeats or goes back to seq 2 after seq 2"), "{}", e.message);
-    assert_eq!(jsonl::serialize_checked(&swapped).unwrap_err().code, ErrorCode::SeqGap);
 }
 
 #[test]

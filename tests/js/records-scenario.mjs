@@ -80,14 +80,16 @@ export const recordChecks = {
     assert(e.message.includes('recorder must be a TrajectoryRecorder, got a sink'), e.message);
   },
 
-  'serializeTrajectoryJsonl refuses an order parseTrajectoryJsonl would refuse: what it writes reads back'(at) {
+  'serializeTrajectoryJsonl writes records as given; strict parsing refuses the order it would not accept, lenient reading lists it'(at) {
     const sink = new at.MemorySink();
     const rec = new at.TrajectoryRecorder(sink, { runId: 'w' });
     for (let i = 0; i < 3; i++) rec.record(note);
     const [a, b, c] = sink.records();
     eq(at.parseTrajectoryJsonl(at.serializeTrajectoryJsonl([a, b, c])).length, 3, 'in order');
-    const e = expectCode(() => at.serializeTrajectoryJsonl([a, c, b]), 'SEQ_GAP', 'out of order');
-    assert(e.message.startsWith('records[1]: run "w" jumps from seq 0 to 2'), e.message);
+    const text = at.serializeTrajectoryJsonl([a, c, b]);
+    const e = expectCode(() => at.parseTrajectoryJsonl(text), 'SEQ_GAP', 'out of order');
+    assert(e.message.startsWith('line 2: run "w" jumps from seq 0 to 2'), e.message);
+    eq(at.parseTrajectoryJsonl(text, { lenient: true }).errors.map((x) => x.line), [2, 3], 'lenient lists each fault');
   },
 
   'a custom observer given bare is refused, showing the entry it goes in'(at) {

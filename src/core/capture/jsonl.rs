@@ -14,21 +14,6 @@ pub fn write_line(out: &mut String, record: &TrajectoryRecord) {
     out.push('\n');
 }
 
-/// Writes records as JSONL, refusing (`SEQ_GAP`, naming the record) an
-/// order [`parse`] would refuse: what this writes always reads back.
-pub fn serialize_checked(records: &[TrajectoryRecord]) -> Result<String> {
-    let mut seqs = SeqCheck::default();
-    for (i, r) in records.iter().enumerate() {
-        if let Some(problem) = seqs.problem(r.run_id.as_deref(), r.seq) {
-            return Err(Error::new(
-                crate::core::ErrorCode::SeqGap,
-                format!("records[{i}]: {problem}; records are written in the order they were recorded (each run's seq from 0, one by one)"),
-            ));
-        }
-    }
-    Ok(serialize(records))
-}
-
 pub fn serialize(records: &[TrajectoryRecord]) -> String {
     let mut out = String::with_capacity(records.len() * 160);
     for r in records {

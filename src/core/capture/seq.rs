@@ -25,7 +25,7 @@ impl SeqCheck {
     }
 
     /// What is wrong with the next record being seq `seq` of `run_id`, if anything.
-    pub fn problem(&mut self, run_id: Option<&str>, seq: u64) -> Option<String> {
+    fn problem(&mut self, run_id: Option<&str>, seq: u64) -> Option<String> {
         let key = run_id.map(str::to_owned);
         if key.is_some() && !self.next.contains_key(&key) {
             // A recorder given no runId stamps the records before run_started
