@@ -147,13 +147,25 @@ function makeAISdk(wasm, lib) {
       cap.end({ finished: capped ? 'max-steps' : typeof last === 'string' ? last : undefined });
     }
 
+    // Your stop condition failing fails the loop as your other callbacks do:
+    // coded, your error as cause, written into run_ended.
+    const yours = (f) => async (arg) => {
+      try {
+        return await guarded('observeAISdk: your stopWhen', () => f(arg));
+      } catch (e) {
+        failure ??= e;
+        cap.turnEnded();
+        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+        throw e;
+      }
+    };
     const settings = { prepareStep, onStepEnd, onStepError, onEnd };
     if (cap.stopOn || userStops.length) {
       const ours = () => cap.stoppedBy !== undefined;
       // Our condition replaces the AI SDK's default one, so the step cap
       // the caller did not set comes back as maxSteps.
       const atCap = ({ steps }) => (isArray(steps) ? steps.length : 0) >= maxSteps;
-      settings.stopWhen = [...(userStops.length ? userStops : [atCap]), ...(cap.stopOn ? [ours] : [])];
+      settings.stopWhen = [...(userStops.length ? userStops.map(yours) : [atCap]), ...(cap.stopOn ? [ours] : [])];
     }
     return settings;
   }

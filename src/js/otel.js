@@ -54,7 +54,7 @@ function makeOtel(api, lib) {
         const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
         const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
         if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false };
+        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false, tokens: 0 };
         runs.set(id, run);
       }
       return run;
@@ -84,7 +84,10 @@ function makeOtel(api, lib) {
     const endRun = (run, time, outcome) => {
       if (run.ended) return;
       run.ended = true;
-      endChat(run, time);
+      // A turn the run ended inside with an error (its agent threw or timed out) failed with it.
+      const failed = isObject(outcome) && outcome.status === 'error';
+      endChat(run, time, failed ? (typeof outcome.message === 'string' ? outcome.message : 'the run ended in error during this call') : undefined);
+      if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
       for (const id of run.toolOrder) {
         run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
         run.tools.get(id)?.end(hr(time));
@@ -93,8 +96,8 @@ function makeOtel(api, lib) {
       if (isObject(outcome) && outcome.status === 'error') {
         run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
         run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
-      } else if (isObject(outcome) && outcome.status === 'stopped') {
-        // Ended before its goal (a limit, a guard): the agent's run failed.
+      } else if (isObject(outcome) && (outcome.status === 'stopped' || outcome.status === 'aborted')) {
+        // Ended before its goal (a limit, a guard, the caller's signal): the run did not pass.
         run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'stopped') });
       } else if (typeof outcome === 'string' && outcome !== 'completed' && outcome !== 'ended') {
         run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
@@ -163,11 +166,13 @@ function makeOtel(api, lib) {
           endChat(run, time);
           break;
         case 'custom':
-          if (p.name === 'model_usage' && run.chat && isObject(p.data)) {
+          if (p.name === 'model_usage' && isObject(p.data)) {
             const keys = WELL_KNOWN.usage;
             const source = typeof p.data.source === 'string' ? p.data.source : 'agent';
-            // Every model call of a turn counts in its total (the index's turn tokens); gen_ai.usage is the agent's call.
+            // Every model call counts in the run's total, and in its turn's (the index's turn tokens); gen_ai.usage is the agent's call.
             const total = usageCount(p.data, keys.total) ?? (usageCount(p.data, keys.input) ?? 0) + (usageCount(p.data, keys.output) ?? 0);
+            run.tokens += total;
+            if (!run.chat) break;
             if (run.turn) run.chat.setAttribute('agent_trajectories.turn.tokens', (run.turnTokens += total));
             // A turn's span is the agent's model call: the simulated user's
             // and the ranker's usage are theirs, and the turn goes on.

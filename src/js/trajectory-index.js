@@ -71,7 +71,7 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
           const parent = cols[r + PARENT] === NONE ? null : this.#byId.get(cols[r + PARENT]);
           run = {
             key, runId: key === NONE ? null : str[key], parentRunId: cols[r + PARENT] === NONE ? null : str[cols[r + PARENT]],
-            depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0,
+            depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0, tokens: 0,
             ended: null, budget: null, graph: null, states: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
             calls: [], steps: [], findings: [], turns: [], byNumber: new Map(), outside: [],
             openCall: null, current: null, nextTurn: 0, sawTurns: false,
@@ -114,7 +114,11 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
           if (name === k.budget) run.budget = i;
           else if (name === k.step_graph) run.graph = i;
           else if (name === k.step_states) run.states = i;
-          else if (name === k.model_usage && turn && !Number.isNaN(nums[i * N + TOKENS])) turn.tokens += nums[i * N + TOKENS];
+          else if (name === k.model_usage && !Number.isNaN(nums[i * N + TOKENS])) {
+            // Every model call counts in the run's tokens; in a turn's, those made inside it.
+            run.tokens += nums[i * N + TOKENS];
+            if (turn) turn.tokens += nums[i * N + TOKENS];
+          }
         }
         if (!turn) {
           run.outside.push(i);
@@ -145,7 +149,8 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
       return this.#runs.map((run) => ({
         runId: run.runId, parentRunId: run.parentRunId, depth: run.depth, first: run.first, last: run.last, records: run.records,
         startedAt: this.#nums[run.first * N + AT], endedAt: this.#nums[run.last * N + AT], turns: run.turns.length,
-        toolCalls: run.toolCalls, failedCalls: run.failedCalls, assessments: run.findings.length,
+        // A call a run ended without finishing failed with it.
+        toolCalls: run.toolCalls, failedCalls: run.failedCalls + (run.ended === null ? 0 : run.open), assessments: run.findings.length, tokens: run.tokens,
         outcome: run.ended === null ? null : this.#outcome(run.ended), parentCall: run.parentCall, parentRecord: run.parentRecord,
       }));
     }

@@ -23,9 +23,11 @@ export interface IndexedRun {
   endedAt: number;
   turns: number;
   toolCalls: number;
+  /** Calls whose tool_ended says they failed, and calls the run ended without finishing. */
   failedCalls: number;
   assessments: number;
-  /** From its `run_ended` record (a bare label reads as `{ status }`); null if it has none. */
+  /** Every model call's tokens (its `model_usage` records), inside a turn or not (a background run's summary). */
+  tokens: number;
   /** How the run ended (readOutcome of its run_ended); null without one. */
   outcome: RunEnd | null;
   /** Record index of the parent's `tool_started` this child run ran inside (null when no call was open). */
@@ -58,7 +60,7 @@ export interface RecordInfo {
   kind: string;
   turn: number | null;
   toolName: string | null;
-  /** A failed tool call, a run that did not complete, a failed iteration or a warning assessment. */
+  /** A failed tool call, a failed model call (`model_error`), a run that did not complete, a failed iteration or a warning assessment. */
   isError: boolean;
   severity: 'info' | 'caution' | 'warning' | null;
   at: number;

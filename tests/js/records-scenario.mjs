@@ -92,6 +92,35 @@ export const recordChecks = {
     eq(at.parseTrajectoryJsonl(text, { lenient: true }).errors.map((x) => x.line), [2, 3], 'lenient lists each fault');
   },
 
+  'readOutcome: one reading of any end; a contradictory one is no pass; what is no outcome is refused'(at) {
+    const r = (o) => { const x = at.readOutcome(o); return [x.status, x.verdict, x.passed]; };
+    eq(r({ status: 'completed', reason: 'goal-reached', verdict: 'pass' }), ['completed', 'pass', true], 'a pass');
+    eq(r({ status: 'completed', reason: 'max-turns' }), ['stopped', 'agent', false], 'an old max-turns end');
+    eq(r({ status: 'error', verdict: 'pass' }), ['error', 'pass', false], 'contradictory');
+    eq(r({ status: 'aborted' }), ['aborted', 'aborted', false], 'aborted');
+    for (const bad of [null, 7, [1]]) expectCode(() => at.readOutcome(bad), 'INVALID_ARGUMENT', `readOutcome(${JSON.stringify(bad)})`);
+  },
+
+  'the index: a failed model call is an error record, every model call counts in the run\'s tokens, and a call the run ended without finishing failed'(at) {
+    const text = [
+      line(0, { kind: 'run_started', identity: { run_id: 'r' } }),
+      line(1, { kind: 'turn_started', turn_index: 0 }),
+      line(2, { kind: 'custom', name: 'model_usage', data: { inputTokens: 10, outputTokens: 2, totalTokens: 12 } }),
+      line(3, { kind: 'tool_started', tool_call_id: 'c', tool_name: 'slow', args: {} }),
+      line(4, { kind: 'turn_ended', turn_index: 0, assistant: { role: 'assistant', content: '' }, tool_results: [] }),
+      line(5, { kind: 'custom', name: 'model_error', data: { message: 'provider down' } }),
+      line(6, { kind: 'custom', name: 'model_usage', data: { inputTokens: 3, outputTokens: 1, totalTokens: 4, source: 'summarize' } }),
+      line(7, { kind: 'run_ended', outcome: { status: 'error', reason: 'error', verdict: 'agent' } }),
+    ].join('\n');
+    const index = at.TrajectoryIndex.fromJsonl(text);
+    const [run] = index.runs();
+    eq([run.tokens, index.turns('r')[0].tokens], [16, 12], 'the run\'s tokens and its turn\'s');
+    eq([run.toolCalls, run.failedCalls], [1, 1], 'the unfinished call failed with the run');
+    eq(index.info(5).isError, true, 'model_error is an error');
+    eq([...index.filter({ errorsOnly: true })], [5, 7], 'errors only');
+    index.free();
+  },
+
   'a custom observer given bare is refused, showing the entry it goes in'(at) {
     const e = expectCode(() => new at.ObserverPipeline({ observers: [{ name: 'mine', observe: () => null }] }), 'INVALID_ARGUMENT', 'a bare observer');
     assert(e.message.includes('observers[0]') && e.message.includes('{ observer: { name, observe }, trigger'), e.message);

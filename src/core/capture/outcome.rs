@@ -139,7 +139,8 @@ impl EndRead {
             Value::Object(_) => (text("status").unwrap_or_default(), text("reason")),
             _ => (String::new(), None),
         };
-        let finished = matches!(status.as_str(), "completed" | "ended") && !reason.as_deref().is_some_and(is_stop_reason);
+        let done = matches!(status.as_str(), "completed" | "ended");
+        let finished = done && !reason.as_deref().is_some_and(|r| is_stop_reason(r) || r == "error" || r == "aborted");
         let verdict = text("verdict").unwrap_or_else(|| {
             match status.as_str() {
                 _ if finished => "pass",
@@ -148,7 +149,8 @@ impl EndRead {
             }
             .to_owned()
         });
-        let passed = verdict == "pass";
+        // A pass needs a finished status too: a contradictory outcome (an error with verdict pass) is no pass.
+        let passed = verdict == "pass" && done;
         // An older stream's "completed" for a run a limit or a guard ended.
         let status = if status == "completed" && !passed {
             "stopped".to_owned()
@@ -218,6 +220,9 @@ mod tests {
         assert_eq!(read(json!("ended")), s("ended", "pass", true));
         assert_eq!(read(json!(7)), s("unknown", "agent", false));
         assert_eq!(read(json!({ "status": "completed", "reason": "done" })), s("completed", "pass", true), "a caller's own reason");
+        assert_eq!(read(json!({ "status": "error", "verdict": "pass" })), s("error", "pass", false), "contradictory: no pass");
+        assert_eq!(read(json!({ "status": "stopped", "verdict": "pass" })), s("stopped", "pass", false));
+        assert_eq!(read(json!({ "status": "completed", "reason": "error" })), s("stopped", "agent", false));
         assert_eq!(read(json!({ "status": "completed", "reason": "max-failures: last error: x" })), s("stopped", "agent", false));
         // What a writer says, the reader gives back.
         for end in [LoopEnd::Finished { finish_reason: Some("length".into()) }, LoopEnd::Finished { finish_reason: None }] {

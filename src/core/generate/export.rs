@@ -104,7 +104,7 @@ pub fn summarize(r: &Value) -> Result<String> {
         Some(end) => {
             let reason = end.get("reason").and_then(Value::as_str).unwrap_or("?");
             let completed = end.get("completed").and_then(Value::as_bool).unwrap_or(false);
-            out.push_str(&format!(", stopped: {reason} ({})", if completed { "completed" } else { "not completed" }));
+            out.push_str(&format!(", ended: {reason} ({})", if completed { "completed" } else { "not completed" }));
             if let Some(s) = end.get("summary").and_then(Value::as_str) {
                 out.push_str(&format!(" — {s}"));
             }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::scan::{unescape, Cursor, Scan, Str};
 use super::{Problem, TrajectoryIndex, NONE};
-use crate::core::capture::well_known::{total_tokens, MODEL_USAGE, USAGE_KEYS};
+use crate::core::capture::well_known::{total_tokens, MODEL_ERROR, MODEL_USAGE, USAGE_KEYS};
 use crate::core::capture::TRAJECTORY_SCHEMA_VERSION;
 use crate::core::error::ErrorCode;
 
@@ -213,6 +213,7 @@ impl TrajectoryIndex {
         let not_completed = status.as_deref().is_some_and(|s| s != "completed" && s != "ended");
         let error = match &*kind {
             "tool_ended" => f.is_error == Some(true),
+            "custom" => name_is(line, f.name, MODEL_ERROR),
             "run_ended" | "run_terminated" => not_completed,
             "iteration_completed" => f.failed == Some(true),
             "assessment_produced" => severity == 3,

@@ -32,7 +32,7 @@ pub const COLUMNS: [&str; 14] =
 /// tokens (NaN for none).
 pub const NUMBERS: [&str; 3] = ["seq", "at", "tokens"];
 
-/// `flags`: bit 0 the record is an error (a failed tool call, a run that
+/// `flags`: bit 0 the record is an error (a failed tool call or model call, a run that
 /// did not complete, a failed iteration, a warning assessment); bits 1-2
 /// an assessment's severity (1 info, 2 caution, 3 warning).
 pub const ERROR: u32 = 1;

@@ -100,6 +100,12 @@ pub fn budget_record(limits: JsValue, place: String) -> JsResult<JsValue> {
 /// verdict, and whether the run passed. What the index and the viewer show.
 #[wasm_bindgen(js_name = readOutcome, unchecked_return_type = "RunEnd")]
 pub fn read_outcome(#[wasm_bindgen(unchecked_param_type = "RunOutcome | string")] outcome: JsValue) -> JsResult<JsValue> {
-    let v: Value = json_of(&outcome, "outcome").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let v: Value = json_of(&outcome, "readOutcome(outcome): outcome").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    if !v.is_object() && !v.is_string() {
+        return Err(crate::wasm::error::to_js(Error::invalid_argument(format!(
+            "readOutcome(outcome): outcome must be a run_ended outcome ({{ status, reason?, ... }} or a label string), got {}",
+            crate::wasm::error::describe(&outcome)
+        ))));
+    }
     to_js(&crate::core::capture::EndRead::read(&v))
 }

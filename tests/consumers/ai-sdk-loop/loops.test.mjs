@@ -240,3 +240,18 @@ test('a loop cut short by a step limit (stepCountIs) while the model still asks 
   assert.deepEqual([records.at(-1).payload.kind, records.at(-1).payload.outcome.status, records.at(-1).payload.outcome.verdict], ['run_ended', 'error', 'harness']);
   assert.match(records.at(-1).payload.outcome.message, /your prepareStep threw: my prepare broke/);
 });
+
+test('your stopWhen throwing fails the loop as your other callbacks do: CALLBACK_FAILED, your error as cause, written into run_ended', async () => {
+  const { generateText, tool } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const { z } = await import('zod');
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({ content: [{ type: 'tool-call', toolCallId: `s${Math.random()}`, toolName: 'look', input: '{"q":"x"}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] }),
+  });
+  const sink = new JsonlSink();
+  const tools = { look: tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'more' }) };
+  await assert.rejects(generateText({ model, prompt: 'go', tools, ...observeAISdk({ recorder: new TrajectoryRecorder(sink), stopWhen: () => { throw new TypeError('my stop broke'); } }) }),
+    (e) => e.code === 'CALLBACK_FAILED' && e.cause instanceof TypeError && /your stopWhen threw: my stop broke/.test(e.message));
+  const end = parseTrajectoryJsonl(sink.lines().join('\n')).at(-1).payload;
+  assert.deepEqual([end.kind, end.outcome.status, end.outcome.verdict], ['run_ended', 'error', 'harness']);
+});

@@ -244,3 +244,19 @@ test('a zod shape (an object of schemas) is not a schema: refused where it is pa
   const shaped = tool({ description: 'Echo', inputSchema: { x: z.number() }, execute: async ({ x }) => x });
   assert.throws(() => new BackgroundAgentRunner({ model, tools: { shaped } }), (e) => e.code === 'INVALID_ARGUMENT' && /tools\.shaped\.inputSchema is an object of schemas/.test(e.message));
 });
+
+test('a sink that never takes the last records gets the deadline (iterationTimeoutMs), and a deliverableFactory that throws is the harness\'s failure, not the agent\'s', async () => {
+  const model = async (req) => (req.purpose === 'summarize' ? 'Done.' : 'Done.\nstatus: completed');
+  let n = 0;
+  const stuck = { record: () => (++n >= 3 ? new Promise(() => {}) : undefined) };
+  const r = await new BackgroundAgentRunner({ model, sink: stuck, config: { iterationTimeoutMs: 50, enableReflection: false } }).run('x');
+  assert.equal(r.status, 'failed');
+  assert.equal(r.error?.code, 'TIMEOUT');
+  assert.match(r.reason, /^error: recorder failed: the sink did not answer within iterationTimeoutMs \(50 ms\)/);
+
+  const sink = new MemorySink();
+  const broken = await new BackgroundAgentRunner({ model, sink, config: { deliverableFactory: () => { throw new Error('my factory broke'); } } }).run('x');
+  assert.equal(broken.status, 'failed');
+  const end = sink.records().at(-1).payload.outcome;
+  assert.deepEqual([end.status, end.verdict, end.error_code], ['error', 'harness', 'CALLBACK_FAILED']);
+});

@@ -132,6 +132,7 @@ test('a generated turn: its chat span carries the agent\'s usage (not the simula
   assert.deepEqual([ms(chat.startTime), ms(chat.endTime)], [11, 17], 'the turn\'s span ends at turn_ended, not at the first usage');
   assert.equal(chat.attributes['gen_ai.output.messages'], JSON.stringify([answer]));
   const run = spans.find((sp) => sp.name === 'invoke_agent booker');
+  assert.equal(run.attributes['agent_trajectories.tokens'], 59 + 150, 'the run span carries every model call\'s tokens');
   assert.equal(run.status.code, 2, 'a run stopped before its goal is an ERROR span');
   assert.equal(run.status.message, 'reached maxTurns (1)');
   assert.equal(run.attributes['agent_trajectories.verdict'], 'agent');
@@ -175,6 +176,17 @@ test('records out of order are refused with a code; a tool_ended without its too
     rec(1, 12, { kind: 'tool_ended', tool_call_id: 'c9', tool_name: 'search', result: 'ok', is_error: false }, 'lost'),
     rec(2, 13, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'lost'),
   ], { tracer });
+  // An aborted run did not pass either; a turn the run ended inside with an error failed with it.
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'ab', agent: 'ab' } }, 'ab'),
+    rec(1, 11, { kind: 'run_ended', outcome: { status: 'aborted', reason: 'aborted', verdict: 'aborted' } }, 'ab'),
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'er', agent: 'er' } }, 'er'),
+    rec(1, 11, { kind: 'turn_started', turn_index: 0 }, 'er'),
+    rec(2, 12, { kind: 'run_ended', outcome: { status: 'error', reason: 'error', message: 'agent failed: TIMEOUT', verdict: 'agent' } }, 'er'),
+  ], { tracer });
+  assert.equal(exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent ab').status.code, 2);
+  const failedTurn = exporter.getFinishedSpans().filter((sp) => sp.attributes['gen_ai.operation.name'] === 'chat').at(-1);
+  assert.deepEqual([failedTurn.status.code, failedTurn.status.message], [2, 'agent failed: TIMEOUT']);
   const orphan = exporter.getFinishedSpans().find((sp) => sp.name === 'execute_tool search');
   assert.equal(orphan.status.code, 2);
   assert.match(orphan.status.message, /without its tool_started/);

@@ -41,7 +41,7 @@ test('a user model and an agent on fetch reach the goal inside workerd', async (
   assert.equal(out.kinds.at(-1), 'run_ended');
   assert.equal(out.jsonl.length, 3);
   assert.equal(JSON.parse(out.jsonl[2]).conversationId, 'workerd-fetch');
-  assert.match(out.summary, /3 turns, stopped: goal-reached/);
+  assert.match(out.summary, /3 turns, ended: goal-reached/);
 
   // What reached the endpoint: 3 user messages, 1 ranking, 4 agent calls.
   const seen = server.requests.slice(before);

@@ -52,10 +52,13 @@ impl Runner<'_, '_> {
         let mut snapshot = self.s.snapshot(&self.o.objective);
         let deadline = self.deadline();
         let delivered = self.bounded(self.env.host.deliver(&snapshot, status.as_str(), proposed), deadline.as_ref(), "deliverableFactory").await;
+        let mut factory_failed = false;
         let deliverable = match delivered {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 status = Status::Failed;
+                // The factory is the caller's code; a deliverable that fails its schema is the agent's.
+                factory_failed = e.code == crate::core::ErrorCode::CallbackFailed;
                 reason = format!("deliverable-failed: {}", e.message);
                 error = Some(failure(&e));
                 None
@@ -65,11 +68,11 @@ impl Runner<'_, '_> {
         let outcome = RunOutcome {
             // A limit, an abandoned objective or a deliverable that failed its
             // schema stopped the run; only a failing part of the host is an error.
-            status: OutcomeStatus::of(status == Status::Completed, reason.starts_with("error:"), aborted),
+            status: OutcomeStatus::of(status == Status::Completed, reason.starts_with("error:") || factory_failed, aborted),
             reason: Some(reason.clone()),
             message: Some(final_summary.clone()),
             error_code: error.as_ref().map(|e| e.code.clone()),
-            verdict: Some(verdict(status, aborted, &reason).to_owned()),
+            verdict: Some(verdict(status, aborted, &reason, factory_failed).to_owned()),
         };
         let recorded = self
             .env
@@ -77,7 +80,8 @@ impl Runner<'_, '_> {
             .record(Payload::RunTerminated { status: status.as_str().into(), reason: reason.clone() })
             .and_then(|_| self.env.events.record(Payload::RunEnded { outcome: outcome.into(), new_messages: Vec::new() }));
         let flushed = match recorded {
-            Ok(()) => match self.bounded(self.env.events.flush(), None, "the sink").await {
+            // A sink that never takes the last records gets the call deadline too.
+            Ok(()) => match self.bounded(self.env.events.flush(), self.deadline().as_ref(), "the sink").await {
                 Ok(r) => r,
                 Err(_) => Ok(()),
             },
@@ -99,11 +103,11 @@ impl Runner<'_, '_> {
 /// verdict uses: the objective met is a pass; a limit, an abandoned
 /// objective or a deliverable that failed its schema is the agent's; a part
 /// of the host failing (`error: <part> failed`) is the harness's.
-fn verdict(status: Status, aborted: bool, reason: &str) -> &'static str {
+fn verdict(status: Status, aborted: bool, reason: &str, factory_failed: bool) -> &'static str {
     match (status, aborted) {
         (_, true) => "aborted",
         (Status::Completed, _) => "pass",
-        _ if reason.starts_with("error:") => "harness",
+        _ if reason.starts_with("error:") || factory_failed => "harness",
         _ => "agent",
     }
 }
