@@ -258,5 +258,6 @@ test('a sink that never takes the last records gets the deadline (iterationTimeo
   const broken = await new BackgroundAgentRunner({ model, sink, config: { deliverableFactory: () => { throw new Error('my factory broke'); } } }).run('x');
   assert.equal(broken.status, 'failed');
   const end = sink.records().at(-1).payload.outcome;
-  assert.deepEqual([end.status, end.verdict, end.error_code], ['error', 'harness', 'CALLBACK_FAILED']);
+  assert.deepEqual([end.status, end.verdict, end.error_code, end.reason], ['error', 'harness', 'CALLBACK_FAILED', 'deliverable-failed'], 'a machine reason, grouped on');
+  assert.match(end.message, /my factory broke/, 'the detail is the message');
 });

@@ -69,8 +69,10 @@ impl Runner<'_, '_> {
             // A limit, an abandoned objective or a deliverable that failed its
             // schema stopped the run; only a failing part of the host is an error.
             status: OutcomeStatus::of(status == Status::Completed, reason.starts_with("error:") || factory_failed, aborted),
-            reason: Some(reason.clone()),
-            message: Some(final_summary.clone()),
+            // The record's reason is the machine part (`max-failures`), so
+            // runs group by it; its detail, when there is one, is the message.
+            reason: Some(reason.split(':').next().unwrap_or_default().to_owned()),
+            message: Some(reason.split_once(": ").map_or_else(|| final_summary.clone(), |(_, detail)| detail.to_owned())),
             error_code: error.as_ref().map(|e| e.code.clone()),
             verdict: Some(verdict(status, aborted, &reason, factory_failed).to_owned()),
         };
