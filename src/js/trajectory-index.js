@@ -1,16 +1,17 @@
-// TrajectoryIndex: the wasm core scans the stream and keeps its bytes plus
-// a row of columns per record (src/core/index); this layer groups the rows
-// into runs and turns and answers the queries, materialising only the
-// records an answer needs. The grouping is a loop over typed arrays (a few
-// ms for 200,000 records); written in Rust, with its serialisers, it cost
-// ~8 KB gzip more module than it costs here.
+// TrajectoryIndex: the wasm core scans the stream, keeps its bytes plus a
+// row of columns per record, and decides its runs and turns
+// (src/core/index); this layer answers the queries from them, materialising
+// only the records an answer needs.
 function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
   // Column order of the core's rows (crate::core::index::COLUMNS / NUMBERS).
-  const [START, , LINE, RUN, PARENT, KIND, TOOL, STEP, NAME, TURN, ITER, CALL, DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);
+  const [, , LINE, RUN, , KIND, TOOL, , , , , , DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);
   const W = 14;
-  const [SEQ, AT, TOKENS] = [0, 1, 2];
+  const [SEQ, AT] = [0, 1];
   const N = 3;
   const NONE = 0xffffffff;
+  // Fields per run and per turn of the core's groups() tables (src/wasm/index.rs).
+  const RUN_FIELDS = 24;
+  const TURN_FIELDS = 9;
   const SEVERITIES = ['info', 'caution', 'warning'];
   const PRIVATE = Symbol('TrajectoryIndex');
   const bad = (message) => fail('INVALID_ARGUMENT', message);
@@ -42,94 +43,33 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
       this.#problems = [];
       for (let k = 0; k < flat.length; k += 3) this.#problems.push({ line: flat[k], message: flat[k + 1], code: flat[k + 2] });
       this.#group();
-      this.#problems.sort((a, b) => a.line - b.line);
     }
 
-    /** Runs and turns from the rows, in one pass (the rules of src/core/index's doc). */
+    /** The core's runs and turns (src/core/index/group.rs decides them), as the queries use them. */
     #group() {
-      const cols = this.#cols;
-      const nums = this.#nums;
+      const [turnOf, runs, runTokens, turns, turnRecords, lists] = this.#core.groups();
+      this.#turnOf = turnOf;
       const str = this.#strings;
-      // Interned ids of the kinds and custom names the grouping looks at (-1: absent).
-      const k = {};
-      for (const name of ['turn_started', 'turn_ended', 'iteration_started', 'iteration_completed', 'tool_started', 'tool_ended',
-        'assessment_produced', 'step_selected', 'run_ended', 'custom', 'budget', 'step_graph', 'step_states', 'model_usage']) k[name] = str.indexOf(name);
-      const turnOf = (this.#turnOf = new Uint32Array(cols.length / W).fill(NONE));
-      // A kind parseTrajectoryJsonl would refuse: the record stays (a viewer shows what is there) and is reported.
-      const unknownKind = new Map();
-      for (let r = KIND; r < cols.length; r += W) {
-        const id = cols[r];
-        if (unknownKind.has(id)) continue;
-        try { wasm.checkRecordKind(str[id], 'payload.kind'); unknownKind.set(id, null); } catch (e) { unknownKind.set(id, `${e.message}; the record is kept as it is`); }
-      }
-      for (let i = 0, r = 0; r < cols.length; i++, r += W) {
-        const odd = unknownKind.get(cols[r + KIND]);
-        if (odd) this.#problems.push({ line: cols[r + LINE], message: odd, code: 'INVALID_RECORD' });
-        const key = cols[r + RUN];
-        let run = this.#byId.get(key);
-        if (!run) {
-          const parent = cols[r + PARENT] === NONE ? null : this.#byId.get(cols[r + PARENT]);
-          run = {
-            key, runId: key === NONE ? null : str[key], parentRunId: cols[r + PARENT] === NONE ? null : str[cols[r + PARENT]],
-            depth: cols[r + DEPTH], first: i, last: i, records: 0, toolCalls: 0, open: 0, failedCalls: 0, tokens: 0,
-            ended: null, budget: null, graph: null, states: null, parentCall: parent?.openCall ?? null, parentRecord: parent?.last ?? null,
-            calls: [], steps: [], findings: [], turns: [], byNumber: new Map(), outside: [],
-            openCall: null, current: null, nextTurn: 0, sawTurns: false,
-          };
-          this.#byId.set(key, run);
-          this.#runs.push(run);
+      const idx = (v) => (v === NONE ? null : v);
+      for (let k = 0, n = 0; k < runs.length; k += RUN_FIELDS, n++) {
+        const f = runs.subarray(k, k + RUN_FIELDS);
+        const [key, parent, depth, first, last, records, toolCalls, failedCalls, ended, budget, graph, states, parentCall, parentRecord,
+          turnAt, turnCount, callsAt, callsLen, stepsAt, stepsLen, findingsAt, findingsLen, outsideAt, outsideLen] = f;
+        const range = (at, len) => Array.from(lists.subarray(at, at + len));
+        const run = {
+          key, runId: key === NONE ? null : str[key], parentRunId: parent === NONE ? null : str[parent], depth, first, last, records,
+          toolCalls, failedCalls, tokens: runTokens[n], ended: idx(ended), budget: idx(budget), graph: idx(graph), states: idx(states),
+          parentCall: idx(parentCall), parentRecord: idx(parentRecord), calls: range(callsAt, callsLen), steps: range(stepsAt, stepsLen),
+          findings: range(findingsAt, findingsLen), outside: range(outsideAt, outsideLen), turns: [], byNumber: new Map(),
+        };
+        for (let t = turnAt * TURN_FIELDS; t < (turnAt + turnCount) * TURN_FIELDS; t += TURN_FIELDS) {
+          const [number, step, tcalls, errors, tokens, startedAt, endedAt, recAt, recLen] = turns.subarray(t, t + TURN_FIELDS);
+          const turn = { number, records: turnRecords.subarray(recAt, recAt + recLen), step, toolCalls: tcalls, errors, tokens, startedAt, endedAt };
+          run.turns.push(turn);
+          run.byNumber.set(number, turn);
         }
-        run.records++;
-        run.last = i;
-        const kind = cols[r + KIND];
-        const error = cols[r + FLAGS] & 1;
-        // A turn opens on turn_started (or, in a run without turns, a
-        // background iteration); a record names its turn, or joins the open one.
-        let turn;
-        const opens = kind === k.turn_started ? (run.sawTurns = true, cols[r + TURN])
-          : kind === k.iteration_started && !run.sawTurns ? cols[r + ITER] : undefined;
-        if (opens !== undefined) {
-          const number = opens === NONE ? run.nextTurn : opens;
-          run.nextTurn = number + 1;
-          turn = run.byNumber.get(number);
-          if (!turn) {
-            turn = { number, records: [], step: NONE, toolCalls: 0, errors: 0, tokens: 0, startedAt: nums[i * N + AT], endedAt: 0 };
-            run.byNumber.set(number, turn);
-            run.turns.push(turn);
-          }
-          run.current = turn;
-        } else {
-          turn = cols[r + TURN] !== NONE ? run.byNumber.get(cols[r + TURN]) ?? run.current : run.current;
-        }
-        if (kind === k.turn_ended || (kind === k.iteration_completed && !run.sawTurns)) run.current = null;
-        // A call counts at its tool_started, or at its tool_ended when no call is open (a stream that lost the start).
-        const call = kind === k.tool_started || (kind === k.tool_ended && run.open === 0);
-        if (kind === k.tool_started) { run.openCall = i; run.open++; run.toolCalls++; }
-        else if (kind === k.tool_ended) { run.openCall = null; run.calls.push(i); run.failedCalls += error; if (run.open) run.open--; else run.toolCalls++; }
-        else if (kind === k.assessment_produced) run.findings.push(i);
-        else if (kind === k.step_selected) run.steps.push(i);
-        else if (kind === k.run_ended) run.ended = i;
-        else if (kind === k.custom) {
-          const name = cols[r + NAME];
-          if (name === k.budget) run.budget = i;
-          else if (name === k.step_graph) run.graph = i;
-          else if (name === k.step_states) run.states = i;
-          else if (name === k.model_usage && !Number.isNaN(nums[i * N + TOKENS])) {
-            // Every model call counts in the run's tokens; in a turn's, those made inside it.
-            run.tokens += nums[i * N + TOKENS];
-            if (turn) turn.tokens += nums[i * N + TOKENS];
-          }
-        }
-        if (!turn) {
-          run.outside.push(i);
-          continue;
-        }
-        turn.records.push(i);
-        turnOf[i] = turn.number;
-        turn.endedAt = nums[i * N + AT];
-        if (call) turn.toolCalls++;
-        turn.errors += error;
-        if (cols[r + STEP] !== NONE && (kind === k.step_selected || turn.step === NONE)) turn.step = cols[r + STEP];
+        this.#byId.set(key, run);
+        this.#runs.push(run);
       }
     }
 
@@ -150,7 +90,7 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
         runId: run.runId, parentRunId: run.parentRunId, depth: run.depth, first: run.first, last: run.last, records: run.records,
         startedAt: this.#nums[run.first * N + AT], endedAt: this.#nums[run.last * N + AT], turns: run.turns.length,
         // A call a run ended without finishing failed with it.
-        toolCalls: run.toolCalls, failedCalls: run.failedCalls + (run.ended === null ? 0 : run.open), assessments: run.findings.length, tokens: run.tokens,
+        toolCalls: run.toolCalls, failedCalls: run.failedCalls, assessments: run.findings.length, tokens: run.tokens,
         outcome: run.ended === null ? null : this.#outcome(run.ended), parentCall: run.parentCall, parentRecord: run.parentRecord,
       }));
     }
@@ -251,7 +191,7 @@ function makeTrajectoryIndex(wasm, { fail, shown: show, checkOptions }) {
     }
 
     #outsideAll(run) { return (run ? [run] : this.#runs).flatMap((r) => r.outside); }
-    #turnAll(run, n) { return (run ? [run] : this.#runs).flatMap((r) => r.byNumber.get(n)?.records ?? []); }
+    #turnAll(run, n) { return (run ? [run] : this.#runs).flatMap((r) => [...(r.byNumber.get(n)?.records ?? [])]); }
 
     /**
      * Matches of `q`: a string, ignoring ASCII case, in every string value

@@ -127,6 +127,10 @@ export interface IndexedStepGraph {
 /// The index's core: the stream's bytes and the per-record columns. The
 /// package's `TrajectoryIndex` (src/js/trajectory-index.js) groups them
 /// into runs and turns and answers the queries.
+/// Fields per run and per turn in [`IndexCore::groups`]' tables (the JS layer reads them in this order).
+const RUN_FIELDS: usize = 24;
+const TURN_FIELDS: usize = 9;
+
 #[wasm_bindgen(js_name = __TrajectoryIndexCore, skip_typescript)]
 pub struct IndexCore {
     inner: TrajectoryIndex,
@@ -182,6 +186,79 @@ impl IndexCore {
         String::from_utf8_lossy(self.inner.line(i as usize).unwrap_or_default()).into_owned()
     }
 
+    /// The core's runs and turns as flat typed arrays:
+    /// `[turnOf, runs (RUN_FIELDS u32 each), runTokens, turns (TURN_FIELDS f64 each), turnRecords, lists]`;
+    /// a run's turns, calls, steps, findings and outside records are
+    /// `[start, length]` ranges into `turns`, `lists` (and a turn's records into `turnRecords`).
+    pub fn groups(&self) -> js_sys::Array {
+        let g = self.inner.groups();
+        let (mut runs, mut tokens, mut turns, mut turn_records, mut lists) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for r in &g.runs {
+            let mut range = |v: &[u32]| {
+                let at = lists.len() as u32;
+                lists.extend_from_slice(v);
+                [at, v.len() as u32]
+            };
+            let [calls_at, calls_len] = range(&r.calls);
+            let [steps_at, steps_len] = range(&r.steps);
+            let [findings_at, findings_len] = range(&r.findings);
+            let [outside_at, outside_len] = range(&r.outside);
+            let turn_at = (turns.len() / TURN_FIELDS) as u32;
+            for t in &r.turns {
+                let rec_at = turn_records.len() as f64;
+                turn_records.extend_from_slice(&t.records);
+                let row: [f64; TURN_FIELDS] = [
+                    f64::from(t.number),
+                    f64::from(t.step),
+                    f64::from(t.tool_calls),
+                    f64::from(t.errors),
+                    t.tokens,
+                    t.started_at,
+                    t.ended_at,
+                    rec_at,
+                    t.records.len() as f64,
+                ];
+                turns.extend_from_slice(&row);
+            }
+            let row: [u32; RUN_FIELDS] = [
+                r.key,
+                r.parent,
+                r.depth,
+                r.first,
+                r.last,
+                r.records,
+                r.tool_calls,
+                r.failed_calls,
+                r.ended,
+                r.budget,
+                r.graph,
+                r.states,
+                r.parent_call,
+                r.parent_record,
+                turn_at,
+                r.turns.len() as u32,
+                calls_at,
+                calls_len,
+                steps_at,
+                steps_len,
+                findings_at,
+                findings_len,
+                outside_at,
+                outside_len,
+            ];
+            runs.extend_from_slice(&row);
+            tokens.push(r.tokens);
+        }
+        let out = js_sys::Array::new();
+        out.push(&js_sys::Uint32Array::from(&g.turn_of[..]));
+        out.push(&js_sys::Uint32Array::from(&runs[..]));
+        out.push(&js_sys::Float64Array::from(&tokens[..]));
+        out.push(&js_sys::Float64Array::from(&turns[..]));
+        out.push(&js_sys::Uint32Array::from(&turn_records[..]));
+        out.push(&js_sys::Uint32Array::from(&lists[..]));
+        out
+    }
+
     /// Text search; `run` an interned run id or `NONE` for the records
     /// without one, `undefined` for all. Returns `[count, records, counts]`.
     pub fn search(&self, needle: &str, run: Option<u32>) -> js_sys::Array {
@@ -200,6 +277,5 @@ pub fn check_record_kind(kind: &str, place: &str) -> JsResult<()> {
     if crate::core::capture::KINDS.contains(&kind) {
         return Ok(());
     }
-    let hint = crate::core::options::nearest(kind, crate::core::capture::KINDS).map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
-    Err(to_js(Error::invalid_argument(format!("{place}: kind {kind:?} is not a record kind{hint}"))))
+    Err(to_js(Error::invalid_argument(crate::core::capture::unknown_kind_message(kind, place))))
 }

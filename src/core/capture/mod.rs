@@ -11,7 +11,7 @@ pub mod well_known;
 
 pub use jsonl::BadLine;
 pub use outcome::{is_stop_reason, EndRead, LoopEnd};
-pub use payload::{Payload, KINDS};
+pub use payload::{unknown_kind_message, Payload, KINDS};
 pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{Dispatcher, Recorder, Settled, SinkPolicy};
 pub use seq::SeqCheck;

@@ -190,6 +190,12 @@ payloads! {
     }
 }
 
+/// `place: kind "x" is not a record kind (did you mean "y"?)`.
+pub fn unknown_kind_message(kind: &str, place: &str) -> String {
+    let hint = crate::core::options::nearest(kind, KINDS).map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
+    format!("{place}: kind {kind:?} is not a record kind{hint}")
+}
+
 impl FromJson for Payload {
     fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
         Payload::from_object(object(v, at)?, at)

@@ -10,7 +10,13 @@ use crate::core::error::{Error, ErrorCode, Result};
 
 #[derive(Default)]
 pub struct SeqCheck {
-    next: HashMap<Option<String>, u64>,
+    /// The next seq of each named run.
+    named: HashMap<Box<str>, u64>,
+    /// The next seq of the records without a run_id, once there are some.
+    unnamed: Option<u64>,
+    /// The run of the last record and its next seq: records of one run
+    /// mostly follow each other, and this spares a lookup for each.
+    last: Option<(Box<str>, u64)>,
 }
 
 impl SeqCheck {
@@ -26,18 +32,7 @@ impl SeqCheck {
 
     /// What is wrong with the next record being seq `seq` of `run_id`, if anything.
     fn problem(&mut self, run_id: Option<&str>, seq: u64) -> Option<String> {
-        let key = run_id.map(str::to_owned);
-        if key.is_some() && !self.next.contains_key(&key) {
-            // A recorder given no runId stamps the records before run_started
-            // without one; the run's seq goes on from them once it is named.
-            if let Some(n) = self.next.get(&None).copied().filter(|&n| n == seq) {
-                self.next.remove(&None);
-                self.next.insert(key.clone(), n);
-            }
-        }
-        let expected = self.next.entry(key).or_insert(0);
-        let want = *expected;
-        *expected = want.max(seq.saturating_add(1));
+        let want = self.advance(run_id, seq);
         if seq == want {
             return None;
         }
@@ -55,6 +50,42 @@ impl SeqCheck {
             format!("{run} repeats or goes back to seq {seq} after seq {}", want - 1)
         };
         Some(problem)
+    }
+
+    /// The seq `run_id` expected next, its next seq moved past `seq`
+    /// (after a gap the check follows the stream from where it is).
+    fn advance(&mut self, run_id: Option<&str>, seq: u64) -> u64 {
+        let past = |want: u64| want.max(seq.saturating_add(1));
+        let Some(id) = run_id else {
+            let want = self.unnamed.unwrap_or(0);
+            self.unnamed = Some(past(want));
+            return want;
+        };
+        if let Some((last, next)) = &mut self.last {
+            if **last == *id {
+                let want = *next;
+                *next = past(want);
+                return want;
+            }
+        }
+        // Another run: put the last one back, then find this one.
+        if let Some((last, next)) = self.last.take() {
+            self.named.insert(last, next);
+        }
+        let want = match self.named.remove(id) {
+            Some(n) => n,
+            // A recorder given no runId stamps the records before run_started
+            // without one; the run's seq goes on from them once it is named.
+            None => match self.unnamed {
+                Some(n) if n == seq => {
+                    self.unnamed = None;
+                    n
+                }
+                _ => 0,
+            },
+        };
+        self.last = Some((id.into(), past(want)));
+        want
     }
 }
 

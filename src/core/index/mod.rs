@@ -4,12 +4,12 @@
 //! value at ingest: a record is materialised when asked for, so a 100 MB
 //! stream costs its bytes plus 80 bytes a record.
 //!
-//! Grouping the columns into runs and turns, and the queries that shape a
-//! few records into answers, are in the package's JS layer
-//! (`src/js/trajectory-index.js`): written here they cost ~25 KB gzip of
-//! module (serialisers, maps, per-query glue) against ~3 KB of JS, and
-//! they touch only the columns, never the bytes.
+//! Grouping the columns into runs and turns is decided here (`group`);
+//! the queries that shape a few records into answers are in the package's
+//! JS layer (`src/js/trajectory-index.js`), which reads the groups as
+//! typed arrays.
 
+pub mod group;
 mod ingest;
 pub mod scan;
 mod search;
@@ -70,6 +70,11 @@ pub struct Interner {
 }
 
 impl Interner {
+    /// The id of `s`, if the stream holds it.
+    pub fn id(&self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+
     pub fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.map.get(s) {
             return id;
@@ -107,6 +112,7 @@ impl TrajectoryIndex {
         };
         index.ingest(&bytes);
         index.bytes = bytes;
+        index.unknown_kinds();
         index
     }
 
