@@ -16,7 +16,6 @@ function makeLoopCapture(wasm, lib) {
       return why(v);
     }
   };
-  // A token count as the AI SDK gives it (a number) or as its providers do ({ total }).
   // A model call's usage as the core writes it (`custom` model_usage), or undefined when it reported no count.
   const usageRecord = (usage, finishReason) => {
     const reason = isObject(finishReason) ? finishReason.unified : finishReason;
