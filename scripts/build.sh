@@ -22,14 +22,11 @@ work=target/pkg-build
 rm -rf "$work" && mkdir -p "$work/web"
 wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$raw"
 
-# Feature flags rustc enables by default; plain -Oz refuses bulk memory and
-# --all-features emits stringref, which Node 20 refuses. A function with a
-# single caller is inlined only when tiny (-ocimfs 20, default: any size):
-# inlined into the async state machines, large ones made the module bigger
-# to gzip (measured: the shipped module 272.9 -> 251.2 KB gzip, 1.7 % larger raw; a
-# third -Oz pass, once worth 0.6 KB, now finds nothing). The producers and
-# target-features sections go too: wasm-bindgen has read them already.
-"$WASM_OPT" -Oz --gufa-optimizing -Oz -ocimfs 20 --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# Feature flags rustc enables by default; plain -O3 refuses bulk memory and
+# --all-features emits stringref, which Node 20 refuses. -O3 for speed (see
+# Cargo.toml's release profile for the measurements); the producers and
+# target-features sections go: wasm-bindgen has read them already.
+"$WASM_OPT" -O3 --gufa-optimizing -O3 --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 
