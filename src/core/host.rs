@@ -257,6 +257,17 @@ impl CallTimeout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_deadline_by_default_off_by_false_and_refused_out_of_range() {
+        assert_eq!(CallTimeout::read(None).unwrap(), Some(120_000.0));
+        assert_eq!(CallTimeout::read(Some(&json!(false))).unwrap(), None);
+        assert_eq!(CallTimeout::read(Some(&json!(250))).unwrap(), Some(250.0));
+        for bad in [json!(0), json!(-1), json!(true), json!("NaN"), json!(3_000_000_000u64)] {
+            let e = CallTimeout::read(Some(&bad)).unwrap_err();
+            assert!(e.message.starts_with("callTimeoutMs must be a positive number of milliseconds"), "{bad}: {}", e.message);
+        }
+    }
     use serde_json::json;
 
     #[test]

@@ -3,12 +3,12 @@
 //! read from JSON the binding made of the caller's objects; every refusal
 //! names the option in the caller's words.
 
-use crate::core::number::show_value as shown;
 use serde_json::{Map, Value};
 
 use crate::core::error::{Error, Result};
 use crate::core::host::{CallTimeout, MAX_TIMEOUT_MS};
 use crate::core::message::kind_of;
+use crate::core::number::show_value as shown;
 use crate::core::options::check_keys;
 use crate::core::vfs::VfsLimits;
 
