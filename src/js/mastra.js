@@ -28,7 +28,7 @@ function makeMastra(wasm, lib) {
     });
     return v;
   };
-  const systemText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
+  const messageText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
   // A tool result part of a Mastra step: { output: { type: 'json' | 'text' | 'error-text' | ..., value } }, or a tool-error part.
   const ending = (p) => {
     const out = p.output;
@@ -52,6 +52,7 @@ function makeMastra(wasm, lib) {
     let settled = 0; // steps whose tool results are recorded
     const started = new Set(); // tool_started recorded, by call id
     let modelError;
+    let userRecorded = false;
 
     const start = (args) => cap.start(o.agent ?? 'mastra', args?.model?.modelId);
     // Records the tool calls of every finished step not yet recorded, in order.
@@ -102,8 +103,16 @@ function makeMastra(wasm, lib) {
           while (at < prompt.length && prompt[at]?.role === 'system') at++;
           sent = [...prompt.slice(0, at), { role: 'system', content: context }, ...prompt.slice(at)];
         }
+        // The user's words open the first turn, as in a generated run (their text; files and images are left out).
+        if (!userRecorded) {
+          userRecorded = true;
+          for (const m of prompt.filter((x) => x?.role === 'user')) {
+            const text = messageText(m);
+            if (text) cap.record({ kind: 'message_appended', message: { role: 'user', content: text } });
+          }
+        }
         const system = sent.filter((m) => m?.role === 'system');
-        cap.prepared({ iteration: args?.stepNumber, modelId: args?.model?.modelId, systemChars: system.map(systemText).join('\n').length, messageCount: sent.length - system.length, tools: toolNames });
+        cap.prepared({ iteration: args?.stepNumber, modelId: args?.model?.modelId, systemChars: system.map(messageText).join('\n').length, messageCount: sent.length - system.length, tools: toolNames });
         return context ? { prompt: sent } : undefined;
       },
       processOutputStep(args) {

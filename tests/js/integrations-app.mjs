@@ -101,6 +101,6 @@ export const expected = {
     kinds: ['run_started', 'turn_started', 'message_appended', 'provider_request_prepared', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'],
   },
   middleware: ['turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended'],
-  mastra: { steps: 7, firstNudge: 3, kinds: ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'] },
+  mastra: { steps: 7, firstNudge: 3, kinds: ['run_started', 'turn_started', 'message_appended', 'provider_request_prepared', 'custom', 'tool_started', 'tool_ended', 'turn_ended', 'assessment_produced', 'run_ended'] },
   spans: ['invoke_agent ai-sdk', 'invoke_agent ai-sdk > chat mock-model-id', 'invoke_agent ai-sdk > execute_tool book'],
 };

@@ -180,5 +180,6 @@ test('the processors are one run\'s: a second run through them fails at its firs
   const first = sink.lines();
   await assert.rejects(agent.generate('hi again', settings), /observeMastra: these settings already observed a run; call observeMastra\(\) once per run/);
   assert.deepEqual(sink.lines(), first);
-  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
+  assert.deepEqual(kinds(first), ['run_started', 'turn_started', 'message_appended', 'provider_request_prepared', 'message_appended', 'custom', 'turn_ended', 'run_ended']);
+  assert.deepEqual(parseTrajectoryJsonl(first.join('\n'))[2].payload.message, { role: 'user', content: 'hi' }, 'the user\'s words open the first turn');
 });
