@@ -44,7 +44,7 @@ function makeAISdk(wasm, lib) {
         await guarded(where, f);
       } catch (e) {
         failure ??= e;
-        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+        cap.endFailed(e);
       }
     };
 
@@ -68,7 +68,7 @@ function makeAISdk(wasm, lib) {
       } catch (e) {
         // The loop rejects with it; the run's records end with it too.
         cap.turnEnded();
-        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+        cap.endFailed(e);
         throw e;
       }
       // A step is a turn; one left open (a tool the caller answers) ends here.
@@ -155,7 +155,7 @@ function makeAISdk(wasm, lib) {
       } catch (e) {
         failure ??= e;
         cap.turnEnded();
-        cap.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+        cap.endFailed(e);
         throw e;
       }
     };

@@ -176,6 +176,10 @@ function makeLoopCapture(wasm, lib) {
           : how;
         record({ kind: 'run_ended', outcome: wasm.loopOutcome(stop) });
       },
+      /** run_ended for `e`, a failure of the caller's code or of the recording (verdict harness). */
+      endFailed(e) {
+        this.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
+      },
     };
   }
 

@@ -114,16 +114,17 @@ function makeOtel(api, lib) {
       const p = r.payload;
       const time = r.recorded_at_unix_ms;
       const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');
+      const before = typeof r.seq === 'number' ? known?.seq : undefined;
       // Spans nest and end by the order records were written: a run's
       // records out of seq order would build a wrong tree, so they are refused.
-      if (known && typeof r.seq === 'number' && known.seq !== undefined && r.seq <= known.seq) {
+      if (before !== undefined && r.seq <= before) {
         const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
-        throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${known.seq} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
+        throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${before} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
       }
       const run = runOf(r, time);
       // A hole is a lost record: the spans are still built, and the run says what is missing.
-      if (known && typeof r.seq === 'number' && known.seq !== undefined && r.seq > known.seq + 1) {
-        run.span.addEvent('agent_trajectories.records_missing', { from_seq: known.seq + 1, to_seq: r.seq - 1 }, hr(time));
+      if (before !== undefined && r.seq > before + 1) {
+        run.span.addEvent('agent_trajectories.records_missing', { from_seq: before + 1, to_seq: r.seq - 1 }, hr(time));
       }
       if (typeof r.seq === 'number') run.seq = r.seq;
       run.last = time;

@@ -15,23 +15,22 @@
 
 use std::collections::HashMap;
 
-use super::{Interner, TrajectoryIndex, COLUMNS, ERROR, NONE, NUMBERS};
+use super::{column, Interner, TrajectoryIndex, COLUMNS, ERROR, NONE, NUMBERS};
 
 const W: usize = COLUMNS.len();
 const N: usize = NUMBERS.len();
-// Column positions, as in COLUMNS / NUMBERS.
-const LINE: usize = 2;
-const RUN: usize = 3;
-const PARENT: usize = 4;
-const KIND: usize = 5;
-const STEP: usize = 7;
-const NAME: usize = 8;
-const TURN: usize = 9;
-const ITER: usize = 10;
-const DEPTH: usize = 12;
-const FLAGS: usize = 13;
-const AT: usize = 1;
-const TOKENS: usize = 2;
+const LINE: usize = column(&COLUMNS, "line");
+const RUN: usize = column(&COLUMNS, "run");
+const PARENT: usize = column(&COLUMNS, "parent");
+const KIND: usize = column(&COLUMNS, "kind");
+const STEP: usize = column(&COLUMNS, "step");
+const NAME: usize = column(&COLUMNS, "name");
+const TURN: usize = column(&COLUMNS, "turnIndex");
+const ITER: usize = column(&COLUMNS, "iteration");
+const DEPTH: usize = column(&COLUMNS, "depth");
+const FLAGS: usize = column(&COLUMNS, "flags");
+const AT: usize = column(&NUMBERS, "at");
+const TOKENS: usize = column(&NUMBERS, "tokens");
 
 /// One turn of a run.
 #[derive(Debug, Clone, PartialEq)]

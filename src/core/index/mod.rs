@@ -28,6 +28,27 @@ pub const NONE: u32 = u32::MAX;
 /// whole numbers (turn_index, iteration, call_index, depth) and flags.
 pub const COLUMNS: [&str; 14] =
     ["start", "end", "line", "run", "parent", "kind", "tool", "step", "name", "turnIndex", "iteration", "callIndex", "depth", "flags"];
+/// The position of column `name` in `columns`: the grouping names its
+/// columns through this, so the order is written once (a name that is no
+/// column fails the build).
+pub const fn column(columns: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < columns.len() {
+        let (a, b) = (columns[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such column")
+}
+
 /// The `f64` columns: seq, recorded_at_unix_ms and a `model_usage` record's
 /// tokens (NaN for none).
 pub const NUMBERS: [&str; 3] = ["seq", "at", "tokens"];

@@ -13,9 +13,10 @@ use crate::wasm::error::{IntoJs, JsResult};
 use crate::wasm::{json_of, to_js};
 
 /// A JS value as JSON, or `Null` when it has no JSON form (a framework's
-/// usage object is read leniently: what is not a count is no count).
+/// usage object is read leniently: what is not a count is no count; what
+/// is no outcome is refused by the caller).
 fn lenient(v: &JsValue) -> Value {
-    json_of(v, "usage").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
+    json_of(v, "value").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
 }
 
 /// The `custom` `model_usage` payload for a model call's reported usage, or
@@ -100,7 +101,7 @@ pub fn budget_record(limits: JsValue, place: String) -> JsResult<JsValue> {
 /// verdict, and whether the run passed. What the index and the viewer show.
 #[wasm_bindgen(js_name = readOutcome, unchecked_return_type = "RunEnd")]
 pub fn read_outcome(#[wasm_bindgen(unchecked_param_type = "RunOutcome | string")] outcome: JsValue) -> JsResult<JsValue> {
-    let v: Value = json_of(&outcome, "readOutcome(outcome): outcome").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let v = lenient(&outcome);
     if !v.is_object() && !v.is_string() {
         return Err(crate::wasm::error::to_js(Error::invalid_argument(format!(
             "readOutcome(outcome): outcome must be a run_ended outcome ({{ status, reason?, ... }} or a label string), got {}",
