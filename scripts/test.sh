@@ -114,10 +114,10 @@ run_node() {
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 
-run_check "cargo fmt --check" cargo fmt --check
-run_check "cargo clippy --all-targets (native)" cargo clippy --quiet --all-targets -- -D warnings
-run_check "cargo clippy --all-targets (wasm32)" cargo clippy --quiet --target wasm32-unknown-unknown --all-targets -- -D warnings
-run_cargo "rust core (native)" cargo test --quiet
+run_check "cargo fmt --all --check" cargo fmt --all --check
+run_check "cargo clippy --workspace --all-targets (native)" cargo clippy --quiet --workspace --all-targets -- -D warnings
+run_check "cargo clippy --workspace --all-targets (wasm32)" cargo clippy --quiet --workspace --target wasm32-unknown-unknown --all-targets -- -D warnings
+run_cargo "rust core (native)" cargo test --quiet --workspace
 run_cargo "binding in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
 WASM_BINDGEN_USE_BROWSER=1 run_cargo "binding in Chromium (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
 run_node "tarball: Node ESM" tests/consumers/node-esm/*.test.mjs

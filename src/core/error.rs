@@ -179,7 +179,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A serde_json error about JSON text made from a JS value, in JS terms:
 /// no "line 1 column 70" (of a text the caller never saw), no Rust names.
-/// Typed values are read by [`crate::core::read`], whose errors name the
+/// Typed values are read by [`crate::read`], whose errors name the
 /// key; what reaches serde_json is only ever read as a `Value` (or a list
 /// of raw values), so its errors are about the text's overall shape.
 pub fn plain_serde(e: &serde_json::Error) -> String {

@@ -245,9 +245,9 @@ impl CallTimeout {
             Some(Value::Bool(false)) => Ok(None),
             Some(v) => match v.as_f64() {
                 Some(n) if n > 0.0 && n <= MAX_TIMEOUT_MS => Ok(Some(n)),
-                _ => Err(crate::core::Error::invalid_argument(format!(
+                _ => Err(crate::Error::invalid_argument(format!(
                     "callTimeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
-                    crate::core::number::show_value(v)
+                    crate::number::show_value(v)
                 ))),
             },
         }

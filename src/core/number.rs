@@ -54,7 +54,7 @@ pub fn show_value(v: &serde_json::Value) -> String {
         // NaN, ±Infinity and functions, as the binding wrote them.
         Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
         Value::String(s) => format!("{s:?}"),
-        other => crate::core::message::kind_of(other).to_owned(),
+        other => crate::message::kind_of(other).to_owned(),
     }
 }
 

@@ -90,7 +90,7 @@ mod tests {
         assert_eq!(nearest("policies", &["policy", "clock"]), Some("policy"));
         assert_eq!(nearest("sinks", &["signal", "clock"]), None);
         let e = check_keys(["sink", "maxturns"], RUN, "runTrajectory options").unwrap_err();
-        assert_eq!(e.code, crate::core::ErrorCode::InvalidArgument);
+        assert_eq!(e.code, crate::ErrorCode::InvalidArgument);
         assert!(e.message.starts_with("runTrajectory options: unknown option \"maxturns\"; did you mean \"maxTurns\"?"), "{}", e.message);
         assert!(check_keys(["sink", "clock"], RUN, "x").is_ok());
     }

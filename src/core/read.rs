@@ -98,15 +98,15 @@ pub fn field_or_default<T: FromJson + Default>(obj: &mut Map<String, Value>, key
 /// `key = default` takes its `Default` when absent.
 macro_rules! from_json_struct {
     ($ty:ident { $( $field:ident : $key:literal $(= $default:ident)? ),* $(,)? }) => {
-        impl $crate::core::read::FromJson for $ty {
-            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
-                let mut obj = $crate::core::read::object(v, at)?;
+        impl $crate::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
+                let mut obj = $crate::read::object(v, at)?;
                 Ok($ty { $( $field: from_json_struct!(@field obj, $key, at $(, $default)?), )* })
             }
         }
     };
-    (@field $obj:ident, $key:literal, $at:ident) => { $crate::core::read::field(&mut $obj, $key, $at)? };
-    (@field $obj:ident, $key:literal, $at:ident, default) => { $crate::core::read::field_or_default(&mut $obj, $key, $at)? };
+    (@field $obj:ident, $key:literal, $at:ident) => { $crate::read::field(&mut $obj, $key, $at)? };
+    (@field $obj:ident, $key:literal, $at:ident, default) => { $crate::read::field_or_default(&mut $obj, $key, $at)? };
 }
 
 /// `impl FromJson` for an options object: every key optional (an absent
@@ -114,13 +114,13 @@ macro_rules! from_json_struct {
 /// nearest valid one.
 macro_rules! from_json_options {
     ($ty:ident { $( $field:ident : $key:literal ),* $(,)? }) => {
-        impl $crate::core::read::FromJson for $ty {
-            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
-                let mut obj = $crate::core::read::object(v, at)?;
-                $crate::core::read::known_keys(&obj, &[$($key),*], at)?;
+        impl $crate::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
+                let mut obj = $crate::read::object(v, at)?;
+                $crate::read::known_keys(&obj, &[$($key),*], at)?;
                 let mut out = <$ty as Default>::default();
                 $( if let Some(v) = obj.remove($key) {
-                    out.$field = $crate::core::read::FromJson::from_json(Some(v), &$crate::core::read::At::Key(at, $key))?;
+                    out.$field = $crate::read::FromJson::from_json(Some(v), &$crate::read::At::Key(at, $key))?;
                 } )*
                 Ok(out)
             }
@@ -142,12 +142,12 @@ pub fn known_keys(obj: &Map<String, Value>, allowed: &[&str], at: &At) -> Result
 /// `impl FromJson` for a fieldless enum written as strings.
 macro_rules! from_json_enum {
     ($ty:ident, $expected:literal { $( $name:literal => $variant:ident ),* $(,)? }) => {
-        impl $crate::core::read::FromJson for $ty {
-            fn from_json(v: Option<serde_json::Value>, at: &$crate::core::read::At) -> Result<Self, String> {
-                match $crate::core::read::present(v, at)? {
+        impl $crate::read::FromJson for $ty {
+            fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
+                match $crate::read::present(v, at)? {
                     $( serde_json::Value::String(s) if s == $name => Ok($ty::$variant), )*
                     serde_json::Value::String(s) => Err(format!("{at}: unknown value {s:?}, expected {}", $expected)),
-                    other => Err($crate::core::read::wrong(&other, at, $expected)),
+                    other => Err($crate::read::wrong(&other, at, $expected)),
                 }
             }
         }

@@ -5,12 +5,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::error::{Error, Result};
-use crate::core::host::{CallTimeout, MAX_TIMEOUT_MS};
-use crate::core::message::kind_of;
-use crate::core::number::show_value as shown;
-use crate::core::options::check_keys;
-use crate::core::vfs::VfsLimits;
+use crate::error::{Error, Result};
+use crate::host::{CallTimeout, MAX_TIMEOUT_MS};
+use crate::message::kind_of;
+use crate::number::show_value as shown;
+use crate::options::check_keys;
+use crate::vfs::VfsLimits;
 
 /// Longest objective, in characters after normalisation to ASCII.
 pub const MAX_OBJECTIVE_CHARS: usize = 1024;

@@ -19,9 +19,9 @@ pub use config::{Config, Mount, Objective, Section};
 pub use run::run;
 pub use state::{Invocation, LastError, Snapshot, State};
 
-use crate::core::error::Result;
-use crate::core::generate::{Abort, RunEvents, Timer, ToolObservers};
-use crate::core::host::{Clock, LocalBoxFuture, Model, ToolSpec};
+use crate::error::Result;
+use crate::generate::{Abort, RunEvents, Timer, ToolObservers};
+use crate::host::{Clock, LocalBoxFuture, Model, ToolSpec};
 
 /// What the run needs from its host besides the model: the caller's tools
 /// and the deliverable.

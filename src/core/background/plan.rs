@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::config::{Config, Objective};
 use super::state::State;
-use crate::core::host::{ModelRequest, Purpose, ResponseFormat, ToolSpec};
-use crate::core::message::{ModelMessage, Role};
+use crate::host::{ModelRequest, Purpose, ResponseFormat, ToolSpec};
+use crate::message::{ModelMessage, Role};
 
 /// Longest tool input or result quoted in a prompt, in characters.
 const QUOTE: usize = 1500;

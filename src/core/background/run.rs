@@ -17,13 +17,13 @@ use super::prompt::{self, Topic, Verdict};
 use super::state::{Invocation, LastError, Retry, State};
 use super::tools::{self, Workspace, FINISH};
 use super::{Env, RunResult, Status};
-use crate::core::capture::{ModelUsage, Payload, RunIdentity};
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::generate::concurrency::{race, Either};
-use crate::core::host::{LocalBoxFuture, ToolSpec, Usage};
-use crate::core::message::Part;
-use crate::core::number::show;
-use crate::core::observe::ToolCallInput;
+use crate::capture::{ModelUsage, Payload, RunIdentity};
+use crate::error::{Error, ErrorCode, Result};
+use crate::generate::concurrency::{race, Either};
+use crate::host::{LocalBoxFuture, ToolSpec, Usage};
+use crate::message::Part;
+use crate::number::show;
+use crate::observe::ToolCallInput;
 
 mod ending;
 
@@ -401,7 +401,7 @@ impl Runner<'_, '_> {
             }
             None => {
                 let known: Vec<&str> = self.specs.iter().map(|t| t.name.as_str()).collect();
-                let near = crate::core::options::nearest(name, &known).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
+                let near = crate::options::nearest(name, &known).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
                 Err(Error::invalid_argument(format!("there is no tool {name:?}{near} (tools: {})", known.join(", "))))
             }
         };

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use super::config::Objective;
 use super::config::{list, text};
 use super::plan::{Plan, PlanStep, StepStatus};
-use crate::core::error::{Error, Result};
-use crate::core::vfs::{Change, Vfs, VfsLimits};
+use crate::error::{Error, Result};
+use crate::vfs::{Change, Vfs, VfsLimits};
 
 /// How many tool calls the snapshot (and the prompt) keeps.
 pub const KEPT_INVOCATIONS: usize = 5;
@@ -57,10 +57,7 @@ impl Reader {
         v.get(key).ok_or_else(|| self.bad(&format!("{key} is missing")))
     }
     fn count(&self, v: &Value, key: &str) -> Result<u64> {
-        self.get(v, key)?
-            .as_u64()
-            .filter(|n| *n <= crate::core::number::MAX_SAFE_INTEGER)
-            .ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
+        self.get(v, key)?.as_u64().filter(|n| *n <= crate::number::MAX_SAFE_INTEGER).ok_or_else(|| self.bad(&format!("{key} must be a whole number")))
     }
 }
 

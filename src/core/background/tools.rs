@@ -6,11 +6,11 @@
 use serde_json::{Map, Value};
 
 use super::plan::{Plan, StepStatus};
-use crate::core::error::{Error, Result};
-use crate::core::host::ToolSpec;
-use crate::core::message::kind_of;
-use crate::core::options::check_keys;
-use crate::core::vfs::Vfs;
+use crate::error::{Error, Result};
+use crate::host::ToolSpec;
+use crate::message::kind_of;
+use crate::options::check_keys;
+use crate::vfs::Vfs;
 
 /// The name of the tool that ends the run.
 pub const FINISH: &str = "finish";
@@ -123,7 +123,7 @@ impl<'a> Args<'a> {
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::core::number::MAX_SAFE_INTEGER as f64 => Ok(Some(n as u64)),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::number::MAX_SAFE_INTEGER as f64 => Ok(Some(n as u64)),
                 _ => Err(Error::invalid_argument(format!("{}: {key} must be a whole number from 0, got {v}", self.tool))),
             },
         }
@@ -239,8 +239,8 @@ pub fn call(name: &str, input: &Value, ws: &mut Workspace<'_>) -> Option<Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::error::ErrorCode;
-    use crate::core::vfs::VfsLimits;
+    use crate::error::ErrorCode;
+    use crate::vfs::VfsLimits;
     use serde_json::json;
 
     #[test]

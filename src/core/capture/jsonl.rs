@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::record::TrajectoryRecord;
 use super::seq::SeqCheck;
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Appends one record and its `\n`.
 pub fn write_line(out: &mut String, record: &TrajectoryRecord) {

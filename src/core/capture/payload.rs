@@ -2,7 +2,7 @@
 //!
 //! Written as `{"kind": "tool_started", ...fields}` by serde's derive.
 //! Read by hand, field by field, from a `serde_json::Value` (see
-//! [`crate::core::read`]): serde's derive for internally tagged enums
+//! [`crate::read`]): serde's derive for internally tagged enums
 //! buffers every value into an intermediate tree (~80 KB of the wasm
 //! module), and even an externally tagged twin derived per variant cost
 //! ~9 KB gzip. One macro writes the enum and its reader from the same
@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::record::{EndedOutcome, GateAllow, RunIdentity};
-use crate::core::message::ModelMessage;
-use crate::core::observe::Assessment;
-use crate::core::read::{field, object, present, At, FromJson};
+use crate::message::ModelMessage;
+use crate::observe::Assessment;
+use crate::read::{field, object, present, At, FromJson};
 
 macro_rules! payloads {
     ($(
@@ -192,7 +192,7 @@ payloads! {
 
 /// `place: kind "x" is not a record kind (did you mean "y"?)`.
 pub fn unknown_kind_message(kind: &str, place: &str) -> String {
-    let hint = crate::core::options::nearest(kind, KINDS).map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
+    let hint = crate::options::nearest(kind, KINDS).map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
     format!("{place}: kind {kind:?} is not a record kind{hint}")
 }
 

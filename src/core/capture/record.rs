@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::payload::Payload;
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::read::{At, FromJson};
+use crate::error::{Error, ErrorCode, Result};
+use crate::read::{At, FromJson};
 
 /// The schema this build writes. A reader refuses anything newer rather
 /// than guessing at fields it does not know.
@@ -82,10 +82,10 @@ impl EndedOutcome {
     pub fn from_value(v: Value) -> std::result::Result<Self, String> {
         match v {
             Value::String(l) => Ok(EndedOutcome::Label(l)),
-            v @ Value::Object(_) => crate::core::read::read(v, "").map(EndedOutcome::Structured),
+            v @ Value::Object(_) => crate::read::read(v, "").map(EndedOutcome::Structured),
             other => Err(format!(
                 "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
-                crate::core::message::kind_of(&other)
+                crate::message::kind_of(&other)
             )),
         }
     }
@@ -126,11 +126,11 @@ impl GateAllow {
                 .enumerate()
                 .map(|(i, v)| match v {
                     Value::String(s) => Ok(s),
-                    other => Err(format!("allow[{i}] must be a tool name (a string), got {}", crate::core::message::kind_of(&other))),
+                    other => Err(format!("allow[{i}] must be a tool name (a string), got {}", crate::message::kind_of(&other))),
                 })
                 .collect::<std::result::Result<_, _>>()
                 .map(GateAllow::Tools),
-            other => Err(format!("allow must be a boolean or a list of tool names, got {}", crate::core::message::kind_of(&other))),
+            other => Err(format!("allow must be a boolean or a list of tool names, got {}", crate::message::kind_of(&other))),
         }
     }
 }
@@ -283,7 +283,7 @@ pub fn check_version(v: Option<&Value>) -> Result<()> {
         },
         Some(other) => Err(Error::new(
             ErrorCode::InvalidRecord,
-            format!("schema_version must be a non-negative integer, got {}", crate::core::message::kind_of(other)),
+            format!("schema_version must be a non-negative integer, got {}", crate::message::kind_of(other)),
         )),
     }
 }

@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::{check_clock, clock_error};
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::{check_clock, clock_error};
 
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::core::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 
 #[derive(Default)]
 pub struct SeqCheck {

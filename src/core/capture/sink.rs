@@ -3,7 +3,7 @@
 
 use super::jsonl;
 use super::record::TrajectoryRecord;
-use crate::core::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 
 pub trait Sink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()>;

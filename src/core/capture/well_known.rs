@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::payload::Payload;
-use crate::core::number::MAX_SAFE_INTEGER as MAX_SAFE;
+use crate::number::MAX_SAFE_INTEGER as MAX_SAFE;
 
 /// A model call's token usage: [`ModelUsage`].
 pub const MODEL_USAGE: &str = "model_usage";
@@ -139,17 +139,16 @@ pub const BUDGET_KEYS: [&str; 3] = ["maxTokens", "maxToolCalls", "maxMs"];
 /// maxToolCalls?, maxMs? }`), which the index and the viewer chart each
 /// turn against; an unknown key or a limit that is not a whole number from
 /// 1 is refused, naming `place`.
-pub fn budget(limits: &Value, place: &str) -> crate::core::error::Result<Payload> {
-    use crate::core::error::Error;
+pub fn budget(limits: &Value, place: &str) -> crate::error::Result<Payload> {
+    use crate::error::Error;
     let o =
         limits.as_object().ok_or_else(|| Error::invalid_argument(format!("{place} must be an object {{ maxTokens?, maxToolCalls?, maxMs? }}")))?;
-    crate::core::options::check_keys(o.keys().map(String::as_str), &BUDGET_KEYS, place)?;
+    crate::options::check_keys(o.keys().map(String::as_str), &BUDGET_KEYS, place)?;
     let mut data = Map::new();
     for key in BUDGET_KEYS {
         let Some(v) = o.get(key).filter(|v| !v.is_null()) else { continue };
-        let n =
-            v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{place}.{key} must be a number, got {}", crate::core::message::kind_of(v))))?;
-        let n = crate::core::number::safe_count(n, &format!("{place}.{key}"))?;
+        let n = v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{place}.{key} must be a number, got {}", crate::message::kind_of(v))))?;
+        let n = crate::number::safe_count(n, &format!("{place}.{key}"))?;
         if n == 0 {
             return Err(Error::invalid_argument(format!("{place}.{key} must be at least 1, got 0")));
         }

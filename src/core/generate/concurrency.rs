@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::core::host::LocalBoxFuture;
+use crate::host::LocalBoxFuture;
 
 /// All futures polled together; resolves with their outputs in order.
 pub fn join_all<'a, T: 'a>(futures: Vec<LocalBoxFuture<'a, T>>) -> JoinAll<'a, T> {

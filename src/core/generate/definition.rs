@@ -12,9 +12,9 @@ use super::graph::{find_cycle, reachable, read_graph};
 use super::simulator::SimulatorChecks;
 use super::state::Snapshot;
 use super::trace::StepTrace;
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::LocalBoxFuture;
-use crate::core::message::kind_of;
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::LocalBoxFuture;
+use crate::message::kind_of;
 
 /// The only turn cap when a definition gives none.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -42,7 +42,7 @@ const TRAJECTORY_KEYS: &[&str] = &[
 /// The most retries of a simulated user's rejected reply.
 pub const MAX_SIMULATOR_RETRIES: u32 = 10;
 
-pub use crate::core::host::MAX_TIMEOUT_MS;
+pub use crate::host::MAX_TIMEOUT_MS;
 
 /// What a custom precondition or `isSatisfied` callback sees.
 pub struct PredicateContext<'a> {
@@ -187,7 +187,7 @@ impl<'a> Fields<'a> {
     /// Refuses keys the library does not read (a misspelt `maxturns` would
     /// otherwise silently run with the default), naming the nearest valid one.
     pub(super) fn only(&self, allowed: &[&str]) -> Result<()> {
-        crate::core::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
+        crate::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
     }
     pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
         self.obj.get(key).filter(|v| !v.is_null())

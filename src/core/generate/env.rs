@@ -4,11 +4,11 @@
 
 use super::state::Policy;
 use super::trace::{End, StepTrace};
-use crate::core::capture::Payload;
-use crate::core::error::Result;
-use crate::core::host::{Clock, LocalBoxFuture, Model, Usage};
-use crate::core::message::ModelMessage;
-use crate::core::observe::{Assessment, ToolCallInput};
+use crate::capture::Payload;
+use crate::error::Result;
+use crate::host::{Clock, LocalBoxFuture, Model, Usage};
+use crate::message::ModelMessage;
+use crate::observe::{Assessment, ToolCallInput};
 
 /// What the agent answered: its assistant and tool messages, and the tokens
 /// the answer cost (zero when the agent does not say).
@@ -86,6 +86,6 @@ pub struct Env<'a> {
     pub run_id: Option<String>,
     /// How long a model, agent or user-model call may take (a step's
     /// `timeoutMs` overrides it for that step's agent calls); `None`: no
-    /// deadline. See [`crate::core::host::CallTimeout`].
+    /// deadline. See [`crate::host::CallTimeout`].
     pub call_timeout_ms: Option<f64>,
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::definition::{Precondition, StepGraph};
 use super::trace::TrajectoryResult;
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 // The exporters read a result as JSON data, so a result that went through
 // a file (stepTraces.json) or was built by hand exports the same way, and

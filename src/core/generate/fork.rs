@@ -8,10 +8,10 @@ use serde_json::Value;
 
 use super::definition::Trajectory;
 use super::trace::{Candidate, Selection, SelectionMethod, StepTrace};
-use crate::core::error::{Error, Result};
-use crate::core::message::{kind_of, normalize_messages, ModelMessage, Role};
-use crate::core::number::MAX_SAFE_INTEGER;
-use crate::core::options::check_keys;
+use crate::error::{Error, Result};
+use crate::message::{kind_of, normalize_messages, ModelMessage, Role};
+use crate::number::MAX_SAFE_INTEGER;
+use crate::options::check_keys;
 
 const PLACE: &str = "runTrajectory options.resumeFrom";
 

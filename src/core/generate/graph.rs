@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::definition::{invalid, Fields, Precondition, StepDefinition, StepGraph, MAX_TIMEOUT_MS};
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
 const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
@@ -45,7 +45,7 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
                     other => {
                         let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
                         let hint = other
-                            .and_then(|t| crate::core::options::nearest(t, &["stepSatisfied", "custom"]))
+                            .and_then(|t| crate::options::nearest(t, &["stepSatisfied", "custom"]))
                             .map(|n| format!("; did you mean {n:?}?"))
                             .unwrap_or_default();
                         return Err(at(invalid(format!(

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::definition::{RankerConfig, StepDefinition, Trajectory};
 use super::simulator::Issue;
 use super::trace::{Candidate, StepTrace};
-use crate::core::host::{ModelRequest, Purpose, ResponseFormat};
-use crate::core::message::{Content, ModelMessage, Part, Role};
+use crate::host::{ModelRequest, Purpose, ResponseFormat};
+use crate::message::{Content, ModelMessage, Part, Role};
 
 /// Longest tool input or output quoted in a transcript, in characters.
 const QUOTE_LIMIT: usize = 600;
@@ -209,7 +209,7 @@ fn strip_fence(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::generate::definition::StepDefinition;
+    use crate::generate::definition::StepDefinition;
 
     fn step(id: &str) -> StepDefinition {
         StepDefinition {

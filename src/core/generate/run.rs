@@ -23,11 +23,11 @@ use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
 use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
 use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
-use crate::core::capture::{well_known, ModelUsage, Payload, RunIdentity};
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::{LocalBoxFuture, Usage};
-use crate::core::message::{ModelMessage, Part, Role};
-use crate::core::observe::{with_text_part, ToolCallInput};
+use crate::capture::{well_known, ModelUsage, Payload, RunIdentity};
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::{LocalBoxFuture, Usage};
+use crate::message::{ModelMessage, Part, Role};
+use crate::observe::{with_text_part, ToolCallInput};
 
 mod ending;
 mod selection;
@@ -184,9 +184,7 @@ impl Runner<'_, '_> {
             (Some((ms, name)), Some(timer)) => Box::pin(async move {
                 match race(fut, timer.sleep(ms)).await {
                     Either::Left(r) => r,
-                    Either::Right(()) => {
-                        Err(Error::new(ErrorCode::Timeout, format!("no answer within {name} ({} ms)", crate::core::number::show(ms))))
-                    }
+                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within {name} ({} ms)", crate::number::show(ms)))),
                 }
             }),
             _ => fut,

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::definition::{LoopDetection, StepGraph};
 use super::trace::{StepTrace, StopReason};
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::LocalBoxFuture;
-use crate::core::message::kind_of;
-use crate::core::options::check_keys;
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::LocalBoxFuture;
+use crate::message::kind_of;
+use crate::options::check_keys;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

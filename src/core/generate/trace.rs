@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::state::StepRuntimeState;
-use crate::core::error::Cause;
-use crate::core::message::ModelMessage;
+use crate::error::Cause;
+use crate::message::ModelMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

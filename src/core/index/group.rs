@@ -108,7 +108,7 @@ struct Ids {
 
 impl Ids {
     fn of(s: &Interner) -> Ids {
-        use crate::core::capture::well_known::{BUDGET, MODEL_USAGE, STEP_GRAPH, STEP_STATES};
+        use crate::capture::well_known::{BUDGET, MODEL_USAGE, STEP_GRAPH, STEP_STATES};
         let id = |n: &str| s.id(n).unwrap_or(NONE);
         Ids {
             turn_started: id("turn_started"),
@@ -287,7 +287,7 @@ impl TrajectoryIndex {
     /// The record kinds of the stream that no reader of this build knows,
     /// as problems of the lines that carry them (the records are kept).
     pub(super) fn unknown_kinds(&mut self) {
-        let known: Vec<bool> = self.strings.names.iter().map(|s| crate::core::capture::KINDS.contains(&&**s)).collect();
+        let known: Vec<bool> = self.strings.names.iter().map(|s| crate::capture::KINDS.contains(&&**s)).collect();
         let mut found = Vec::new();
         for row in self.cols.chunks_exact(W) {
             let kind = row[KIND] as usize;
@@ -295,8 +295,8 @@ impl TrajectoryIndex {
                 let name = &self.strings.names[kind];
                 found.push(super::Problem {
                     line: row[LINE],
-                    message: format!("{}; the record is kept as it is", crate::core::capture::unknown_kind_message(name, "payload.kind")),
-                    code: crate::core::ErrorCode::InvalidRecord,
+                    message: format!("{}; the record is kept as it is", crate::capture::unknown_kind_message(name, "payload.kind")),
+                    code: crate::ErrorCode::InvalidRecord,
                 });
             }
         }

@@ -5,9 +5,9 @@ use std::borrow::Cow;
 
 use super::scan::{unescape, Cursor, Scan, Str};
 use super::{Problem, TrajectoryIndex, NONE};
-use crate::core::capture::well_known::{total_tokens, MODEL_ERROR, MODEL_USAGE, USAGE_KEYS};
-use crate::core::capture::TRAJECTORY_SCHEMA_VERSION;
-use crate::core::error::ErrorCode;
+use crate::capture::well_known::{total_tokens, MODEL_ERROR, MODEL_USAGE, USAGE_KEYS};
+use crate::capture::TRAJECTORY_SCHEMA_VERSION;
+use crate::error::ErrorCode;
 
 /// The fields of one line the index looks at.
 #[derive(Default)]

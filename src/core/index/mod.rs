@@ -17,8 +17,8 @@ mod search;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::core::capture::SeqCheck;
-use crate::core::error::ErrorCode;
+use crate::capture::SeqCheck;
+use crate::error::ErrorCode;
 
 /// "Absent" in the `u32` columns.
 pub const NONE: u32 = u32::MAX;

@@ -286,7 +286,7 @@ fn whole_of(text: &[u8]) -> Option<f64> {
     } else if !rest.is_empty() {
         return None;
     }
-    if n > crate::core::number::MAX_SAFE_INTEGER {
+    if n > crate::number::MAX_SAFE_INTEGER {
         return None;
     }
     Some(if neg { -(n as f64) } else { n as f64 })

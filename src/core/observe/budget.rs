@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,7 +24,7 @@ pub struct Budget {
 impl Budget {
     pub fn validate(&self) -> Result<()> {
         for (name, v) in [("deadline", self.deadline), ("elapsedSeconds", self.elapsed_seconds)] {
-            if v.is_some_and(|v| !(0.0..=crate::core::number::MAX_TIME_MS).contains(&v)) {
+            if v.is_some_and(|v| !(0.0..=crate::number::MAX_TIME_MS).contains(&v)) {
                 return Err(Error::invalid_argument(format!("budget.{name} must be a non-negative number of at most 8.64e15")));
             }
         }

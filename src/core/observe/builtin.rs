@@ -1,6 +1,6 @@
 //! The built-in observers by name, each with its options and its state.
 
-use crate::core::read::{read, FromJson};
+use crate::read::{read, FromJson};
 use serde_json::Value;
 
 use super::budget::Budget;
@@ -10,7 +10,7 @@ use super::log::CallFacts;
 use super::resources::{ResourcesConfig, Usage};
 use super::stall::{StallConfig, StallState};
 use super::Outcome;
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 pub const BUILTIN_NAMES: [&str; 4] = ["resources", "stall", "error-cascade", "drift"];
 

@@ -10,7 +10,7 @@ use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::{CallFacts, Fp};
 use super::Outcome;
-use crate::core::number::MAX_SAFE_INTEGER;
+use crate::number::MAX_SAFE_INTEGER;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,7 +10,7 @@ use super::assessment::{Assessment, Observation};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::CallFacts;
 use super::Outcome;
-use crate::core::error::{Error, Result};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

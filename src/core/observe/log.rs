@@ -7,8 +7,8 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
-use crate::core::error::{Error, Result};
-use crate::core::host::check_clock;
+use crate::error::{Error, Result};
+use crate::host::check_clock;
 
 /// One call as the host reports it. `params_json` is the params as JSON text.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -244,9 +244,9 @@ from_json_struct!(CallFacts {
     op: "op",
 });
 
-impl crate::core::read::FromJson for Fp {
-    fn from_json(v: Option<serde_json::Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
-        let s = <String as crate::core::read::FromJson>::from_json(v, at)?;
+impl crate::read::FromJson for Fp {
+    fn from_json(v: Option<serde_json::Value>, at: &crate::read::At) -> std::result::Result<Self, String> {
+        let s = <String as crate::read::FromJson>::from_json(v, at)?;
         u64::from_str_radix(&s, 16).map(Fp).map_err(|_| format!("{at}: {s:?} is not a fingerprint (16 hex digits)"))
     }
 }

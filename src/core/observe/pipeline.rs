@@ -13,10 +13,10 @@ use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
 use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
-use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::host::check_clock;
-use crate::core::message::{Content, ModelMessage, Part, Role};
-use crate::core::number::MAX_SAFE_INTEGER;
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::check_clock;
+use crate::message::{Content, ModelMessage, Part, Role};
+use crate::number::MAX_SAFE_INTEGER;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -134,7 +134,7 @@ impl PipelineSnapshot {
                 ),
             ));
         }
-        crate::core::read::read(v, "snapshot").map_err(Error::invalid_argument)
+        crate::read::read(v, "snapshot").map_err(Error::invalid_argument)
     }
 }
 
@@ -364,7 +364,7 @@ impl Pipeline {
 
     /// Adds `n` tokens to the budget; refused (budget unchanged) past 2^53 − 1.
     pub fn record_tokens(&mut self, n: u64) -> Result<()> {
-        let used = crate::core::number::checked_add(self.budget.tokens_used.unwrap_or(0), n, "recordTokens: tokensUsed")?;
+        let used = crate::number::checked_add(self.budget.tokens_used.unwrap_or(0), n, "recordTokens: tokensUsed")?;
         self.budget.tokens_used = Some(used);
         Ok(())
     }
@@ -469,8 +469,8 @@ impl Pipeline {
 
 /// `maxAgeCalls` is compared with call counts: it must be an exact JS integer.
 fn check_max_age(n: u64) -> Result<()> {
-    if n > crate::core::number::MAX_SAFE_INTEGER {
-        return Err(Error::invalid_argument(format!("maxAgeCalls must be at most {}, got {n}", crate::core::number::MAX_SAFE_INTEGER)));
+    if n > crate::number::MAX_SAFE_INTEGER {
+        return Err(Error::invalid_argument(format!("maxAgeCalls must be at most {}, got {n}", crate::number::MAX_SAFE_INTEGER)));
     }
     Ok(())
 }
@@ -488,8 +488,8 @@ from_json_struct!(PipelineSnapshot {
 });
 from_json_struct!(ObserverSnapshot { observer: "observer", name: "name", state: "state", options: "options", calls_since_run: "callsSinceRun" });
 
-impl crate::core::read::FromJson for RawJson {
-    fn from_json(v: Option<Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
-        Ok(RawJson(crate::core::read::present(v, at)?))
+impl crate::read::FromJson for RawJson {
+    fn from_json(v: Option<Value>, at: &crate::read::At) -> std::result::Result<Self, String> {
+        Ok(RawJson(crate::read::present(v, at)?))
     }
 }

@@ -332,10 +332,10 @@ impl StallState {
     }
 }
 
-impl crate::core::read::FromJson for StallState {
+impl crate::read::FromJson for StallState {
     /// The tally is derived from the window: rebuilt at the next call.
-    fn from_json(v: Option<serde_json::Value>, at: &crate::core::read::At) -> std::result::Result<Self, String> {
-        use crate::core::read::{field, object};
+    fn from_json(v: Option<serde_json::Value>, at: &crate::read::At) -> std::result::Result<Self, String> {
+        use crate::read::{field, object};
         let mut obj = object(v, at)?;
         Ok(StallState { window: field(&mut obj, "window", at)?, escalation: field(&mut obj, "escalation", at)?, tally: Tally::default() })
     }
@@ -354,7 +354,7 @@ from_json_options!(StallConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::observe::{ToolCallInput, ToolLog};
+    use crate::observe::{ToolCallInput, ToolLog};
 
     /// Random calls over a tiny alphabet, so every pattern occurs often.
     fn calls(seed: u64, n: usize) -> Vec<CallFacts> {
@@ -409,7 +409,7 @@ mod tests {
         for c in &all[..30] {
             live.on_call(&cfg, c);
         }
-        let mut restored: StallState = crate::core::read::read(serde_json::to_value(&live).unwrap(), "state").unwrap();
+        let mut restored: StallState = crate::read::read(serde_json::to_value(&live).unwrap(), "state").unwrap();
         assert!(!restored.tally.built);
         let keys = |s: &StallState| s.problems(&cfg).iter().map(|p| p.key).collect::<Vec<_>>();
         for c in &all[30..] {

@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use super::{failure, Runner, Terminal};
-use crate::core::background::prompt;
-use crate::core::background::{RunResult, Status};
-use crate::core::capture::{OutcomeStatus, Payload, RunOutcome};
+use crate::background::prompt;
+use crate::background::{RunResult, Status};
+use crate::capture::{OutcomeStatus, Payload, RunOutcome};
 
 impl Runner<'_, '_> {
     /// The final summary, the deliverable, `run_terminated`, `run_ended`
@@ -58,7 +58,7 @@ impl Runner<'_, '_> {
             Ok(Err(e)) => {
                 status = Status::Failed;
                 // The factory is the caller's code; a deliverable that fails its schema is the agent's.
-                factory_failed = e.code == crate::core::ErrorCode::CallbackFailed;
+                factory_failed = e.code == crate::ErrorCode::CallbackFailed;
                 reason = format!("deliverable-failed: {}", e.message);
                 error = Some(failure(&e));
                 None

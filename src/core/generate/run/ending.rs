@@ -3,12 +3,12 @@
 //! error), and the marker put on the right trace.
 
 use super::{fault, Interrupt, Runner};
-use crate::core::capture::{well_known, OutcomeStatus, Payload, RunOutcome};
-use crate::core::error::{Error, ErrorCode};
-use crate::core::generate::concurrency::{race, Either};
-use crate::core::generate::trace::{iso8601, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason};
-use crate::core::host::LocalBoxFuture;
-use crate::core::message::{ModelMessage, Role};
+use crate::capture::{well_known, OutcomeStatus, Payload, RunOutcome};
+use crate::error::{Error, ErrorCode};
+use crate::generate::concurrency::{race, Either};
+use crate::generate::trace::{iso8601, End, EndError, Selection, SelectionMethod, Side, StepTrace, StopReason};
+use crate::host::LocalBoxFuture;
+use crate::message::{ModelMessage, Role};
 
 impl Runner<'_, '_> {
     /// Records `run_ended`, waits until the sink has every record, and
@@ -107,13 +107,13 @@ impl Runner<'_, '_> {
     async fn flush(&self) -> std::result::Result<(), Interrupt> {
         // A sink that never settles must not hang the run either: it gets the
         // run's call deadline to take the last records.
-        let flushed: LocalBoxFuture<'_, crate::core::error::Result<()>> = match (self.env.call_timeout_ms, self.env.timer) {
+        let flushed: LocalBoxFuture<'_, crate::error::Result<()>> = match (self.env.call_timeout_ms, self.env.timer) {
             (Some(ms), Some(timer)) => Box::pin(async move {
                 match race(self.env.events.flush(), timer.sleep(ms)).await {
                     Either::Left(r) => r,
                     Either::Right(()) => Err(Error::new(
                         ErrorCode::Timeout,
-                        format!("the sink did not take the run's last records within callTimeoutMs ({} ms)", crate::core::number::show(ms)),
+                        format!("the sink did not take the run's last records within callTimeoutMs ({} ms)", crate::number::show(ms)),
                     )),
                 }
             }),

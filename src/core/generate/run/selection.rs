@@ -3,12 +3,12 @@
 //! are eligible at all. A fork's kept turns take the step they recorded.
 
 use super::{Interrupt, Runner};
-use crate::core::error::Error;
-use crate::core::generate::concurrency::{join_all, race, Either};
-use crate::core::generate::definition::{Precondition, PredicateContext, StepDefinition};
-use crate::core::generate::prompt::{parse_ranking, rank_request};
-use crate::core::generate::state::StepStatus;
-use crate::core::generate::trace::{Candidate, Selection, SelectionMethod, Side};
+use crate::error::Error;
+use crate::generate::concurrency::{join_all, race, Either};
+use crate::generate::definition::{Precondition, PredicateContext, StepDefinition};
+use crate::generate::prompt::{parse_ranking, rank_request};
+use crate::generate::state::StepStatus;
+use crate::generate::trace::{Candidate, Selection, SelectionMethod, Side};
 
 impl Runner<'_, '_> {
     /// Turn 0 takes `start`; later turns take the next eligible step with
