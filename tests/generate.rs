@@ -10,7 +10,7 @@ use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture};
+use agent_trajectories::core::host::{Abort, FixedClock, LocalBoxFuture, Timer};
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};

@@ -9,7 +9,7 @@ use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::export::{result_value, to_jsonl};
 use agent_trajectories::core::generate::*;
-use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Usage};
+use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Timer, Usage};
 use agent_trajectories::core::message::Role;
 use agent_trajectories::core::observe::Budget;
 use agent_trajectories::core::{Error, ErrorCode};

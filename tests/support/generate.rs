@@ -10,7 +10,9 @@ use agent_trajectories::core::capture::{Payload, Recorder};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::generate::*;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, Usage};
+use agent_trajectories::core::host::{
+    Abort, FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, Records, ShownAssessment, Timer, ToolObservers, Usage,
+};
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::observe::{Pipeline, ToolCallInput};
 use agent_trajectories::core::{Error, ErrorCode};
@@ -112,7 +114,7 @@ pub struct Events {
     pub flush_error: RefCell<Option<Error>>,
 }
 
-impl RunEvents for Events {
+impl Records for Events {
     fn record(&self, payload: Payload) -> Result<()> {
         if self.refuse.get() == Some(payload.kind()) {
             return Err(Error::new(ErrorCode::SinkFailed, format!("the sink refused {}", payload.kind())));
@@ -128,6 +130,9 @@ impl RunEvents for Events {
         };
         Box::pin(async move { out })
     }
+}
+
+impl RunEvents for Events {
     fn trace(&self, trace: &StepTrace) {
         self.traces.borrow_mut().push(trace.clone());
     }

@@ -20,7 +20,7 @@ pub use run::run;
 pub use state::{Invocation, LastError, Snapshot, State};
 
 use crate::error::Result;
-use crate::generate::{Abort, RunEvents, Timer, ToolObservers};
+use crate::host::{Abort, Records, Timer, ToolObservers};
 use crate::host::{Clock, LocalBoxFuture, Model, ToolSpec};
 
 /// What the run needs from its host besides the model: the caller's tools
@@ -46,7 +46,7 @@ pub struct Env<'a> {
     pub timer: Option<&'a dyn Timer>,
     pub abort: Option<&'a dyn Abort>,
     pub observers: Option<&'a dyn ToolObservers>,
-    pub events: &'a dyn RunEvents,
+    pub events: &'a dyn Records,
     pub run_id: Option<String>,
     /// Which run of its runner this is (from 1). Runs after the first add
     /// `-N` to the run id, so a runner's runs never share one in a sink

@@ -16,7 +16,7 @@ pub mod state;
 pub mod trace;
 
 pub use definition::{Precondition, Predicate, PredicateContext, StepDefinition, StepGraph, Trajectory, DEFAULT_MAX_TURNS};
-pub use env::{Abort, Agent, AgentAnswer, Env, RunEvents, ShownAssessment, Timer, ToolObservers};
+pub use env::{Agent, AgentAnswer, Env, RunEvents};
 pub use fork::Fork;
 pub use run::run;
 pub use simulator::{Issue, SimulatorChecks};

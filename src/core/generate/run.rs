@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use super::concurrency::{race, Either};
 use super::definition::{PredicateContext, StepDefinition, Trajectory};
-use super::env::{Env, ShownAssessment};
+use super::env::Env;
 use super::fork::Fork;
 use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
@@ -25,6 +25,7 @@ use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
 use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::capture::{well_known, ModelUsage, Payload, RunIdentity};
 use crate::error::{Error, ErrorCode, Result};
+use crate::host::ShownAssessment;
 use crate::host::{LocalBoxFuture, Usage};
 use crate::message::{ModelMessage, Part, Role};
 use crate::observe::{with_text_part, ToolCallInput};

@@ -12,10 +12,9 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::core::capture::Payload;
 use crate::core::generate::{
-    Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, ShownAssessment, Snapshot, StepTrace,
-    ToolObservers,
+    Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, Snapshot, StepTrace,
 };
-use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Usage};
+use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Records, ShownAssessment, ToolObservers, Usage};
 use crate::core::message::{normalize_messages, ModelMessage};
 use crate::core::observe::{CurrentAssessment, ToolCallInput};
 use crate::core::{Error, ErrorCode};
@@ -378,7 +377,7 @@ impl JsEvents {
     }
 }
 
-impl RunEvents for JsEvents {
+impl Records for JsEvents {
     fn record(&self, payload: Payload) -> Result<(), Error> {
         // The record reaches the sink first; a failure of onRecord (thrown
         // now, or a rejection kept from before) is the run's error after it.
@@ -408,7 +407,9 @@ impl RunEvents for JsEvents {
             self.late_failure()
         })
     }
+}
 
+impl RunEvents for JsEvents {
     fn trace(&self, trace: &StepTrace) {
         // Plain data always converts; a failure here would be a bug, reported by an absent trace.
         if let Ok(v) = to_js(trace) {

@@ -11,8 +11,8 @@ use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::core::generate::{Abort, Timer};
 use crate::core::host::LocalBoxFuture;
+use crate::core::host::{Abort, Timer};
 use crate::core::Error;
 use crate::wasm::error::from_callback;
 use crate::wasm::property;

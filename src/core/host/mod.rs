@@ -11,6 +11,9 @@ use serde_json::Value;
 use super::error::{Error, ErrorCode, Result};
 use super::message::{kind_of, ModelMessage, Part};
 
+mod env;
+pub use env::{Abort, Records, ShownAssessment, Timer, ToolObservers};
+
 /// Milliseconds since the Unix epoch, as the host sees them.
 pub trait Clock {
     fn now_ms(&self) -> f64;

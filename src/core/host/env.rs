@@ -1,0 +1,51 @@
+//! What generation and the objective loop both need from their host, beside
+//! the clock and the models: a timer, an abort signal, the observer
+//! pipeline and a place for records. The binding implements them over JS;
+//! tests over plain Rust.
+
+use crate::capture::Payload;
+use crate::error::Result;
+use crate::host::LocalBoxFuture;
+use crate::observe::{Assessment, ToolCallInput};
+
+/// A host timer (`setTimeout` in JS).
+pub trait Timer {
+    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()>;
+    /// Resolves once the host's event loop has had a turn (its timers and
+    /// I/O ran). The run awaits it once per turn, so callbacks that all
+    /// answer at once cannot starve an abort timer.
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()>;
+}
+
+/// A host abort signal.
+pub trait Abort {
+    fn aborted(&self) -> bool;
+    /// Resolves once the signal fires.
+    fn wait(&self) -> LocalBoxFuture<'static, ()>;
+}
+
+/// The assessment an agent is shown: its render and what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownAssessment {
+    pub text: String,
+    /// The tool call after which it was produced.
+    pub call_index: u64,
+    pub assessments: Vec<Assessment>,
+}
+
+/// The observer pipeline, as a run uses it.
+pub trait ToolObservers {
+    fn tool_call(&self, call: ToolCallInput) -> Result<()>;
+    /// The current assessment; `None` when there is none or it is stale.
+    fn current(&self) -> Result<Option<ShownAssessment>>;
+    /// Tokens a model call used, for the budget.
+    fn record_tokens(&self, n: u64) -> Result<()>;
+}
+
+/// Where a run's records go: stamped and handed to the sink.
+pub trait Records {
+    fn record(&self, payload: Payload) -> Result<()>;
+    /// Resolves once every record so far reached the sink, or with the
+    /// sink's failure (under `onSinkError: 'fail'`).
+    fn flush(&self) -> LocalBoxFuture<'_, Result<()>>;
+}
