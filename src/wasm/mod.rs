@@ -143,6 +143,26 @@ pub fn check_options_js(obj: JsValue, allowed: Vec<String>, place: String) -> er
     check_options(&obj, &allowed, &place).js()
 }
 
+/// What the caller gave, for the core's rules ([`crate::core::host::Arg`]).
+pub(crate) fn arg(v: &JsValue) -> crate::core::host::Arg {
+    use crate::core::host::Arg;
+    if v.is_undefined() {
+        Arg::Absent
+    } else if v.is_null() {
+        Arg::Null
+    } else if let Some(b) = v.as_bool() {
+        Arg::Bool(b)
+    } else if let Some(n) = v.as_f64() {
+        Arg::Number(n)
+    } else if let Some(s) = v.as_string() {
+        Arg::Str(s)
+    } else if v.is_function() {
+        Arg::Function
+    } else {
+        Arg::Other(error::describe(v))
+    }
+}
+
 /// A number argument, refused (naming it) when it is not a JS number.
 pub(crate) fn number_arg(v: &JsValue, what: &str) -> Result<f64, Error> {
     v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{what} must be a number, got {}", error::describe(v))))

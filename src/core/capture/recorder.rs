@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::{check_clock, clock_error};
+use crate::host::{check_clock, clock_error, Arg};
 
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
@@ -136,7 +136,19 @@ impl SinkPolicy {
             other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other:?}"))),
         }
     }
+
+    /// The `onSinkError` option: `'drop'` (the default) or `'fail'`.
+    pub fn read(arg: &Arg) -> Result<SinkPolicy> {
+        match arg {
+            Arg::Absent => Ok(SinkPolicy::default()),
+            Arg::Str(s) => SinkPolicy::parse(s),
+            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {}", other.shown()))),
+        }
+    }
 }
+
+/// The keys of `TrajectoryRecorder` options.
+pub const RECORDER_OPTIONS: [&str; 4] = ["clock", "onSinkError", "onError", "runId"];
 
 /// What follows a settled delivery.
 #[derive(Debug)]
@@ -228,5 +240,18 @@ impl<R> Dispatcher<R> {
     /// `Fail`; empty otherwise. Nothing stamped is silently lost.
     pub fn undelivered(&self) -> impl Iterator<Item = &R> {
         self.queue.iter().filter(move |_| self.failure.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_sink_error_defaults_to_drop_and_names_its_values() {
+        assert_eq!(SinkPolicy::read(&Arg::Absent).unwrap(), SinkPolicy::Drop);
+        assert_eq!(SinkPolicy::read(&Arg::Str("fail".into())).unwrap(), SinkPolicy::Fail);
+        assert_eq!(SinkPolicy::read(&Arg::Null).unwrap_err().message, "onSinkError must be 'drop' or 'fail', got null");
+        assert_eq!(SinkPolicy::read(&Arg::Str("stop".into())).unwrap_err().message, "onSinkError must be 'drop' or 'fail', got \"stop\"");
     }
 }

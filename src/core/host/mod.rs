@@ -11,7 +11,9 @@ use serde_json::Value;
 use super::error::{Error, ErrorCode, Result};
 use super::message::{kind_of, ModelMessage, Part};
 
+mod arg;
 mod env;
+pub use arg::Arg;
 pub use env::{Abort, Records, ShownAssessment, Timer, ToolObservers};
 
 /// Milliseconds since the Unix epoch, as the host sees them.

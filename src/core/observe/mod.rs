@@ -13,6 +13,7 @@ mod drift;
 mod escalation;
 pub mod fingerprint;
 mod log;
+pub mod options;
 mod pipeline;
 mod resources;
 mod stall;

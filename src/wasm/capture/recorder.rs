@@ -10,22 +10,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 use super::sinks::{native_sink_of, Delivery, NativeSink};
-use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord};
+use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord, RECORDER_OPTIONS};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::describe;
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, option, property, string_arg};
-
-/// A run id: a non-empty string.
-fn non_empty_run_id(v: &JsValue) -> Result<String, Error> {
-    let s = string_arg(v, "runId")?;
-    if s.is_empty() {
-        return Err(Error::invalid_argument("runId must not be empty"));
-    }
-    Ok(s)
-}
 use crate::wasm::types::RecorderOptions;
+use crate::wasm::{arg, check_options, option, property};
 
 /// Where records go: a built-in sink, a JS object with `record(r)`, or
 /// nowhere (a run that only wants stamped records for `onRecord`).
@@ -186,7 +177,7 @@ impl TrajectoryRecorder {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue, opts: Option<RecorderOptions>) -> JsResult<TrajectoryRecorder> {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
-        check_options(&opts, &["clock", "onSinkError", "onError", "runId"], "TrajectoryRecorder options").js()?;
+        check_options(&opts, &RECORDER_OPTIONS, "TrajectoryRecorder options").js()?;
         let opt = |key: &str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
@@ -204,23 +195,10 @@ impl TrajectoryRecorder {
                 Target::Js { object: sink, record }
             }
         };
-        let on_sink_error = opt("onSinkError")?;
-        let policy = match on_sink_error.as_string() {
-            Some(s) => SinkPolicy::parse(&s).js()?,
-            None if on_sink_error.is_undefined() => SinkPolicy::Drop,
-            None => return Err(to_js(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {}", describe(&on_sink_error))))),
-        };
-        // Unlike pipeline options, an explicit `null` onError is refused: only absence means "none".
-        let on_error = match opt("onError")? {
-            v if v.is_undefined() => None,
-            v => Some(
-                v.dyn_into::<Function>().map_err(|v| to_js(Error::invalid_argument(format!("onError must be a function, got {}", describe(&v)))))?,
-            ),
-        };
-        let run_id = match opt("runId")? {
-            v if v.is_undefined() => None,
-            v => Some(non_empty_run_id(&v).js()?),
-        };
+        let policy = SinkPolicy::read(&arg(&opt("onSinkError")?)).js()?;
+        let on_error = opt("onError")?;
+        let on_error = arg(&on_error).callback("onError").js()?.then(|| on_error.unchecked_into::<Function>());
+        let run_id = arg(&opt("runId")?).run_id("runId").js()?;
         let clock = JsClock::from_option(opt("clock")?).js()?;
         let chan = Channel { target, dispatcher: RefCell::new(Dispatcher::new(policy)), on_error, waiters: RefCell::default() };
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(run_id))), chan: Rc::new(chan), clock })
@@ -250,10 +228,7 @@ impl TrajectoryRecorder {
         &self,
         #[wasm_bindgen(js_name = runId, unchecked_optional_param_type = "string")] run_id: Option<JsValue>,
     ) -> JsResult<TrajectoryRecorder> {
-        let run_id = match run_id {
-            Some(v) if !v.is_undefined() && !v.is_null() => Some(non_empty_run_id(&v).js()?),
-            _ => None,
-        };
+        let run_id = arg(&run_id.unwrap_or(JsValue::UNDEFINED)).run_id("runId").js()?;
         let child = self.state.borrow().child(run_id).js()?;
         Ok(TrajectoryRecorder { state: Rc::new(RefCell::new(child)), chan: self.chan.clone(), clock: self.clock.clone() })
     }

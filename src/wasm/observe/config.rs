@@ -3,13 +3,14 @@
 
 use js_sys::Function;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
+use crate::core::observe::options::{self, ObserverKind};
 use crate::core::observe::{Budget, Builtin, Observer, Slot, Trigger};
 use crate::core::Error;
 use crate::wasm::error::describe;
 use crate::wasm::host::JsClock;
-use crate::wasm::{check_options, option, optional_function, options_from_js, property};
+use crate::wasm::{arg, check_options, option, optional_function, options_from_js, property};
 
 /// A JS observer: `{ name, shouldRun?(ctx), observe(ctx) }`.
 #[derive(Clone)]
@@ -33,44 +34,30 @@ pub struct Options {
 
 fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Error> {
     let at = format!("observers[{i}]");
-    if !entry.is_object() {
-        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}, got {}", describe(entry))));
-    }
-    // A custom observer given bare, where its entry goes: say how to wrap it.
-    if property(entry, "observer").is_undefined() && property(entry, "observe").is_function() {
-        return Err(Error::invalid_argument(format!(
-            "{at} is a custom observer given bare: put it in an entry with its trigger, {{ observer: {{ name, observe }}, trigger: {{ everyNCalls: 1 }} }}"
-        )));
-    }
-    check_options(entry, &["observer", "trigger", "options"], &at)?;
     let which = option(entry, "observer", &at)?;
-    let (name, builtin, js) = if let Some(kind) = which.as_string() {
-        let who = format!("{at} ({kind})");
-        let opts: Option<Value> = match option(entry, "options", &at)? {
-            v if v.is_undefined() => None,
-            v => Some(options_from_js(&v, &format!("{who}: options"))?),
-        };
-        let b = Builtin::from_config(&kind, opts.as_ref(), &who)?;
-        (b.name().to_owned(), Some(b), None)
-    } else if which.is_object() {
-        let name = property(&which, "name").as_string().filter(|n| !n.trim().is_empty());
-        let name = name.ok_or_else(|| Error::invalid_argument(format!("{at}: a custom observer needs a non-empty string `name`")))?;
-        let who = format!("{at} ({name})");
-        let observe = optional_function(property(&which, "observe"), &format!("{who}: observe"))?
-            .ok_or_else(|| Error::invalid_argument(format!("{who}: a custom observer needs an observe(ctx) function")))?;
-        let should_run = optional_function(property(&which, "shouldRun"), &format!("{who}: shouldRun"))?;
-        let js = JsObserver { object: which.clone(), name: name.clone(), should_run, observe };
-        (name, None, Some(js))
-    } else {
-        return Err(Error::invalid_argument(format!(
-            "{at}.observer must be 'resources', 'stall', 'error-cascade', 'drift' or a custom observer object"
-        )));
+    let kind = options::entry(&at, entry.is_object(), &describe(entry), &arg(&which), &arg(&property(entry, "observe")))?;
+    check_options(entry, &options::ENTRY_OPTIONS, &at)?;
+    let (name, builtin, js) = match kind {
+        ObserverKind::Builtin(kind) => {
+            let who = format!("{at} ({kind})");
+            let opts: Option<Value> = match option(entry, "options", &at)? {
+                v if v.is_undefined() => None,
+                v => Some(options_from_js(&v, &format!("{who}: options"))?),
+            };
+            let b = Builtin::from_config(&kind, opts.as_ref(), &who)?;
+            (b.name().to_owned(), Some(b), None)
+        }
+        ObserverKind::Custom => {
+            let (observe, should_run) = (property(&which, "observe"), property(&which, "shouldRun"));
+            let (name, has_should_run) = options::custom(&at, &arg(&property(&which, "name")), &arg(&observe), &arg(&should_run))?;
+            let should_run = has_should_run.then(|| should_run.unchecked_into());
+            let js = JsObserver { object: which.clone(), name: name.clone(), should_run, observe: observe.unchecked_into() };
+            (name, None, Some(js))
+        }
     };
     let who = format!("{at} ({name})");
     let trigger_js = option(entry, "trigger", &at)?;
-    if trigger_js.is_undefined() {
-        return Err(Error::invalid_argument(format!("{who}: trigger is required")));
-    }
+    options::trigger_given(&who, &arg(&trigger_js))?;
     let trigger: Value = options_from_js(&trigger_js, &format!("{who}: trigger"))?;
     let trigger = Trigger::from_value(&trigger, &who)?;
     let observer = match builtin {
@@ -86,7 +73,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
         return Err(Error::invalid_argument(format!("ObserverPipeline needs options: {{ observers: [...] }}, got {}", describe(opts))));
     }
     const PLACE: &str = "ObserverPipeline options";
-    check_options(opts, &["observers", "clock", "budget", "maxAgeCalls", "recorder", "onError"], PLACE)?;
+    check_options(opts, &options::PIPELINE_OPTIONS, PLACE)?;
     let opt = |key: &str| option(opts, key, PLACE);
     let list = opt("observers")?;
     if !crate::wasm::is_array(&list) {
@@ -102,10 +89,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
         v if v.is_undefined() || v.is_null() => Budget::default(),
         v => crate::wasm::read_options(&v, "budget")?,
     };
-    let max_age_calls = match opt("maxAgeCalls")? {
-        v if v.is_undefined() => 20,
-        v => crate::core::number::safe_count(crate::wasm::number_arg(&v, "maxAgeCalls")?, "maxAgeCalls")?,
-    };
+    let max_age_calls = options::max_age_calls(&arg(&opt("maxAgeCalls")?))?;
     let recorder = match opt("recorder")? {
         v if v.is_undefined() || v.is_null() => None,
         // A sink takes whole records, not payloads: every assessment would fail in it.

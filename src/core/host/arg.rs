@@ -1,0 +1,95 @@
+//! A value the caller passed, as the core sees it before deciding anything:
+//! the binding says what kind of JS value it is (and how to show it in an
+//! error), the core applies the rule (a default, a required shape, "null
+//! means absent"). One rule per option, wherever the option is read.
+
+use crate::error::{Error, Result};
+use crate::number;
+
+/// What the caller gave for one option.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    Absent,
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(String),
+    Function,
+    /// Anything else (an object, an array, a symbol): how to show it.
+    Other(String),
+}
+
+impl Arg {
+    /// How an error shows the value.
+    pub fn shown(&self) -> String {
+        match self {
+            Arg::Absent => "undefined".into(),
+            Arg::Null => "null".into(),
+            Arg::Bool(b) => b.to_string(),
+            Arg::Number(n) => number::show(*n),
+            Arg::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+            Arg::Function => "a function".into(),
+            Arg::Other(s) => s.clone(),
+        }
+    }
+
+    /// An optional callback: absent and `null` both mean "none" (everywhere:
+    /// `onError`, `onRecord`, `clock`, ...); anything but a function is refused.
+    pub fn callback(&self, what: &str) -> Result<bool> {
+        match self {
+            Arg::Absent | Arg::Null => Ok(false),
+            Arg::Function => Ok(true),
+            other => Err(Error::invalid_argument(format!("{what} must be a function, got {}", other.shown()))),
+        }
+    }
+
+    /// An optional run id: absent and `null` mean "none"; else a non-empty string.
+    pub fn run_id(&self, what: &str) -> Result<Option<String>> {
+        match self {
+            Arg::Absent | Arg::Null => Ok(None),
+            Arg::Str(s) if !s.is_empty() => Ok(Some(s.clone())),
+            Arg::Str(_) => Err(Error::invalid_argument(format!("{what} must not be empty"))),
+            other => Err(Error::invalid_argument(format!("{what} must be a string, got {}", other.shown()))),
+        }
+    }
+
+    /// An optional whole count (`maxAgeCalls`): `default` when absent.
+    pub fn count_or(&self, default: u64, what: &str) -> Result<u64> {
+        match self {
+            Arg::Absent => Ok(default),
+            Arg::Number(n) => number::safe_count(*n, what),
+            other => Err(Error::invalid_argument(format!("{what} must be a number, got {}", other.shown()))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn null_and_absent_callbacks_are_none_and_others_are_refused() {
+        assert!(!Arg::Absent.callback("onError").unwrap());
+        assert!(!Arg::Null.callback("onError").unwrap());
+        assert!(Arg::Function.callback("onError").unwrap());
+        let e = Arg::Str("x".into()).callback("onError").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidArgument, "onError must be a function, got \"x\""));
+    }
+
+    #[test]
+    fn a_run_id_is_a_non_empty_string() {
+        assert_eq!(Arg::Str("r".into()).run_id("runId").unwrap().as_deref(), Some("r"));
+        assert_eq!(Arg::Null.run_id("runId").unwrap(), None);
+        assert_eq!(Arg::Str(String::new()).run_id("runId").unwrap_err().message, "runId must not be empty");
+        assert_eq!(Arg::Number(1.0).run_id("runId").unwrap_err().message, "runId must be a string, got 1");
+    }
+
+    #[test]
+    fn a_count_has_its_default_and_must_be_whole() {
+        assert_eq!(Arg::Absent.count_or(20, "maxAgeCalls").unwrap(), 20);
+        assert_eq!(Arg::Number(3.0).count_or(20, "maxAgeCalls").unwrap(), 3);
+        assert!(Arg::Number(1.5).count_or(20, "maxAgeCalls").is_err());
+        assert!(Arg::Null.count_or(20, "maxAgeCalls").is_err());
+    }
+}
