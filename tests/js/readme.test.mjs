@@ -1,7 +1,8 @@
-// Executes the README's examples: ```js test=node``` blocks in a Node ESM
-// consumer, test=browser in headless Chromium, test=workerd in Miniflare,
-// each against the installed tarball. `// responds: X` must appear in a
-// Worker's response body.
+// Executes the examples of the README and of every docs/*.md page:
+// ```js test=node``` blocks in a Node ESM consumer, test=browser in headless
+// Chromium, test=workerd in Miniflare, each against the installed tarball,
+// one test per block named by file and line (`docs/capture.md:42`).
+// `// responds: X` must appear in a Worker's response body.
 //
 // `// prints: X` is exact: a group of consecutive `// prints:` lines (at the
 // top level of the block, column 0) must equal, whole line for whole line and
@@ -11,11 +12,18 @@
 // source lines, so line numbers in stack traces do not move). Node's stdout
 // and the page's console.log messages are both checked this way.
 //
-// README_MD=<file> runs the examples of another Markdown file (to see a wrong
-// expectation fail without touching README.md).
+// Every ```js block must name its runtime (an example that is not run would
+// go stale unseen). Every relative Markdown link must point to an existing
+// file, and its anchor, if any, to a heading of the target page (GitHub's
+// slugs).
+//
+// README_MD=<file> checks and runs one Markdown file only (a page of docs/,
+// or another file, to see a wrong expectation fail without touching the
+// pages).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -25,10 +33,17 @@ import { worker } from './workerd.mjs';
 import { startChatServer } from './chat-server.mjs';
 
 const path = (p) => fileURLToPath(new URL(p, import.meta.url));
-const readmePath = process.env.README_MD ?? path('../../README.md');
-const readme = readFileSync(readmePath, 'utf8');
+const root = path('../../');
+const readmeMd = resolve(root, 'README.md');
+/** The pages checked: README_MD alone, else the README and every docs/*.md. */
+const pagePaths = process.env.README_MD
+  ? [resolve(process.env.README_MD)]
+  : [readmeMd, ...readdirSync(resolve(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => resolve(root, 'docs', f))];
+/** A page's name in test names and messages: its path from the repository root. */
+const nameOf = (file) => (relative(root, file).startsWith('..') ? file : relative(root, file));
+const pages = pagePaths.map((file) => ({ file, name: nameOf(file), text: readFileSync(file, 'utf8') }));
 
-// Printed around the statement a group describes; never README output (they start with a control character).
+// Printed around the statement a group describes; never an example's output (they start with a control character).
 const START = '\u001eprints-start ';
 const END = '\u001eprints-end ';
 const isMark = (l) => l.startsWith('\u001e');
@@ -77,7 +92,7 @@ function instrument(code, firstLine = 1) {
  * Checks printed lines (markers included) against the groups; returns one
  * message per group that does not match exactly, none when all do.
  */
-function checkPrints(groups, printed) {
+function checkPrints(groups, printed, where = 'line ') {
   const problems = [];
   groups.forEach(({ line, want }, k) => {
     const count = (mark) => printed.filter((l) => l === mark).length;
@@ -85,13 +100,13 @@ function checkPrints(groups, printed) {
     const from = printed.indexOf(START + k);
     const to = printed.indexOf(END + k);
     if (starts !== 1 || ends !== 1 || to < from) {
-      problems.push(`README line ${line}: the statement before "// prints: ${want[0]}" ${starts + ends ? `ran ${starts} time(s) (and its comment was passed ${ends} time(s))` : 'was never reached'}`);
+      problems.push(`${where}${line}: the statement before "// prints: ${want[0]}" ${starts + ends ? `ran ${starts} time(s) (and its comment was passed ${ends} time(s))` : 'was never reached'}`);
       return;
     }
     const got = printed.slice(from + 1, to);
     if (got.length !== want.length || got.some((g, i) => g !== want[i])) {
       const show = (ls) => (ls.length ? ls.map((l) => `  ${JSON.stringify(l)}`).join('\n') : '  (nothing)');
-      problems.push(`README line ${line}: expected the statement before it to print exactly\n${show(want)}\nbut it printed\n${show(got)}`);
+      problems.push(`${where}${line}: expected the statement before it to print exactly\n${show(want)}\nbut it printed\n${show(got)}`);
     }
   });
   return problems;
@@ -100,13 +115,74 @@ function checkPrints(groups, printed) {
 const DONE = '\u001ereadme-block-done';
 const withoutMarks = (lines) => lines.filter((l) => !isMark(l)).join('\n');
 
-const blocks = [...readme.matchAll(/^```js test=(\w+)\n([\s\S]*?)^```$/gm)].map((m, i) => {
-  const code = m[2];
-  const line = readme.slice(0, m.index).split('\n').length + 1;
-  const responds = [...code.matchAll(/^\/\/ responds: (.*)$/gm)].map((x) => x[1]);
-  const { code: run, groups, misplaced } = instrument(code, line);
-  return { runtime: m[1], code, run, line, index: i, groups, misplaced, responds };
-});
+/** The fenced code blocks of a page, outside of which links and headings are read. */
+const FENCE = /^```[^\n]*\n[\s\S]*?^```$/gm;
+const lineAt = (text, index) => text.slice(0, index).split('\n').length;
+
+const blocks = pages.flatMap((page) =>
+  [...page.text.matchAll(/^```js test=(\w+)\n([\s\S]*?)^```$/gm)].map((m) => {
+    const code = m[2];
+    const fence = lineAt(page.text, m.index);
+    const line = fence + 1; // the block's first line of code
+    const responds = [...code.matchAll(/^\/\/ responds: (.*)$/gm)].map((x) => x[1]);
+    const { code: run, groups, misplaced } = instrument(code, line);
+    // A file name no other block (of any page, or of another run of this file) uses.
+    const tag = `${page.name.replace(/[^A-Za-z0-9]+/g, '-')}-${fence}-${process.pid}`;
+    return { page: page.name, where: `${page.name}:${fence}`, runtime: m[1], code, run, line, tag, groups, misplaced, responds };
+  }),
+);
+
+/** GitHub's anchor of a heading: its text as rendered, lowercased, punctuation other than - and _ dropped, spaces to -. */
+function slug(heading) {
+  const text = heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link: its text
+    .replace(/<[^>]+>/g, '') // inline HTML
+    .replace(/[`*]/g, ''); // code and emphasis marks
+  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+}
+
+/** The anchors of a Markdown text's headings, duplicates numbered as GitHub does (x, x-1, x-2). */
+function anchors(text) {
+  const seen = new Map();
+  const out = new Set();
+  for (const m of text.replace(FENCE, '').matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    const base = slug(m[1]);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n ? `${base}-${n}` : base);
+  }
+  return out;
+}
+
+/** The relative links of a page (not in code): [text](target), with their line. */
+function links(text) {
+  const prose = text.replace(FENCE, (block) => block.replace(/[^\n]/g, ' ')).replace(/(`+)[^`\n][\s\S]*?\1/g, (code) => code.replace(/[^\n]/g, ' '));
+  return [...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)]
+    .map((m) => ({ target: m[1], line: lineAt(prose, m.index) }))
+    .filter(({ target }) => !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(target));
+}
+
+/** What is wrong with a page's relative links: a missing file, or an anchor no heading of the target has. */
+function brokenLinks(file, text, read = (f) => readFileSync(f, 'utf8'), exists = existsSync) {
+  const problems = [];
+  for (const { target, line } of links(text)) {
+    const hash = target.indexOf('#');
+    const [pathPart, anchor] = hash < 0 ? [target, null] : [target.slice(0, hash), decodeURIComponent(target.slice(hash + 1))];
+    const to = pathPart ? resolve(dirname(file), decodeURIComponent(pathPart)) : file;
+    if (!exists(to)) {
+      problems.push(`${nameOf(file)}:${line}: ${target}: no such file (${nameOf(to)})`);
+      continue;
+    }
+    if (anchor === null) continue;
+    if (!to.endsWith('.md')) {
+      problems.push(`${nameOf(file)}:${line}: ${target}: an anchor into a file that is not Markdown`);
+      continue;
+    }
+    const known = anchors(to === file ? text : read(to));
+    if (!known.has(anchor)) problems.push(`${nameOf(file)}:${line}: ${target}: no heading "#${anchor}" in ${nameOf(to)} (it has ${[...known].map((a) => `#${a}`).join(', ')})`);
+  }
+  return problems;
+}
 
 test('the // prints: checker matches whole lines of the statement each comment follows', () => {
   const run = ({ code }) => {
@@ -142,28 +218,67 @@ test('the // prints: checker matches whole lines of the statement each comment f
   assert.equal(instrument('// prints: x\n').misplaced.length, 1);
 });
 
-test('every // prints: and // responds: comment of the README is where it can be checked', () => {
-  assert.deepEqual(blocks.flatMap((b) => b.misplaced), []);
-  assert.deepEqual(blocks.flatMap((b) => [...b.code.matchAll(/^.+\/\/\s*responds\s*:.*$/gm)].map((m) => m[0])), []);
+test('every // prints: and // responds: comment is where it can be checked', () => {
+  assert.deepEqual(blocks.flatMap((b) => b.misplaced.map((m) => `${b.page} ${m}`)), []);
+  assert.deepEqual(blocks.flatMap((b) => [...b.code.matchAll(/^.+\/\/\s*responds\s*:.*$/gm)].map((m) => `${b.where}: ${m[0]}`)), []);
   // A Worker prints nothing the test reads, a script responds to nothing: such a comment would go unchecked.
-  assert.deepEqual(blocks.filter((b) => b.runtime === 'workerd' && b.groups.length).map((b) => b.line), []);
-  assert.deepEqual(blocks.filter((b) => b.runtime !== 'workerd' && b.responds.length).map((b) => b.line), []);
-  assert.ok(blocks.reduce((n, b) => n + b.groups.length, 0) > 0, 'the README has // prints: comments');
+  assert.deepEqual(blocks.filter((b) => b.runtime === 'workerd' && b.groups.length).map((b) => b.where), []);
+  assert.deepEqual(blocks.filter((b) => b.runtime !== 'workerd' && b.responds.length).map((b) => b.where), []);
+  if (!process.env.README_MD) assert.ok(blocks.reduce((n, b) => n + b.groups.length, 0) > 0, 'the pages have // prints: comments');
 });
 
-test('the README has a runnable quickstart for every runtime', () => {
-  assert.deepEqual([...new Set(blocks.map((b) => b.runtime))].sort(), ['browser', 'node', 'workerd']);
+test('every JavaScript block names a runtime it runs in', () => {
+  const RUNTIMES = ['node', 'browser', 'workerd'];
+  const unrun = pages.flatMap((page) =>
+    [...page.text.matchAll(/^```(js|javascript|mjs|jsx)\b(.*)$/gm)]
+      .filter((m) => !new RegExp(`^ test=(${RUNTIMES.join('|')})$`).test(m[2]))
+      .map((m) => `${page.name}:${lineAt(page.text, m.index)}: ${m[0]}`),
+  );
+  assert.deepEqual(unrun, [], `runtimes: ${RUNTIMES.map((r) => `test=${r}`).join(', ')}`);
+});
+
+test('the README has a runnable quickstart for every runtime', { skip: !pagePaths.includes(readmeMd) && 'README.md is not among the pages checked' }, () => {
+  assert.deepEqual([...new Set(blocks.filter((b) => b.page === 'README.md').map((b) => b.runtime))].sort(), ['browser', 'node', 'workerd']);
+});
+
+test('the link checker follows GitHub\'s anchors and refuses what does not exist', () => {
+  assert.equal(slug('Objective loop: BackgroundAgentRunner'), 'objective-loop-backgroundagentrunner');
+  assert.equal(slug("The package's own `custom` records"), 'the-packages-own-custom-records');
+  assert.equal(slug('One file, to share'), 'one-file-to-share');
+  assert.equal(slug('snake_case and -dashes- (kept)'), 'snake_case-and--dashes--kept');
+  assert.equal(slug('[Linked](x.md) heading'), 'linked-heading');
+  assert.deepEqual([...anchors('# A\n## A\n```sh\n# not a heading\n```\n### b c ##\n')], ['a', 'a-1', 'b-c']);
+  const files = { '/d/README.md': '# Top\n## Install\n', '/d/docs/x.md': '# X\n## Sinks\n' };
+  // The page checked is its own text with the links under test added.
+  const check = (file, text) => brokenLinks(file, `${files[file]}${text}\n`, (f) => files[f], (f) => f in files);
+  const page = '/d/docs/x.md';
+  assert.deepEqual(check(page, '[a](../README.md#install) [b](#sinks) [c](x.md) [d](https://example.com/#nope) `[e](nope.md)`'), []);
+  assert.equal(check(page, '```md\n[e](nope.md)\n```\n').length, 0, 'links in code blocks are not links');
+  assert.equal(check(page, '[a](nope.md)').length, 1);
+  assert.equal(check(page, '[a](../README.md#installing)').length, 1);
+  assert.equal(check(page, '[a](#sink)').length, 1);
+  assert.equal(check(page, '[a](README.md)').length, 1, 'resolved from the page, not the root');
+});
+
+test('every relative link points to an existing file, and every anchor to a heading', () => {
+  assert.deepEqual(pages.flatMap((p) => brokenLinks(p.file, p.text)), []);
+});
+
+test('every docs page links back to the README', { skip: !!process.env.README_MD && 'one file checked (README_MD)' }, () => {
+  const docs = pages.filter((p) => p.name.startsWith('docs/'));
+  assert.ok(docs.length > 0, 'no docs/*.md pages');
+  assert.deepEqual(docs.filter((p) => !links(p.text).some(({ target }) => resolve(dirname(p.file), target.split('#')[0]) === readmeMd)).map((p) => p.name), []);
 });
 
 for (const b of blocks.filter((b) => b.runtime === 'node')) {
-  test(`README example at line ${b.line} runs in Node`, () => {
-    const file = path(`../consumers/node-esm/.readme-${b.index}.mjs`);
+  test(`${b.where} runs in Node`, () => {
+    const file = path(`../consumers/node-esm/.readme-${b.tag}.mjs`);
     writeFileSync(file, b.run); // with the markers of instrument()
     try {
       const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
       assert.equal(r.status, 0, r.stderr);
       const printed = r.stdout.split('\n');
-      assert.deepEqual(checkPrints(b.groups, printed), [], `output:\n${withoutMarks(printed)}`);
+      assert.deepEqual(checkPrints(b.groups, printed, `${b.page}:`), [], `output:\n${withoutMarks(printed)}`);
     } finally {
       rmSync(file, { force: true });
     }
@@ -171,14 +286,14 @@ for (const b of blocks.filter((b) => b.runtime === 'node')) {
 }
 
 for (const b of blocks.filter((b) => b.runtime === 'browser')) {
-  test(`README example at line ${b.line} runs in Chromium`, async () => {
-    const page = path(`../consumers/browser/.readme-${b.index}.html`);
+  test(`${b.where} runs in Chromium`, async () => {
+    const page = path(`../consumers/browser/.readme-${b.tag}.html`);
     writeFileSync(page, `<!doctype html><meta charset="utf-8">
 <script type="importmap">{ "imports": { "agent-trajectories": "./node_modules/agent-trajectories/web.js" } }</script>
 <script type="module">${b.run}\nconsole.log(${JSON.stringify(DONE)});</script>`);
     const server = await serveStatic(path('..'));
     try {
-      const { logs, errors } = await withPage(`${server.url}consumers/browser/.readme-${b.index}.html`, async (p, seen) => {
+      const { logs, errors } = await withPage(`${server.url}consumers/browser/.readme-${b.tag}.html`, async (p, seen) => {
         // The block's last console message: every message before it has arrived.
         const deadline = Date.now() + 30_000;
         while (!seen.logs.includes(`log: ${DONE}`) && !seen.errors.length && Date.now() < deadline) await p.waitForTimeout(50);
@@ -188,7 +303,7 @@ for (const b of blocks.filter((b) => b.runtime === 'browser')) {
       assert.ok(logs.includes(`log: ${DONE}`), `the block never finished; console:\n${logs.join('\n')}`);
       // console.log messages, a line each (a message with newlines is several lines, as on a terminal).
       const printed = logs.filter((l) => l.startsWith('log: ')).flatMap((l) => l.slice('log: '.length).split('\n'));
-      assert.deepEqual(checkPrints(b.groups, printed), [], `console:\n${withoutMarks(printed)}`);
+      assert.deepEqual(checkPrints(b.groups, printed, `${b.page}:`), [], `console:\n${withoutMarks(printed)}`);
     } finally {
       await server.close();
       rmSync(page, { force: true });
@@ -197,8 +312,8 @@ for (const b of blocks.filter((b) => b.runtime === 'browser')) {
 }
 
 for (const b of blocks.filter((b) => b.runtime === 'workerd')) {
-  test(`README example at line ${b.line} runs in workerd`, async () => {
-    const file = path(`../consumers/workerd/.readme-${b.index}.mjs`);
+  test(`${b.where} runs in workerd`, async () => {
+    const file = path(`../consumers/workerd/.readme-${b.tag}.mjs`);
     // Miniflare resolves no bare names; wrangler would pick this file by the "workerd" condition.
     writeFileSync(file, b.code.replaceAll("from 'agent-trajectories'", "from './node_modules/agent-trajectories/workerd.js'"));
     // A scripted OpenAI-compatible endpoint for the examples that generate.
