@@ -8,6 +8,7 @@
 mod assessment;
 mod budget;
 mod builtin;
+pub mod call;
 mod cascade;
 mod drift;
 mod escalation;
@@ -24,8 +25,8 @@ pub use budget::Budget;
 pub use builtin::{Builtin, BUILTIN_NAMES};
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
 pub use pipeline::{
-    place_context, with_text_part, Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, SNAPSHOT_SCHEMA,
-    SNAPSHOT_VERSION,
+    place_context, with_text_part, Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, INJECT_OPTIONS,
+    SNAPSHOT_SCHEMA, SNAPSHOT_VERSION,
 };
 pub use resources::{format_duration, thousands};
 pub use trigger::{ObserverState, Trigger};

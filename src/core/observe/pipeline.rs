@@ -9,12 +9,13 @@ use serde_json::Value;
 use super::assessment::CurrentAssessment;
 use super::budget::Budget;
 use super::builtin::Builtin;
+use super::call::SharedPipeline;
 use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
 use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::check_clock;
+use crate::host::{check_clock, Arg};
 use crate::message::{Content, ModelMessage, Part, Role};
 use crate::number::MAX_SAFE_INTEGER;
 
@@ -161,7 +162,21 @@ impl Placement {
             _ => return None,
         })
     }
+
+    /// `injectInto`'s `position`: `'end'` when absent.
+    pub fn read(position: &Arg) -> Result<Placement> {
+        match position {
+            Arg::Absent => Ok(Placement::End),
+            Arg::Str(s) if Placement::parse(s).is_some() => Ok(Placement::parse(s).unwrap_or(Placement::End)),
+            other => {
+                Err(Error::invalid_argument(format!("injectInto: position must be 'end', 'after-system' or 'last-user', got {}", other.shown())))
+            }
+        }
+    }
 }
+
+/// The keys of `injectInto` options.
+pub const INJECT_OPTIONS: [&str; 1] = ["position"];
 
 /// `message` with `text` added as a last text part (a string content
 /// becomes a text part first). The assessment shown to an agent for one
@@ -334,23 +349,28 @@ impl Pipeline {
         Some(current)
     }
 
-    /// All phases at once; `external` runs the host's own observers.
+    /// All phases at once (through [`SharedPipeline::record_call`], the one
+    /// place they are sequenced); `external` runs the host's own observers.
     pub fn record_tool_call(
         &mut self,
         input: ToolCallInput,
         now_ms: f64,
         mut external: impl FnMut(usize, &Pipeline) -> Outcome,
     ) -> Result<Option<CurrentAssessment>> {
-        let fired = self.push_call(input, now_ms)?;
-        let mut outcomes = Vec::with_capacity(fired.len());
-        for slot in fired {
-            let outcome = match self.slots[slot].observer {
-                Observer::Builtin(_) => self.run_builtin(slot, now_ms),
-                Observer::External { .. } => external(slot, self),
-            };
-            outcomes.push((slot, outcome));
-        }
-        Ok(self.conclude(outcomes, now_ms))
+        let placeholder = Pipeline {
+            slots: Vec::new(),
+            since_run: Vec::new(),
+            log: ToolLog::default(),
+            state: ObserverState::default(),
+            budget: Budget::default(),
+            current: None,
+            max_age_calls: self.max_age_calls,
+            started_at: self.started_at,
+        };
+        let shared = SharedPipeline::new(std::mem::replace(self, placeholder));
+        let result = shared.record_call(input, now_ms, |slot| external(slot, &shared.pipeline.borrow()), None);
+        *self = shared.pipeline.into_inner();
+        result
     }
 
     /// The render for the next prompt; '' when there is none or it is

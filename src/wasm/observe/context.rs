@@ -2,30 +2,29 @@
 //! for the length of each call, so an observer never sees a half-done state
 //! and never blocks the pipeline.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
+use crate::core::observe::call::SharedPipeline;
 use crate::core::observe::Pipeline;
-use crate::core::{Error, ErrorCode};
+use crate::core::Error;
 use crate::wasm::error::{to_js, IntoJs, JsResult};
 use crate::wasm::to_js as value_to_js;
 
 /// Handed to custom observers' `shouldRun(ctx)` and `observe(ctx)`.
 #[wasm_bindgen]
 pub struct ObserverContext {
-    pipeline: Rc<RefCell<Pipeline>>,
+    pipeline: Rc<SharedPipeline>,
 }
 
 impl ObserverContext {
-    pub(crate) fn new(pipeline: Rc<RefCell<Pipeline>>) -> Self {
+    pub(crate) fn new(pipeline: Rc<SharedPipeline>) -> Self {
         ObserverContext { pipeline }
     }
 
     fn read<T>(&self, f: impl FnOnce(&Pipeline) -> T) -> JsResult<T> {
-        let p = self.pipeline.try_borrow().map_err(|_| to_js(Error::new(ErrorCode::Busy, "the pipeline is busy")))?;
-        Ok(f(&p))
+        self.pipeline.read(f).js()
     }
 }
 

@@ -2,7 +2,6 @@
 //! triggered observers; run them; store the result) and no borrow of the
 //! pipeline is held while a JS observer, the clock or the recorder runs.
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::Function;
@@ -13,32 +12,24 @@ use super::config::{read, JsObserver};
 use super::context::ObserverContext;
 use crate::core::capture::Payload;
 use crate::core::message::normalize_messages;
-use crate::core::observe::{Assessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput};
+use crate::core::observe::call::{call_of, RecordAssessment, SharedPipeline, CALL_KEYS};
+use crate::core::observe::{Assessment, CurrentAssessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput, INJECT_OPTIONS};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::types::{InjectOptions, ObserverPipelineOptions};
-use crate::wasm::{check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
+use crate::wasm::{arg, check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
 
 /// Runs observers after each tool call and keeps the latest assessment for
 /// the next prompt. See the README's "Observe" section.
 #[wasm_bindgen]
 pub struct ObserverPipeline {
-    inner: Rc<RefCell<Pipeline>>,
+    inner: Rc<SharedPipeline>,
     js: Vec<Option<JsObserver>>,
     clock: JsClock,
     recorder: Option<(JsValue, Function)>,
     on_error: Option<Function>,
-    in_call: Cell<bool>,
 }
-
-fn busy() -> JsValue {
-    to_js(Error::new(ErrorCode::Busy, "recordToolCall is already running (called from inside an observer?)"))
-}
-
-/// The keys of a tool call; any other is refused (a misspelt `parasm`
-/// would silently lose the params).
-const CALL_KEYS: &[&str] = &["toolName", "params", "paramsSummary", "success", "errorMessage"];
 
 /// The checked way in: the entries' fast path sends plain calls to
 /// `__recordToolCallFields`; everything else lands here, read key by key
@@ -52,7 +43,7 @@ fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
             crate::wasm::error::describe(value)
         )));
     }
-    check_options(value, CALL_KEYS, PLACE)?;
+    check_options(value, &CALL_KEYS, PLACE)?;
     let field = |key: &str| option(value, key, PLACE);
     let tool_name = field("toolName")?;
     let params = field("params")?;
@@ -62,37 +53,17 @@ fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
         let who = tool_name.as_string().unwrap_or_default();
         Some(json_of(&params, &format!("recordToolCall ({who}): params"))?)
     };
-    call_of(tool_name, params_json, field("paramsSummary")?, field("success")?, field("errorMessage")?)
-}
-
-/// The rules for one call's fields, whichever way they came in.
-fn call_of(tool_name: JsValue, params_json: Option<String>, summary: JsValue, success: JsValue, error: JsValue) -> Result<ToolCallInput, Error> {
-    let tool_name = tool_name.as_string().ok_or_else(|| Error::invalid_argument("recordToolCall: toolName must be a non-empty string"))?;
-    let success = success.as_bool().ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): success must be a boolean")))?;
-    let optional_string = |v: JsValue, key: &str| -> Result<Option<String>, Error> {
-        if v.is_undefined() || v.is_null() {
-            return Ok(None);
-        }
-        v.as_string().map(Some).ok_or_else(|| Error::invalid_argument(format!("recordToolCall ({tool_name}): {key} must be a string")))
-    };
-    Ok(ToolCallInput {
-        params_summary: optional_string(summary, "paramsSummary")?,
-        error_message: optional_string(error, "errorMessage")?,
-        tool_name,
-        params_json,
-        success,
-    })
+    call_of(arg(&tool_name), params_json, arg(&field("paramsSummary")?), arg(&field("success")?), arg(&field("errorMessage")?))
 }
 
 impl ObserverPipeline {
     fn from_parts(pipeline: Pipeline, opts: super::config::Options) -> ObserverPipeline {
         ObserverPipeline {
-            inner: Rc::new(RefCell::new(pipeline)),
+            inner: Rc::new(SharedPipeline::new(pipeline)),
             js: opts.js,
             clock: opts.clock,
             recorder: opts.recorder,
             on_error: opts.on_error,
-            in_call: Cell::new(false),
         }
     }
 
@@ -151,48 +122,24 @@ impl ObserverPipeline {
         }
     }
 
-    /// The three phases for one validated call; the recorder hears of
-    /// every assessment produced.
+    /// One validated call through the core's phases; the recorder hears
+    /// of every assessment produced.
     fn record_input(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
-        if self.in_call.replace(true) {
-            return Err(busy());
-        }
-        let result = self.run_phases(input);
-        self.in_call.set(false);
-        result
-    }
-
-    fn run_phases(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
         let now = self.clock.try_now().js()?;
-        // A recorder can refuse the assessment after the call changed the
-        // pipeline: then the call is undone, so the error is true and a retry
-        // does not count it twice.
-        let checkpoint = self.recorder.as_ref().map(|_| self.inner.borrow().checkpoint());
-        let fired = self.inner.try_borrow_mut().map_err(|_| busy())?.push_call(input, now).js()?;
-        let mut outcomes = Vec::with_capacity(fired.len());
-        for slot in fired {
-            let outcome = match &self.js[slot] {
-                Some(obs) => self.run_js(obs),
-                None => self.inner.try_borrow_mut().map_err(|_| busy())?.run_builtin(slot, now),
-            };
-            outcomes.push((slot, outcome));
-        }
-        let Some(current) = self.inner.try_borrow_mut().map_err(|_| busy())?.conclude(outcomes, now) else {
-            return Ok(JsValue::UNDEFINED);
-        };
-        if let (Some((recorder, record)), Some(checkpoint)) = (&self.recorder, checkpoint) {
+        let mut record = |current: &CurrentAssessment| -> Result<(), Error> {
+            let Some((recorder, record)) = &self.recorder else { return Ok(()) };
             for a in &current.assessments {
                 let payload = Payload::AssessmentProduced { call_index: current.call_index, assessment: a.clone(), turn_index: None };
-                let recorded = value_to_js(&payload).and_then(|p| record.call1(recorder, &p));
-                if let Err(e) = recorded {
-                    self.inner.try_borrow_mut().map_err(|_| busy())?.rollback(checkpoint);
-                    let mut err = from_callback("recordToolCall: the recorder", &e);
-                    err.message.push_str("; the call was undone (not counted), so it can be retried");
-                    return Err(to_js(err));
-                }
+                value_to_js(&payload).and_then(|p| record.call1(recorder, &p)).map_err(|e| from_callback("recordToolCall: the recorder", &e))?;
             }
+            Ok(())
+        };
+        let record: Option<RecordAssessment> = self.recorder.as_ref().map(|_| &mut record as _);
+        let run = |slot: usize| self.js[slot].as_ref().map_or(Outcome::Quiet, |obs| self.run_js(obs));
+        match self.inner.record_call(input, now, run, record).js()? {
+            Some(current) => value_to_js(&current),
+            None => Ok(JsValue::UNDEFINED),
         }
-        value_to_js(&current)
     }
 }
 
@@ -240,7 +187,7 @@ impl ObserverPipeline {
         error_message: JsValue,
     ) -> JsResult<JsValue> {
         let params_json = crate::wasm::optional_string_arg(&params_json, "recordToolCall: params (as JSON)").js()?;
-        let input = call_of(tool_name, params_json, params_summary, success, error_message).js()?;
+        let input = call_of(arg(&tool_name), params_json, arg(&params_summary), arg(&success), arg(&error_message)).js()?;
         self.record_input(input)
     }
 
@@ -248,20 +195,20 @@ impl ObserverPipeline {
     #[wasm_bindgen(js_name = recordTokens)]
     pub fn record_tokens(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<()> {
         let n = crate::core::number::safe_count(number_arg(&n, "recordTokens(n): n").js()?, "recordTokens(n): n").js()?;
-        self.inner.try_borrow_mut().map_err(|_| busy())?.record_tokens(n).js()
+        self.inner.with(|p| p.record_tokens(n)).js()?.js()
     }
 
     /// Replaces the budget.
     #[wasm_bindgen(js_name = setBudget)]
     pub fn set_budget(&self, #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue) -> JsResult<()> {
         let b = crate::wasm::read_options(&budget, "budget").js()?;
-        self.inner.try_borrow_mut().map_err(|_| busy())?.set_budget(b).js()
+        self.inner.with(|p| p.set_budget(b)).js()?.js()
     }
 
     /// The rendered current assessment, or '' when there is none or it is
     /// stale (more than `maxAgeCalls` calls old).
     pub fn context(&self) -> JsResult<String> {
-        Ok(self.inner.try_borrow().map_err(|_| busy())?.context())
+        self.inner.read(|p| p.context()).js()
     }
 
     /// `messages` (normalised) with the context added as a system message:
@@ -276,34 +223,22 @@ impl ObserverPipeline {
         let value: Value = from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
         let messages = normalize_messages(&value).js()?;
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
-        check_options(&opts, &["position"], "injectInto options").js()?;
-        let position = option(&opts, "position", "injectInto options").js()?;
-        let placement = match position.as_string() {
-            None if position.is_undefined() => Some(Placement::End),
-            Some(p) => Placement::parse(&p),
-            None => None,
-        };
-        let placement = placement.ok_or_else(|| {
-            to_js(Error::invalid_argument(format!(
-                "injectInto: position must be 'end', 'after-system' or 'last-user', got {}",
-                crate::wasm::error::describe(&position)
-            )))
-        })?;
-        let out = self.inner.try_borrow().map_err(|_| busy())?.inject_into(messages, placement);
-        value_to_js(&out)
+        check_options(&opts, &INJECT_OPTIONS, "injectInto options").js()?;
+        let placement = Placement::read(&arg(&option(&opts, "position", "injectInto options").js()?)).js()?;
+        value_to_js(&self.inner.read(|p| p.inject_into(messages, placement)).js()?)
     }
 
     /// Every slice (log, state, current assessment, budget, detector state), JSON-safe.
     #[wasm_bindgen(unchecked_return_type = "PipelineSnapshot")]
     pub fn snapshot(&self) -> JsResult<JsValue> {
-        value_to_js(&self.inner.try_borrow().map_err(|_| busy())?.snapshot())
+        value_to_js(&self.inner.read(|p| p.snapshot()).js()?)
     }
 
     /// The current assessment, stale or not (see `context()` for the prompt).
     #[wasm_bindgen(unchecked_return_type = "CurrentAssessment | undefined")]
     pub fn current(&self) -> JsResult<JsValue> {
-        match self.inner.try_borrow().map_err(|_| busy())?.current() {
-            Some(c) => value_to_js(c),
+        match self.inner.read(|p| p.current().cloned()).js()? {
+            Some(c) => value_to_js(&c),
             None => Ok(JsValue::UNDEFINED),
         }
     }
@@ -316,17 +251,17 @@ impl ObserverPipeline {
 
     #[wasm_bindgen(getter, unchecked_return_type = "Budget")]
     pub fn budget(&self) -> JsResult<JsValue> {
-        value_to_js(self.inner.try_borrow().map_err(|_| busy())?.budget())
+        self.inner.read(|p| value_to_js(p.budget())).js()?
     }
 
     #[wasm_bindgen(getter, unchecked_return_type = "ObserverState")]
     pub fn state(&self) -> JsResult<JsValue> {
-        value_to_js(self.inner.try_borrow().map_err(|_| busy())?.state())
+        self.inner.read(|p| value_to_js(p.state())).js()?
     }
 
     /// Tool calls recorded so far.
     #[wasm_bindgen(getter, js_name = callCount)]
     pub fn call_count(&self) -> JsResult<f64> {
-        Ok(self.inner.try_borrow().map_err(|_| busy())?.log().len() as f64)
+        self.inner.read(|p| p.log().len() as f64).js()
     }
 }
