@@ -78,6 +78,37 @@ impl ErrorCode {
         Self::ALL.into_iter().find(|c| c.as_str() == s)
     }
 
+    /// When a caller meets it, in the caller's words: the docs' error table
+    /// is generated from these.
+    pub fn when(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "an option or call is out of range (unknown `onSinkError`, a sink without `record`, a record after `run_ended`)",
+            ErrorCode::InvalidMessage => "a message matches no accepted shape (`messages[3]: content[0]: …`)",
+            ErrorCode::InvalidRecord => "a payload or record does not match the schema",
+            ErrorCode::UnsupportedSchemaVersion => "a record is newer than this reader",
+            ErrorCode::JsonlParse => "a JSONL line is not JSON (`err.line`)",
+            ErrorCode::SinkFailed => "a sink threw or rejected",
+            ErrorCode::CallbackFailed => "a host callback (the clock, a model, the agent, a JS observer, a policy) threw or returned garbage",
+            ErrorCode::NotInitialized => {
+                "browser entry used before `await init()`, or `init()` could not load the `.wasm` (a 404, a bundle without the file; the load's own error is `cause`)"
+            }
+            ErrorCode::Busy => "an object was used re-entrantly from inside its own callback (e.g. `recordToolCall` from an observer)",
+            ErrorCode::Internal => "a bug of this package; please report it",
+            ErrorCode::InvalidTrajectory => {
+                "a trajectory definition breaks a rule (duplicate or unknown step id, a precondition cycle, an unreachable terminal, a misspelt key); `err.stepId` names the step"
+            }
+            ErrorCode::Timeout => {
+                "a model call passed its deadline without an answer (a step's `timeoutMs`, or the run's `callTimeoutMs`, default two minutes)"
+            }
+            ErrorCode::EmptyUserMessage => "the simulated user answered with empty text, and again on every retry (`simulator.retries`)",
+            ErrorCode::SimulatorIssue => "the simulated user's replies kept failing the simulator checks (its reasoning, the assistant's voice, a repeat)",
+            ErrorCode::ReplayMiss => "a replayed model was asked something its recording does not hold (with a diff)",
+            ErrorCode::SeqGap => "a record stream skips, repeats or reorders a run's `seq`: a record is missing",
+            ErrorCode::VfsPath => "a background run's file path escapes the root, is absolute, holds a NUL or is too long",
+            ErrorCode::VfsLimit => "a background run's file or filesystem is over its size cap",
+        }
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",

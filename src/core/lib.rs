@@ -16,5 +16,6 @@ pub mod number;
 pub mod observe;
 pub mod options;
 pub mod vfs;
+pub mod vocabulary;
 
 pub use error::{Error, ErrorCode};

@@ -141,6 +141,10 @@ impl<'de> Deserialize<'de> for GateAllow {
     }
 }
 
+impl OutcomeStatus {
+    pub const ALL: [OutcomeStatus; 4] = [OutcomeStatus::Completed, OutcomeStatus::Stopped, OutcomeStatus::Error, OutcomeStatus::Aborted];
+}
+
 from_json_enum!(OutcomeStatus, "completed, stopped, error or aborted" { "completed" => Completed, "stopped" => Stopped, "error" => Error, "aborted" => Aborted });
 from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
 

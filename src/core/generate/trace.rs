@@ -21,6 +21,16 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    pub const ALL: [StopReason; 7] = [
+        StopReason::GoalReached,
+        StopReason::MaxTurns,
+        StopReason::PolicyViolation,
+        StopReason::AgentLoop,
+        StopReason::NoStepMatch,
+        StopReason::Error,
+        StopReason::Aborted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::GoalReached => "goal-reached",
@@ -144,6 +154,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    pub const ALL: [Verdict; 5] = [Verdict::Pass, Verdict::Agent, Verdict::Simulator, Verdict::Harness, Verdict::Aborted];
+
     pub fn of(reason: StopReason, side: Option<Side>) -> Verdict {
         match (reason, side) {
             (StopReason::GoalReached, _) => Verdict::Pass,
