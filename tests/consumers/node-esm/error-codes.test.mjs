@@ -1,7 +1,7 @@
 // Every error code string, pinned through the installed tarball: each code
 // of src/core/error.rs (`ErrorCode::as_str`) is produced by a real call of
 // the public API and compared exactly. And the code list exists once: every
-// hand-kept copy (the README's table, the TypeScript `ErrorCode` type, the
+// copy (the docs' table and the TypeScript `ErrorCode` type, both generated from the core, the
 // codes the JS layer throws by name) must hold exactly the Rust set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -153,12 +153,12 @@ for (const code of CODES) {
 
 // ---- the hand-kept copies of the list ---------------------------------------------
 
-/** The codes of the "## Errors" table of a README. */
-function readmeTable(text, where) {
-  const section = text.match(/^## Errors\n([\s\S]*?)(?=^## )/m);
-  assert.ok(section, `${where}: no "## Errors" section`);
+/** The codes of the generated error table of docs/errors.md. */
+function docsTable(text, where) {
+  const section = text.match(/<!-- error-codes:start -->\n([\s\S]*?)<!-- error-codes:end -->/);
+  assert.ok(section, `${where}: no error-codes markers`);
   const rows = [...section[1].matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
-  assert.ok(rows.length > 0, `${where}: the "## Errors" section has no code table`);
+  assert.ok(rows.length > 0, `${where}: the error-codes section has no code table`);
   return rows;
 }
 
@@ -169,8 +169,8 @@ function tsType(text, where) {
   return [...m[1].matchAll(/'([^']*)'/g)].map((x) => x[1]);
 }
 
-test("README.md's error table lists exactly the codes of as_str, each once", () => {
-  const rows = readmeTable(read(repo('README.md')), 'README.md');
+test("docs/errors.md's error table lists exactly the codes of as_str, each once", () => {
+  const rows = docsTable(read(repo('docs/errors.md')), 'docs/errors.md');
   assert.equal(new Set(rows).size, rows.length, 'a code listed twice');
   assert.deepEqual(sorted(rows), sorted(CODES));
 });
@@ -193,8 +193,8 @@ test('every code a declaration types by name (`code: \'A\' | \'B\'`, src/js/*.d.
   assert.deepEqual(named.filter(([, code]) => !CODES.includes(code)), []);
 });
 
-test("the tarball's README has the same table", () => {
-  assert.deepEqual(sorted(readmeTable(read(join(installed, 'README.md')), 'the packed README.md')), sorted(CODES));
+test("the tarball's docs/errors.md has the same table", () => {
+  assert.deepEqual(sorted(docsTable(read(join(installed, 'docs', 'errors.md')), 'the packed docs/errors.md')), sorted(CODES));
 });
 
 test('every code the JS layer throws by name (src/js, the assembled glue, the shipped .js) is one of as_str', () => {
