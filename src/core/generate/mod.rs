@@ -3,6 +3,7 @@
 //! and a policy stop it. The model of the behaviour is
 //! `@tally-evals/trajectories`; names and shapes follow it.
 
+pub mod batch;
 pub mod concurrency;
 pub mod definition;
 pub mod env;

@@ -167,6 +167,10 @@ impl Verdict {
         }
     }
 
+    pub fn parse(s: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",

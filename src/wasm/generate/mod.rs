@@ -2,6 +2,7 @@
 //! `runTrajectory`, which adapts models and observers in `src/js`) and the
 //! exporters. Model record/replay is JS only (`src/js/generate.js`).
 
+pub(crate) mod batch;
 pub(crate) mod host;
 pub(crate) mod signal;
 
