@@ -11,6 +11,7 @@ pub mod export;
 pub mod fork;
 mod graph;
 pub mod prompt;
+pub mod replay;
 pub mod run;
 pub mod simulator;
 pub mod state;

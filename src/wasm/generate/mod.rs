@@ -4,6 +4,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod host;
+pub(crate) mod replay;
 pub(crate) mod signal;
 
 use std::rc::Rc;
