@@ -13,6 +13,10 @@ pub enum Severity {
 }
 
 impl Severity {
+    pub fn parse(s: &str) -> Option<Severity> {
+        [Severity::Info, Severity::Caution, Severity::Warning].into_iter().find(|v| v.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",

@@ -18,6 +18,7 @@ pub mod options;
 mod pipeline;
 mod resources;
 mod stall;
+pub mod stop_on;
 mod trigger;
 
 pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};

@@ -3,6 +3,7 @@
 mod config;
 mod context;
 mod pipeline;
+mod stop_on;
 
 pub use context::ObserverContext;
 pub use pipeline::ObserverPipeline;
