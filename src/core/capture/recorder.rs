@@ -147,6 +147,14 @@ impl SinkPolicy {
     }
 }
 
+/// A run's id when its caller gave none: `{prefix}-{now}` in whole
+/// milliseconds of the run's own clock (the injected one, so a replayed run
+/// gets the same id). Generation's prefix is `trajectory`; a watched loop's
+/// is its agent's name.
+pub fn default_run_id(prefix: &str, now_ms: f64) -> String {
+    format!("{prefix}-{}", now_ms.max(0.0).floor() as u64)
+}
+
 /// The keys of `TrajectoryRecorder` options.
 pub const RECORDER_OPTIONS: [&str; 4] = ["clock", "onSinkError", "onError", "runId"];
 
@@ -246,6 +254,12 @@ impl<R> Dispatcher<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_default_run_id_is_the_prefix_and_the_clock() {
+        assert_eq!(default_run_id("trajectory", 1_700_000_000_123.9), "trajectory-1700000000123");
+        assert_eq!(default_run_id("support-bot", -5.0), "support-bot-0");
+    }
 
     #[test]
     fn on_sink_error_defaults_to_drop_and_names_its_values() {

@@ -92,7 +92,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
     // conversation every run and fork of it starts from.
     let conversation_id = match fork {
         Some(f) => super::batch::fork_run_id(&f.parent_run_id, f.turns.len() as u64, env.run_id.as_deref()),
-        None => t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| format!("trajectory-{}", start_ms.max(0.0) as u64)),
+        None => t.conversation_id.clone().or_else(|| env.run_id.clone()).unwrap_or_else(|| crate::capture::default_run_id("trajectory", start_ms)),
     };
     let mut r = Runner {
         t,

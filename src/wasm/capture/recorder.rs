@@ -252,6 +252,16 @@ impl TrajectoryRecorder {
         crate::wasm::to_js(&d.undelivered().collect::<Vec<_>>())
     }
 
+    /// This run's id, or the default one (`{prefix}-{now}` by this
+    /// recorder's clock) for a run started without one.
+    #[wasm_bindgen(js_name = __runIdOr, skip_typescript)]
+    pub fn run_id_or(&self, prefix: &str) -> JsResult<String> {
+        match self.run_id() {
+            Some(id) => Ok(id),
+            None => Ok(crate::core::capture::default_run_id(prefix, self.clock.try_now().js()?)),
+        }
+    }
+
     #[wasm_bindgen(getter = runId)]
     pub fn run_id(&self) -> Option<String> {
         self.state.borrow().run_id().map(str::to_owned)
