@@ -43,8 +43,8 @@ pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> J
         }
     }
     check_options(&opts, RUNNER_OPTIONS, "BackgroundAgentRunner options").js()?;
-    if let Some(name) = tools.iter().find(|n| crate::core::background::tools::BUILTIN.contains(&n.as_str())) {
-        return Err(to_js(Error::invalid_argument(format!("tools.{name}: {name} is a built-in tool of the runner; give yours another name"))));
+    for name in &tools {
+        crate::core::background::tools::check_tool_name(name).js()?;
     }
     config_of(&config).js().map(drop)
 }

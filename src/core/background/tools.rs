@@ -19,6 +19,22 @@ pub const FINISH: &str = "finish";
 pub const BUILTIN: &[&str] =
     &["plan_create", "plan_add_step", "plan_update_step", "plan_reset", "ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm", FINISH];
 
+/// A caller's tool name: one models accept (1 to 64 of a-z, A-Z, 0-9, `_`
+/// and `-`) and none of the runner's own.
+pub fn check_tool_name(name: &str) -> Result<()> {
+    let accepted = (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !accepted {
+        return Err(Error::invalid_argument(format!(
+            "tools: the name {} is not a tool name models accept (1 to 64 of a-z, A-Z, 0-9, _ and -)",
+            serde_json::to_string(name).unwrap_or_default()
+        )));
+    }
+    if BUILTIN.contains(&name) {
+        return Err(Error::invalid_argument(format!("tools.{name}: {name} is a built-in tool of the runner; give yours another name")));
+    }
+    Ok(())
+}
+
 /// Most lines `grep` returns, and most entries `ls` / `glob` list.
 const MAX_LISTED: usize = 200;
 
@@ -238,6 +254,16 @@ pub fn call(name: &str, input: &Value, ws: &mut Workspace<'_>) -> Option<Result<
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_tool_name_is_one_models_accept_and_not_the_runners() {
+        assert!(super::check_tool_name("search_docs-2").is_ok());
+        let e = super::check_tool_name("has space").unwrap_err();
+        assert_eq!(e.message, "tools: the name \"has space\" is not a tool name models accept (1 to 64 of a-z, A-Z, 0-9, _ and -)");
+        assert!(super::check_tool_name("").is_err());
+        assert!(super::check_tool_name(&"a".repeat(65)).is_err());
+        assert!(super::check_tool_name("ls").unwrap_err().message.starts_with("tools.ls: ls is a built-in tool of the runner"));
+    }
+
     use super::*;
     use crate::error::ErrorCode;
     use crate::vfs::VfsLimits;
