@@ -55,6 +55,8 @@ struct Tools {
     lint_fails: Option<String>,
     /// What the deliverable check refuses, as the validator would say it.
     refuse: Option<String>,
+    /// The factory (or the model's answer) gives no deliverable.
+    nothing: bool,
 }
 
 impl Host for Tools {
@@ -71,6 +73,7 @@ impl Host for Tools {
     }
     fn deliver<'a>(&'a self, snapshot: &'a Snapshot, _status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>>> {
         let out = match (&self.refuse, self.factory) {
+            _ if self.nothing => Ok(None),
             (Some(m), _) => Err(Error::new(ErrorCode::InvalidArgument, m.clone())),
             (None, true) => Ok(Some(json!({ "files": snapshot.files.len() }))),
             (None, false) => Ok(proposed),
@@ -370,6 +373,19 @@ fn a_deliverable_that_does_not_validate_fails_the_run_quoting_the_validator() {
     let factory = Tools { factory: true, ..Tools::default() };
     let (r, _) = go(&review(), &Config::default(), &scripted(reviewer), &factory, None);
     assert_eq!(r.deliverable, Some(json!({ "files": 3 })));
+}
+
+#[test]
+fn a_completed_run_with_a_deliverable_schema_must_deliver() {
+    let model_forgot = Tools { nothing: true, ..Tools::default() };
+    let (r, _) = go(&review(), &Config::default(), &scripted(reviewer), &model_forgot, None);
+    assert_eq!(r.status, Status::Failed);
+    assert!(r.reason.starts_with("deliverable-failed: the model gave no deliverable"), "{}", r.reason);
+    assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("CALLBACK_FAILED"));
+    let factory_forgot = Tools { nothing: true, factory: true, ..Tools::default() };
+    let (r, _) = go(&review(), &Config::default(), &scripted(reviewer), &factory_forgot, None);
+    assert_eq!(r.reason, "deliverable-failed: deliverableFactory returned no deliverable");
+    assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("INVALID_ARGUMENT"));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use super::{failure, Runner, Terminal};
 use crate::background::prompt;
 use crate::background::{RunResult, Status};
 use crate::capture::{OutcomeStatus, Payload, RunOutcome};
+use crate::error::{Error, ErrorCode, Result};
 
 impl Runner<'_, '_> {
     /// The final summary, the deliverable, `run_terminated`, `run_ended`
@@ -52,6 +53,7 @@ impl Runner<'_, '_> {
         let mut snapshot = self.s.snapshot(&self.o.objective);
         let deadline = self.deadline();
         let delivered = self.bounded(self.env.host.deliver(&snapshot, status.as_str(), proposed), deadline.as_ref(), "deliverableFactory").await;
+        let delivered = delivered.map(|d| d.and_then(|d| self.required_deliverable(d, status)));
         let mut factory_failed = false;
         let deliverable = match delivered {
             Ok(Ok(d)) => d,
@@ -98,6 +100,23 @@ impl Runner<'_, '_> {
         }
         snapshot.last_error = self.s.last_error.clone();
         RunResult { run_id, status, reason, iterations: self.s.iteration, failures: self.s.failures, final_summary, deliverable, snapshot, error }
+    }
+
+    /// A completed run of an objective with a deliverable schema must
+    /// deliver: no deliverable is the factory's fault when there is one (the
+    /// caller's code), else the model's answer lacked it.
+    fn required_deliverable(&self, delivered: Option<Value>, status: Status) -> Result<Option<Value>> {
+        if delivered.is_some() || status != Status::Completed || self.o.deliverable_schema.is_none() {
+            return Ok(delivered);
+        }
+        Err(if self.env.host.has_factory() {
+            Error::invalid_argument("deliverableFactory returned no deliverable")
+        } else {
+            Error::new(
+                ErrorCode::CallbackFailed,
+                "the model gave no deliverable (neither in finish nor as \"deliverable\" in its {\"summary\", \"deliverable\"} summary answer)",
+            )
+        })
     }
 }
 
