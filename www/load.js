@@ -2,8 +2,7 @@
 // build), files from the picker, drops, ?src=, runs embedded in the page and
 // the served runs/index.json. Every source becomes a "doc": a name and a
 // TrajectoryIndex over its records.
-import { init, TrajectoryIndex } from './pkg/web.js';
-import { parts, partError } from './util.js';
+import { init, TrajectoryIndex, stepsToJsonl } from './pkg/web.js';
 
 /** Loads the module from the inline base64 copy when the page carries one (one-file build), else next to web.js. */
 export function initWasm() {
@@ -13,44 +12,6 @@ export function initWasm() {
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   return init(bytes);
-}
-
-/**
- * Step exports (toJSONL lines, or stepTraces.json) become record JSONL, so
- * that turns, search, filters and the step path work the same on them. The
- * tool parts of the messages become tool_started / tool_ended records.
- */
-function stepsToRecords(steps) {
-  const out = [];
-  const runId = String(steps.find((s) => s.conversationId)?.conversationId ?? 'steps');
-  const rec = (t, payload) => out.push(JSON.stringify({ schema_version: 1, seq: out.length, run_id: runId, depth: 0, recorded_at_unix_ms: t, payload }));
-  let end = null;
-  steps.forEach((s, k) => {
-    const m = s.metadata ?? s;
-    const t = Date.parse(s.timestamp) || 0;
-    const turn = m.turnIndex ?? s.stepIndex ?? k;
-    if (k === 0) rec(t, { kind: 'run_started', identity: { run_id: runId } });
-    rec(t, { kind: 'turn_started', turn_index: turn });
-    const sel = m.selection ?? s.selection;
-    if (sel) rec(t, { kind: 'step_selected', turn_index: turn, step_id: m.stepId ?? null, method: sel.method, candidates: sel.candidates ?? [], ...(sel.rankerError ? { ranker_error: sel.rankerError } : {}) });
-    const input = s.input ?? s.userMessage;
-    if (input) rec(t, { kind: 'message_appended', message: input });
-    const output = s.output ?? s.agentMessages ?? [];
-    for (const msg of output) {
-      rec(t, { kind: 'message_appended', message: msg });
-      for (const p of parts(msg)) {
-        if (p.type === 'tool-call') rec(t, { kind: 'tool_started', tool_call_id: p.toolCallId ?? '', tool_name: p.toolName ?? '', args: p.input ?? null });
-        if (p.type === 'tool-result') rec(t, { kind: 'tool_ended', tool_call_id: p.toolCallId ?? '', tool_name: p.toolName ?? '', result: p.output ?? null, is_error: partError(p.output) });
-      }
-    }
-    const answer = output.filter((x) => x.role === 'assistant').at(-1) ?? { role: 'assistant', content: '' };
-    rec(t, { kind: 'turn_ended', assistant: answer, tool_results: [], turn_index: turn, ...(m.stepId ? { step_id: m.stepId } : {}) });
-    end = m.end ?? s.end ?? ('reason' in m ? m : end);
-    // The status a generated run's own run_ended carries for this end (completed, stopped, error, aborted).
-    const status = end?.completed ? 'completed' : end?.reason === 'error' || end?.reason === 'aborted' ? end.reason : 'stopped';
-    if (k === steps.length - 1 && end) rec(t, { kind: 'run_ended', outcome: { status, reason: end.reason, ...(end.summary ? { message: end.summary } : {}), ...(end.verdict ? { verdict: end.verdict } : {}) } });
-  });
-  return out.join('\n');
 }
 
 /** A doc from a file's content (bytes or text): record JSONL, step JSONL or stepTraces.json, told apart by content. */
@@ -74,7 +35,9 @@ export function openDoc(name, input, src = null) {
       try { list.push(JSON.parse(l)); } catch (e) { errors.push({ line: k + 1, message: e.message }); }
     });
   }
-  const index = TrajectoryIndex.fromJsonl(stepsToRecords(list.filter((s) => s && typeof s === 'object')));
+  // Step exports become record JSONL (the core's rule), so that turns,
+  // search, filters and the step path work the same on them.
+  const index = TrajectoryIndex.fromJsonl(stepsToJsonl(Array.isArray(list) ? list : []));
   return { name, src, index, errors: errors.concat(index.errors()), steps: true };
 }
 

@@ -271,9 +271,45 @@ pub fn iso8601(ms: f64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000)
 }
 
+/// The inverse of [`iso8601`] for `YYYY-MM-DDTHH:MM:SS(.mmm)?Z`; `None`
+/// for anything else.
+pub fn parse_iso8601(ts: &str) -> Option<f64> {
+    let b = ts.as_bytes();
+    let num = |from: usize, len: usize| ts.get(from..from + len).filter(|d| d.bytes().all(|c| c.is_ascii_digit()))?.parse::<i64>().ok();
+    let shape = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')].iter().all(|&(i, c)| b.get(i) == Some(&c));
+    let ms = match (b.get(19), b.len()) {
+        (Some(b'Z'), 20) => 0,
+        (Some(b'.'), 24) if b[23] == b'Z' => num(20, 3)?,
+        _ => return None,
+    };
+    let (year, month, day, h, m, sec) = (num(0, 4)?, num(5, 2)?, num(8, 2)?, num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !shape || !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    // Days-from-civil (proleptic Gregorian), after H. Hinnant.
+    let y = year - i64::from(month <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400_000 + h * 3_600_000 + m * 60_000 + sec * 1000 + ms) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_parses_back() {
+        for ms in [0.0, 1_700_000_000_123.0, 951_782_400_000.0, -1.0, 4_102_444_799_999.0] {
+            assert_eq!(parse_iso8601(&iso8601(ms)), Some(ms));
+        }
+        assert_eq!(parse_iso8601("2026-01-01T00:00:00Z"), Some(1_767_225_600_000.0));
+        assert_eq!(parse_iso8601("2026-13-01T00:00:00Z"), None);
+        assert_eq!(parse_iso8601("yesterday"), None);
+    }
 
     #[test]
     fn iso_matches_to_iso_string() {

@@ -72,3 +72,15 @@ pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "Traject
 pub fn trajectory_schema_version() -> u32 {
     TRAJECTORY_SCHEMA_VERSION
 }
+
+/// Record JSONL from a generated run's step export (`toJSONL` lines parsed,
+/// or `stepTraces.json`), so `TrajectoryIndex.fromJsonl` and the viewer read
+/// it as they read records: turns, steps, tool calls and how it ended.
+#[wasm_bindgen(js_name = stepsToJsonl)]
+pub fn steps_to_jsonl(#[wasm_bindgen(unchecked_param_type = "unknown[]")] steps: JsValue) -> JsResult<String> {
+    if !crate::wasm::is_array(&steps) {
+        return Err(to_js(Error::invalid_argument(format!("stepsToJsonl(steps): steps must be an array, got {}", describe(&steps)))));
+    }
+    let v: serde_json::Value = crate::wasm::from_js(&steps, "stepsToJsonl(steps)", ErrorCode::InvalidArgument).js()?;
+    Ok(crate::core::index::steps::steps_to_jsonl(v.as_array().map(Vec::as_slice).unwrap_or_default()))
+}

@@ -1,0 +1,164 @@
+//! Step exports (`toJSONL` lines, or `stepTraces.json`) as record JSONL, so
+//! an index (and the viewer) reads a generated run's export the way it
+//! reads its records: turns, steps, tool calls and how it ended.
+
+use serde_json::{json, Map, Value};
+
+use crate::capture::{OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
+use crate::generate::trace::parse_iso8601;
+
+/// The records a run of `steps` would have written, one JSON text a line.
+pub fn steps_to_jsonl(steps: &[Value]) -> String {
+    let steps: Vec<&Value> = steps.iter().filter(|s| s.is_object()).collect();
+    let run_id = steps.iter().find_map(|s| s.get("conversationId").filter(|c| truthy(c))).map_or_else(|| "steps".to_owned(), text_of);
+    let mut out: Vec<String> = Vec::new();
+    let mut rec = |t: f64, payload: Value| {
+        let line = json!({ "schema_version": TRAJECTORY_SCHEMA_VERSION, "seq": out.len(), "run_id": run_id, "depth": 0, "recorded_at_unix_ms": t.max(0.0) as u64, "payload": payload });
+        out.push(line.to_string());
+    };
+    let mut end: Option<Value> = None;
+    let last = steps.len().saturating_sub(1);
+    for (k, s) in steps.iter().enumerate() {
+        // toJSONL lines carry their facts under `metadata`; stepTraces at the top.
+        let m = s.get("metadata").filter(|m| !m.is_null()).unwrap_or(s);
+        let t = s.get("timestamp").and_then(Value::as_str).and_then(parse_iso8601).unwrap_or(0.0);
+        let turn = present(m, "turnIndex").or_else(|| present(s, "stepIndex")).cloned().unwrap_or_else(|| json!(k));
+        let step_id = present(m, "stepId").cloned();
+        if k == 0 {
+            rec(t, json!({ "kind": "run_started", "identity": { "run_id": run_id } }));
+        }
+        rec(t, json!({ "kind": "turn_started", "turn_index": turn }));
+        if let Some(sel) = present(m, "selection").or_else(|| present(s, "selection")) {
+            let mut p = json!({ "kind": "step_selected", "turn_index": turn, "step_id": step_id.clone().unwrap_or(Value::Null) });
+            if let Some(method) = sel.get("method") {
+                p["method"] = method.clone();
+            }
+            p["candidates"] = present(sel, "candidates").cloned().unwrap_or_else(|| json!([]));
+            if let Some(e) = sel.get("rankerError").filter(|e| truthy(e)) {
+                p["ranker_error"] = e.clone();
+            }
+            rec(t, p);
+        }
+        if let Some(input) = present(s, "input").or_else(|| present(s, "userMessage")).filter(|v| truthy(v)) {
+            rec(t, json!({ "kind": "message_appended", "message": input }));
+        }
+        let output = present(s, "output").or_else(|| present(s, "agentMessages")).and_then(Value::as_array).cloned().unwrap_or_default();
+        for msg in &output {
+            rec(t, json!({ "kind": "message_appended", "message": msg }));
+            for p in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
+                let field = |k: &str| present(p, k).cloned();
+                let (id, name) = (field("toolCallId").unwrap_or_else(|| json!("")), field("toolName").unwrap_or_else(|| json!("")));
+                match p.get("type").and_then(Value::as_str) {
+                    Some("tool-call") => rec(
+                        t,
+                        json!({ "kind": "tool_started", "tool_call_id": id, "tool_name": name, "args": field("input").unwrap_or(Value::Null) }),
+                    ),
+                    Some("tool-result") => {
+                        let output = field("output").unwrap_or(Value::Null);
+                        let is_error = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
+                        rec(t, json!({ "kind": "tool_ended", "tool_call_id": id, "tool_name": name, "result": output, "is_error": is_error }));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let answer = output.iter().rev().find(|x| x.get("role").and_then(Value::as_str) == Some("assistant")).cloned();
+        let mut ended = json!({ "kind": "turn_ended", "assistant": answer.unwrap_or_else(|| json!({ "role": "assistant", "content": "" })), "tool_results": [], "turn_index": turn });
+        if let Some(id) = step_id.filter(truthy) {
+            ended["step_id"] = id;
+        }
+        rec(t, ended);
+        end = present(m, "end").or_else(|| present(s, "end")).cloned().or_else(|| m.get("reason").is_some().then(|| m.clone())).or(end);
+        if let (true, Some(e)) = (k == last, &end) {
+            let reason = e.get("reason").and_then(Value::as_str);
+            // The status a generated run's own run_ended carries for this end.
+            let status = OutcomeStatus::of(e.get("completed").is_some_and(truthy), reason == Some("error"), reason == Some("aborted"));
+            let mut outcome = Map::new();
+            outcome.insert("status".into(), serde_json::to_value(status).unwrap_or(Value::Null));
+            if let Some(r) = e.get("reason") {
+                outcome.insert("reason".into(), r.clone());
+            }
+            for (from, to) in [("summary", "message"), ("verdict", "verdict")] {
+                if let Some(v) = e.get(from).filter(|v| truthy(v)) {
+                    outcome.insert(to.into(), v.clone());
+                }
+            }
+            rec(t, json!({ "kind": "run_ended", "outcome": outcome }));
+        }
+    }
+    out.join("\n")
+}
+
+/// `v[k]` unless absent or null (JS `??`).
+fn present<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
+    v.get(k).filter(|x| !x.is_null())
+}
+
+/// JS truthiness of a JSON value.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_export_reads_as_the_records_of_its_run() {
+        let steps = [
+            json!({ "stepIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "conversationId": "c1",
+                "metadata": { "turnIndex": 0, "stepId": "ask", "selection": { "method": "rank", "candidates": ["ask"] } },
+                "input": { "role": "user", "content": "hi" },
+                "output": [
+                    { "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "t1", "toolName": "look", "input": {} }] },
+                    { "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "t1", "toolName": "look", "output": { "type": "error-text", "value": "no" } }] },
+                    { "role": "assistant", "content": "done" },
+                ] }),
+            json!({ "stepIndex": 1, "timestamp": "2026-01-01T00:00:01.000Z", "metadata": { "turnIndex": 1, "end": { "reason": "max-turns", "completed": false, "verdict": "agent", "summary": "ran out" } } }),
+        ];
+        let text = steps_to_jsonl(&steps);
+        let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let kinds: Vec<&str> = records.iter().map(|r| r["payload"]["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "run_started",
+                "turn_started",
+                "step_selected",
+                "message_appended",
+                "message_appended",
+                "tool_started",
+                "message_appended",
+                "tool_ended",
+                "message_appended",
+                "turn_ended",
+                "turn_started",
+                "turn_ended",
+                "run_ended"
+            ]
+        );
+        assert!(records
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r["seq"] == json!(i) && r["run_id"] == "c1" && r["schema_version"] == json!(TRAJECTORY_SCHEMA_VERSION)));
+        assert_eq!(records[7]["payload"]["is_error"], json!(true));
+        assert_eq!(records[9]["payload"]["assistant"]["content"], "done");
+        assert_eq!(records[9]["payload"]["step_id"], "ask");
+        assert_eq!(records[10]["recorded_at_unix_ms"], json!(1_767_225_601_000u64));
+        assert_eq!(
+            records[12]["payload"]["outcome"],
+            json!({ "status": "stopped", "reason": "max-turns", "message": "ran out", "verdict": "agent" })
+        );
+        assert_eq!(steps_to_jsonl(&[]), "");
+    }
+}
