@@ -2,7 +2,7 @@
 //! and key, matching a request to its recorded answers, and the words of a
 //! miss. The JS layer wraps models and turns values into JSON; this decides.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
@@ -100,7 +100,7 @@ pub enum Answer {
 /// A recording, ready to answer requests in the order they were recorded.
 #[derive(Debug, Default)]
 pub struct Replay {
-    by_text: HashMap<String, (Vec<Answer>, usize)>,
+    by_text: BTreeMap<String, (Vec<Answer>, usize)>,
     requests: Vec<Value>,
 }
 
