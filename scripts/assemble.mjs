@@ -1,7 +1,7 @@
 // Renders the per-runtime entries, the public types and package.json into
 // pkg/, then prints raw / gzip / brotli sizes and enforces the gzip budget.
 // Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes> [package dir, default pkg]
-import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, copyFileSync, cpSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -333,6 +333,8 @@ const manifestJson = JSON.parse(manifest); // fails the build on a broken templa
 manifestJson.dependencies = { '@cfworker/json-schema': '^4.1.1' };
 writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifestJson, null, 2)}\n`);
 copyFileSync(join(root, 'README.md'), join(pkg, 'README.md'));
+// The docs pages ship too: the README links to them.
+cpSync(join(root, 'docs'), join(pkg, 'docs'), { recursive: true });
 
 // Minified glue and JS layer (class names kept, and the names of the public
 // functions; inner helpers of the JS layer and the glue are mangled: -0.6 KB gzip).
