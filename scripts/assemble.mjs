@@ -86,6 +86,8 @@ const generate = makeGenerate({
   runBackground: ${g('__runBackground')}, checkBackground: ${g('__checkBackground')},
   TrajectoryIndexCore: ${g('__TrajectoryIndexCore')}, checkRecordKind: ${g('__checkRecordKind')}, createTrajectory: ${g('createTrajectory')},
   modelUsage: ${g('__modelUsage')}, readOutcome: ${g('readOutcome')}, modelError: ${g('__modelError')}, loopOutcome: ${g('__loopOutcome')}, budgetRecord: ${g('__budgetRecord')},
+  batchItemId: ${g('__batchItemId')}, batchTally: ${g('__batchTally')}, batchSummary: ${g('__batchSummary')}, matrixId: ${g('__matrixId')}, StopOn: ${g('__StopOn')},
+  ModelReplay: ${g('__ModelReplay')}, requestKey: ${g('__modelRequestKey')}, recordingEntry: ${g('__recordingEntry')}, recordingFormat: ${g('__recordingFormat')},
 }, ${importAi});
 `;
 
@@ -156,6 +158,8 @@ const publicName = {
   __runTrajectory: 'runTrajectory', __checkOptions: 'runTrajectory', __runBackground: 'BackgroundAgentRunner',
   __checkBackground: 'BackgroundAgentRunner', __TrajectoryIndexCore: 'TrajectoryIndex.fromJsonl', __checkRecordKind: 'TrajectoryIndex',
   __modelUsage: 'observeAISdk', __modelError: 'observeAISdk', __loopOutcome: 'observeAISdk', __budgetRecord: 'observeAISdk',
+  __batchItemId: 'runTrajectories', __batchTally: 'runTrajectories', __batchSummary: 'summarizeBatch', __matrixId: 'trajectoryMatrix', __StopOn: 'observeAISdk',
+  __ModelReplay: 'replayModel', __modelRequestKey: 'modelRequestKey', __recordingEntry: 'recordingModel', __recordingFormat: 'recordingModel',
 };
 
 // Browsers: no top-level await (it deadlocks some bundlers), so every export

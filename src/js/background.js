@@ -94,7 +94,6 @@ function makeBackground(wasm, lib) {
   };
 
   // The caller's tools: { name: { description?, inputSchema, execute } }.
-  const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
   const toolsOf = (tools) => {
     if (tools == null) return [];
     if (!isObject(tools) || isArray(tools)) throw fail('INVALID_ARGUMENT', `tools must be an object { name: tool({ description, inputSchema, execute }) }, got ${describe(tools)}`);
@@ -102,7 +101,6 @@ function makeBackground(wasm, lib) {
       const where = `tools.${name}`;
       const t = guard(`${where}: reading it threw`, () => tools[name]);
       if (!isObject(t)) throw fail('INVALID_ARGUMENT', `${where} must be a tool { description, inputSchema, execute }, got ${describe(t)}`);
-      if (!NAME_RULE.test(name)) throw fail('INVALID_ARGUMENT', `tools: the name ${JSON.stringify(name)} is not a tool name models accept (1 to 64 of a-z, A-Z, 0-9, _ and -)`);
       const { description: about = '', inputSchema: given, execute, parameters } = guard(`${where}: reading it threw`, () => ({ ...t }));
       if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result (a tool the runner cannot run is not offered)`);
       if (given === undefined && parameters !== undefined) throw fail('INVALID_ARGUMENT', `${where}: unknown option "parameters"; did you mean "inputSchema"? (AI SDK 5 renamed it)`);
@@ -205,21 +203,15 @@ function makeBackground(wasm, lib) {
           const valid = await t.validate(input);
           return guarded(`tool ${name}`, async () => settle(await t.execute(valid, { abortSignal, toolCallId, messages: [] })));
         }),
-        deliver: ({ snapshot, status, proposed }) => outcome(async () => {
+        deliver: ({ snapshot, proposed }) => outcome(async () => {
           let d = proposed;
           if (typeof factory === 'function') {
             // The factory sees the observers' state too, as the result's snapshot will hold it.
             if (observers != null) snapshot.observers = observers.snapshot();
             d = await guarded('deliverableFactory', () => factory(snapshot));
           }
-          if (d == null) {
-            if (validate && status === 'completed') {
-              throw typeof factory === 'function'
-                ? fail('INVALID_ARGUMENT', 'deliverableFactory returned no deliverable')
-                : fail('CALLBACK_FAILED', 'the model gave no deliverable (neither in finish nor as "deliverable" in its {"summary", "deliverable"} summary answer)');
-            }
-            return null;
-          }
+          // No deliverable is for the core to judge (a completed run with a schema must deliver).
+          if (d == null) return null;
           return validate ? validate(d) : d;
         }),
       };

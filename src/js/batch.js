@@ -3,19 +3,18 @@
 // arrive; one failing run never stops the others; a summary that counts the
 // agent's passes apart from the simulator's and the harness's faults.
 // Inlined into generate.js (scripts/assemble.mjs) as `makeBatch(lib)`.
-function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, runTrajectory, toArtifacts, createTrajectory }) {
-  const VERDICTS = ['pass', 'agent', 'simulator', 'harness', 'aborted'];
+function makeBatch(wasm, { fail, why, shown, ours, isObject, isArray, checkOptions, runTrajectory, toArtifacts, createTrajectory }) {
   const place = 'runTrajectories(items, opts)';
   // How many records a run made: runTrajectory puts it on the result under this symbol.
   const RECORDS = Symbol.for('agent-trajectories.records');
 
-  /** A fork's own id, as runTrajectory names it (so a parent and its forks need no ids of their own); undefined when not a fork or not readable. */
-  function forkId(options) {
+  /** A fork's parent, turn and run id, read for the core's id rule; undefined when not a fork or not readable. */
+  function forkOf(options) {
     try {
       const { resumeFrom, runId } = options;
       const parent = resumeFrom?.result?.conversationId;
       if (typeof parent !== 'string' || !Number.isInteger(resumeFrom.atTurn)) return undefined;
-      return typeof runId === 'string' && runId !== parent ? runId : `${parent}-fork-${resumeFrom.atTurn}`;
+      return { parent, atTurn: resumeFrom.atTurn, runId: typeof runId === 'string' ? runId : undefined };
     } catch {
       return undefined; // a throwing getter: the run reports it
     }
@@ -28,7 +27,10 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
     if (!isObject(item.trajectory)) throw fail('INVALID_ARGUMENT', `${where}.trajectory must be a trajectory (createTrajectory(def, agent)), got ${why(item.trajectory)}`);
     if (item.id !== undefined && typeof item.id !== 'string') throw fail('INVALID_ARGUMENT', `${where}.id must be a string, got ${why(item.id)}`);
     if (!isObject(item.options)) throw fail('INVALID_ARGUMENT', `${where}.options must be runTrajectory's options ({ userModel, ... }), got ${why(item.options)}`);
-    return { id: item.id ?? forkId(item.options) ?? item.trajectory.conversationId ?? `run-${i + 1}`, trajectory: item.trajectory, options: item.options };
+    const fork = forkOf(item.options);
+    const conversation = item.trajectory.conversationId;
+    const id = wasm.batchItemId(item.id, fork?.parent, fork?.atTurn, fork?.runId, typeof conversation === 'string' ? conversation : undefined, i);
+    return { id, trajectory: item.trajectory, options: item.options };
   }
 
   /**
@@ -61,7 +63,7 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
       const { id, trajectory, options } = jobs[k];
       const run = { id, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0 };
       runs[k] = run;
-      if (signal?.aborted) Object.assign(run, { reason: 'aborted', verdict: 'aborted' }); // never started
+      if (signal?.aborted) Object.assign(run, wasm.batchTally('unstarted', undefined, undefined, [], 0)); // never started
       else await go(run, trajectory, options);
       done++;
       try {
@@ -95,12 +97,12 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
         // The batch's signal reaches every run whose options have none of their own.
         const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
         const end = result.steps.at(-1)?.end ?? result.end;
-        const tokens = result.steps.slice(kept).reduce((sum, s) => sum + (s.tokens ?? 0), 0);
-        Object.assign(run, { result, reason: end?.reason ?? null, verdict: end?.verdict ?? null, turns: Math.max(0, result.steps.length - kept), tokens, records: result[RECORDS] ?? 0 });
+        const tally = wasm.batchTally('finished', end?.reason ?? undefined, end?.verdict ?? undefined, Float64Array.from(result.steps, (s) => s.tokens ?? 0), kept);
+        Object.assign(run, { result, ...tally, records: result[RECORDS] ?? 0 });
       } catch (e) {
         // Refused before it ran (bad options, a trajectory that is not one): the harness's doing.
         run.error = ours(e) ? e : fail('CALLBACK_FAILED', `${place}: run ${JSON.stringify(id)} threw: ${why(e)}`, e);
-        Object.assign(run, { reason: 'error', verdict: 'harness' });
+        Object.assign(run, wasm.batchTally('thrown', undefined, undefined, [], 0));
       }
     }
 
@@ -114,51 +116,16 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
     const all = runs.map(view);
-    return { runs: all, summary: summarize(all, Date.now() - started) };
+    return { runs: all, summary: wasm.batchSummary(all.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })), Date.now() - started, place) };
   }
 
   /**
    * The batch summary of runs reported elsewhere (say, by Queue consumers):
    * each `{ reason, verdict, turns?, tokens? }`, as a batch's runs have them.
+   * Counted and checked by the core's batch rules.
    */
   function summarizeBatch(runs) {
-    const where = 'summarizeBatch(runs)';
-    if (!isArray(runs)) throw fail('INVALID_ARGUMENT', `${where}: runs must be an array of { reason, verdict, turns?, tokens? }, got ${why(runs)}`);
-    return summarize(runs.map((r, i) => {
-      if (!isObject(r)) throw fail('INVALID_ARGUMENT', `${where}: runs[${i}] must be { reason, verdict, turns?, tokens? }, got ${why(r)}`);
-      if (!(r.verdict === null || VERDICTS.includes(r.verdict))) {
-        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].verdict must be one of ${VERDICTS.join(', ')} or null, got ${shown(r.verdict)}`);
-      }
-      const n = (k) => {
-        if (r[k] === undefined) return 0;
-        if (Number.isFinite(r[k]) && r[k] >= 0) return r[k];
-        throw fail('INVALID_ARGUMENT', `${where}: runs[${i}].${k} must be a number >= 0, got ${shown(r[k])}`);
-      };
-      return { reason: typeof r.reason === 'string' ? r.reason : null, verdict: r.verdict, turns: n('turns'), tokens: n('tokens') };
-    }), null);
-  }
-
-  /** Counts per stop reason and verdict, pass rates with and without the simulator's and harness's faults, turns and tokens. */
-  function summarize(runs, ms) {
-    const byVerdict = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
-    const byReason = {};
-    let turns = 0;
-    let tokens = 0;
-    for (const r of runs) {
-      if (r.verdict) byVerdict[r.verdict]++;
-      if (r.reason) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
-      turns += r.turns;
-      tokens += r.tokens;
-    }
-    const judged = byVerdict.pass + byVerdict.agent;
-    const rate = (n, d) => (d ? n / d : null);
-    return {
-      runs: runs.length, byVerdict, byReason,
-      // Every run counts against the agent; then only the runs the agent decided (pass or agent).
-      passRate: rate(byVerdict.pass, runs.length), agentPassRate: rate(byVerdict.pass, judged),
-      excluded: { simulator: byVerdict.simulator, harness: byVerdict.harness, aborted: byVerdict.aborted },
-      turns, tokens, turnsPerRun: rate(turns, runs.length), tokensPerRun: rate(tokens, runs.length), ms,
-    };
+    return wasm.batchSummary(runs, undefined, 'summarizeBatch(runs)');
   }
 
   /**
@@ -173,8 +140,6 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
     const named = (k) => {
       const v = m[k];
       if (!isObject(v) || isArray(v) || !Object.keys(v).length) throw fail('INVALID_ARGUMENT', `${where}: ${k} must be an object of named entries (at least one), got ${why(v)}`);
-      const slash = Object.keys(v).find((name) => name.includes('/'));
-      if (slash !== undefined) throw fail('INVALID_ARGUMENT', `${where}: ${k} name ${JSON.stringify(slash)} holds "/", which separates the parts of an id`);
       return Object.entries(v);
     };
     const [scenarios, personas, agents] = ['scenarios', 'personas', 'agents'].map(named);
@@ -185,7 +150,7 @@ function makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions, ru
       if (own) throw fail('INVALID_ARGUMENT', `${where}: scenarios.${scenario}.${own}: the matrix sets it (personas, and the id "scenario/persona/agent")`);
       for (const [persona, p] of personas) {
         for (const [agent, a] of agents) {
-          const id = `${scenario}/${persona}/${agent}`;
+          const id = wasm.matrixId(scenario, persona, agent, where);
           const cell = { id, scenario, persona, agent };
           let trajectory;
           try {

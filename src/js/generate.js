@@ -300,7 +300,7 @@ function makeGenerate(wasm, importAi, otelApi) {
     throw fail('INVALID_ARGUMENT', `${what} must be a function (request) => Promise<string | { text }> or an AI SDK language model`);
   };
 
-  const { recordingModel, replayModel, modelRequestKey } = makeModelReplay({ fail, why, ours, guard, sealed, isObject, isArray, plain, asModel });
+  const { recordingModel, replayModel, modelRequestKey } = makeModelReplay(wasm, { fail, why, ours, guard, sealed, isObject, isArray, plain, asModel });
 
   async function runTrajectory(trajectory, opts = {}) {
     const place = 'runTrajectory options';
@@ -379,7 +379,7 @@ function makeGenerate(wasm, importAi, otelApi) {
   const otel = otelApi ? makeOtel(otelApi, { fail, why, isObject, isArray }) : {};
   const index = wasm?.TrajectoryIndexCore ? makeTrajectoryIndex(wasm, { fail, shown, checkOptions: wasm.checkOptions }) : {};
   // agent-trajectories/ai and /otel build the adapters alone, without the module.
-  const batch = wasm?.checkOptions ? makeBatch({ fail, why, shown, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
+  const batch = wasm?.checkOptions ? makeBatch(wasm, { fail, why, shown, ours, isObject, isArray, checkOptions: wasm.checkOptions, runTrajectory, toArtifacts, createTrajectory: wasm.createTrajectory }) : {};
   const agentReplay = makeAgentReplay({ fail, why, ours, isObject, recordingModel, replayModel });
   return { ...index, ...batch, ...agentReplay, withAISdkAgent, withMastraAgent, fromAISdkModel, fromOpenAIChat, recordingModel, replayModel, modelRequestKey, runTrajectory, DefaultPolicy, toArtifacts, ...aiSdk, ...mastra, ...otel, ...background };
 }

@@ -4,7 +4,6 @@
 // its framework's hooks into these calls. Inlined into generate.js.
 function makeLoopCapture(wasm, lib) {
   const { fail, why, shown, guard, isObject, isArray } = lib;
-  const SEVERITIES = ['info', 'caution', 'warning'];
 
   // A value as record JSON: what JSON cannot carry becomes its text.
   const asJson = (v) => {
@@ -31,19 +30,6 @@ function makeLoopCapture(wasm, lib) {
     return v;
   };
 
-  // 'warning' or { severity: 'warning', times: 2 } ("nudge once, stop if it repeats").
-  const readStopOn = (v, place) => {
-    if (v === undefined) return undefined;
-    const s = isObject(v) && !isArray(v) ? v : { severity: v };
-    if (isObject(v)) wasm.checkOptions(v, ['severity', 'times'], `${place}.stopOn`);
-    if (!SEVERITIES.includes(s.severity)) {
-      throw fail('INVALID_ARGUMENT', `${place}.stopOn${isObject(v) ? '.severity' : ''} must be 'info', 'caution' or 'warning', got ${shown(s.severity)}`);
-    }
-    const times = s.times ?? 1;
-    if (!Number.isSafeInteger(times) || times < 1) throw fail('INVALID_ARGUMENT', `${place}.stopOn.times must be a whole number from 1, got ${shown(times)}`);
-    return { rank: SEVERITIES.indexOf(s.severity), severity: s.severity, times };
-  };
-
   /**
    * One loop's capture, from the adapter's `observers`, `recorder` and
    * `stopOn` options (`name`, the adapter's, says where in errors).
@@ -60,14 +46,14 @@ function makeLoopCapture(wasm, lib) {
       throw fail('INVALID_ARGUMENT', `${place}.recorder must be a TrajectoryRecorder, got ${sink ? 'a sink (wrap it: new TrajectoryRecorder(sink))' : shown(recorder)}`);
     }
     if (o.agent !== undefined && (typeof o.agent !== 'string' || !o.agent)) throw fail('INVALID_ARGUMENT', `${place}.agent must be the agent's name (a non-empty string), got ${shown(o.agent)}`);
-    const stopOn = readStopOn(o.stopOn, place);
+    // 'warning' or { severity: 'warning', times: 2 } ("nudge once, stop if it repeats"): read and counted by the core.
+    const stopOn = wasm.StopOn.read(o.stopOn, place);
     if (o.budget !== undefined && !recorder) throw fail('INVALID_ARGUMENT', `${place}.budget is written as a record: give a recorder too`);
     const budget = o.budget === undefined ? undefined : wasm.budgetRecord(o.budget, `${place}.budget`);
     let fresh = false; // this capture began the run, so it also ends it
     let begun = false;
     let started = false;
     let ended = false;
-    let hits = 0; // assessments at or above stopOn's severity
     let stoppedBy;
     let turn; // the open turn's number and its assistant message and tool results
     const record = (payload) => recorder?.record(payload);
@@ -99,7 +85,7 @@ function makeLoopCapture(wasm, lib) {
         started = true;
         if (recorder.started || recorder.ended) return;
         fresh = true;
-        const identity = { run_id: recorder.runId ?? `${agent}-${Date.now()}`, agent, ...(typeof modelId === 'string' ? { model_id: modelId } : {}) };
+        const identity = { run_id: recorder.__runIdOr(agent), agent, ...(typeof modelId === 'string' ? { model_id: modelId } : {}) };
         record({ kind: 'run_started', identity });
         if (budget) record(budget);
       },
@@ -160,7 +146,7 @@ function makeLoopCapture(wasm, lib) {
         const shown = observers.recordToolCall({ toolName: String(name), params: asJson(input), success: !failed, ...(failed ? { errorMessage: result } : {}) });
         for (const assessment of shown?.assessments ?? []) {
           record({ kind: 'assessment_produced', call_index: shown.callIndex, assessment });
-          if (stopOn && SEVERITIES.indexOf(assessment.severity) >= stopOn.rank && ++hits >= stopOn.times) stoppedBy ??= assessment;
+          if (stopOn?.hit(String(assessment.severity))) stoppedBy ??= assessment;
         }
       },
       /**

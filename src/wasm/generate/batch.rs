@@ -53,13 +53,14 @@ pub fn tally(how: &str, reason: Option<String>, verdict: Option<String>, turn_to
 /// checked and named by `place`; `ms` the batch's time or null.
 #[wasm_bindgen(js_name = __batchSummary, skip_typescript)]
 pub fn summary(runs: JsValue, ms: Option<f64>, place: &str) -> JsResult<JsValue> {
-    let v: Value = serde_json::from_str(&options_json(&runs, place).js()?).unwrap_or(Value::Null);
-    let Value::Array(items) = &v else {
+    if !crate::wasm::is_array(&runs) {
         return Err(crate::wasm::error::to_js(Error::invalid_argument(format!(
             "{place}: runs must be an array of {{ reason, verdict, turns?, tokens? }}, got {}",
-            crate::core::number::show_value(&v)
+            crate::wasm::error::describe(&runs)
         ))));
-    };
+    }
+    let v: Value = serde_json::from_str(&options_json(&runs, place).js()?).unwrap_or(Value::Null);
+    let items = v.as_array().map(Vec::as_slice).unwrap_or_default();
     let tallies = items.iter().enumerate().map(|(i, r)| Tally::read(r, &format!("{place}: runs[{i}]"))).collect::<Result<Vec<_>, _>>().js()?;
     to_js(&batch::summarize(&tallies, ms))
 }
