@@ -1,15 +1,23 @@
-// Fast path for ObserverPipeline.recordToolCall, installed by every entry on
-// the glue's class. A plain call crosses as values (params as one
+// Fast path for ObserverPipeline.recordToolCall, installed by every main
+// entry on the glue's class. A plain call crosses as values (params as one
 // JSON.stringify) through one export; anything else takes the checked path.
 // Rust judges both by the same rules. Measured: tests/bench/observe.mjs.
-function installFastPaths(cls) {
+/**
+ * @param {{ prototype: any }} cls the glue's ObserverPipeline
+ */
+export function installFastPaths(cls) {
   const checked = cls.prototype.recordToolCall;
+  /**
+   * @this {any}
+   * @param {any} call
+   */
   cls.prototype.recordToolCall = function recordToolCall(call) {
     // Transport only: the fields cross as values and the params as one JSON
     // text, far cheaper than an object read key by key; every rule is the
     // Rust side's. Anything unusual (not an object, a key that is not a
     // call's, a getter that throws, params JSON cannot write) goes to the
     // checked path, which reads the call itself and says what is wrong.
+    /** @type {unknown} */
     let toolName, json, paramsSummary, success, errorMessage;
     try {
       if (call === null || typeof call !== 'object' || Array.isArray(call)) throw call;

@@ -5,273 +5,382 @@
 // was open when it started (else of its parent run). Times come from the
 // records. Spans go through the caller's Tracer, so whatever exporter they
 // configured receives them. Only agent-trajectories/otel, which imports
-// @opentelemetry/api, builds this. Inlined into generate.js.
-function makeOtel(api, lib) {
-  const { fail, why, isObject, isArray } = lib;
-  const { trace, context, SpanKind, SpanStatusCode } = api;
+// @opentelemetry/api, loads this module, and it reads records without the
+// WebAssembly module (the record names it needs are WELL_KNOWN's).
 
-  // As [seconds, nanoseconds]: the SDK reads a plain number smaller than
-  // its own start as performance.now() time, which would move a stored
-  // run's spans to today.
-  const hr = (ms) => {
-    const s = Math.floor(ms / 1000);
-    return [s, Math.round((ms - s * 1000) * 1e6)];
-  };
-  const json = (v) => {
-    try {
-      return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
-    } catch {
-      return why(v);
-    }
-  };
-  const readOptions = (opts, where) => {
-    if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
-    const allowed = ['tracer', 'content'];
-    for (const k of Object.keys(opts)) {
-      if (!allowed.includes(k)) throw fail('INVALID_ARGUMENT', `${where}: unknown option ${JSON.stringify(k)}${k.toLowerCase().includes('trac') ? '; did you mean "tracer"?' : ' (options: tracer, content)'}`);
-    }
-    if (!isObject(opts.tracer) || typeof opts.tracer.startSpan !== 'function') {
-      throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
-    }
-    if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${why(opts.content)}`);
-    return { tracer: opts.tracer, content: opts.content === true };
-  };
+import { WELL_KNOWN } from './well-known.js';
+import { fail, why, isObject, isArray, checkKeys } from './util.js';
 
-  // One stream of records (any number of runs, interleaved) to spans.
-  function makeState({ tracer, content }) {
-    const runs = new Map(); // run id -> its span, its open chat and tool spans, its last record's time
-    const start = (name, kind, attributes, time, parent) =>
-      tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, parent ? trace.setSpan(context.active(), parent) : context.active());
-    const runOf = (r, time) => {
-      const id = typeof r.run_id === 'string' ? r.run_id : '';
-      let run = runs.get(id);
-      if (!run) {
-        const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
-        const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
-        // The parent's open tool call started this run, if there is one.
-        const openTool = parentRun?.toolOrder.findLast((t) => parentRun.tools.has(t));
-        const parent = openTool ? parentRun.tools.get(openTool) : parentRun?.span;
-        const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
-        const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
-        if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-        run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false, tokens: 0 };
-        runs.set(id, run);
-      }
-      return run;
-    };
-    // A model_usage record's counts, under either spelling (the core's WELL_KNOWN keys).
-    const usageCount = (data, keys) => {
-      for (const k of keys) if (Number.isSafeInteger(data[k])) return data[k];
-      return undefined;
-    };
-    const usageText = (data, keys) => keys.map((k) => data[k]).find((v) => typeof v === 'string');
-    const endChat = (run, time, error) => {
-      if (!run.chat) return;
-      if (error) run.chat.setStatus({ code: SpanStatusCode.ERROR, message: error });
-      // A model call ends when its answer came, if that was recorded.
-      run.chat.end(hr(run.answered ?? time));
-      run.chat = undefined;
-      run.answered = undefined;
-    };
-    const startChat = (run, time, model, turn) => {
-      run.turn = turn;
-      run.prepared = false;
-      run.usage = undefined;
-      run.turnTokens = 0;
-      const m = typeof model === 'string' ? model : run.model;
-      run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
-    };
-    const endRun = (run, time, outcome) => {
-      if (run.ended) return;
-      run.ended = true;
-      // A turn the run ended inside with an error (its agent threw or timed out) failed with it.
-      const failed = isObject(outcome) && outcome.status === 'error';
-      endChat(run, time, failed ? (typeof outcome.message === 'string' ? outcome.message : 'the run ended in error during this call') : undefined);
-      if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
-      for (const id of run.toolOrder) {
-        run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
-        run.tools.get(id)?.end(hr(time));
-      }
-      run.tools.clear();
-      if (isObject(outcome) && outcome.status === 'error') {
-        run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
-        run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
-      } else if (isObject(outcome) && (outcome.status === 'stopped' || outcome.status === 'aborted')) {
-        // Ended before its goal (a limit, a guard, the caller's signal): the run did not pass.
-        run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'stopped') });
-      } else if (typeof outcome === 'string' && outcome !== 'completed' && outcome !== 'ended') {
-        run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-      }
-      if (isObject(outcome) && typeof outcome.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', outcome.reason);
-      if (isObject(outcome) && typeof outcome.verdict === 'string') run.span.setAttribute('agent_trajectories.verdict', outcome.verdict);
-      run.span.end(hr(time));
-    };
+/**
+ * What this module uses of @opentelemetry/api.
+ * @typedef {{ trace: { setSpan(context: unknown, span: Span): unknown }, context: { active(): unknown }, SpanKind: { INTERNAL: number, CLIENT: number }, SpanStatusCode: { ERROR: number } }} OtelApi
+ */
+/**
+ * What this module uses of a span.
+ * @typedef {{ end(time?: [number, number]): void, setStatus(status: { code: number, message?: string }): void, setAttribute(key: string, value: unknown): void, addEvent(name: string, attributes: object, time: [number, number]): void, updateName(name: string): void }} Span
+ */
 
-    function push(r, i) {
-      if (!isObject(r) || !isObject(r.payload) || typeof r.payload.kind !== 'string' || typeof r.recorded_at_unix_ms !== 'number') {
-        throw fail('INVALID_RECORD', `record ${i}: not a trajectory record (needs payload.kind and recorded_at_unix_ms), got ${why(r)}`);
-      }
-      const p = r.payload;
-      const time = r.recorded_at_unix_ms;
-      const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');
-      const before = typeof r.seq === 'number' ? known?.seq : undefined;
-      // Spans nest and end by the order records were written: a run's
-      // records out of seq order would build a wrong tree, so they are refused.
-      if (before !== undefined && r.seq <= before) {
-        const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
-        throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${before} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
-      }
-      const run = runOf(r, time);
-      // A hole is a lost record: the spans are still built, and the run says what is missing.
-      if (before !== undefined && r.seq > before + 1) {
-        run.span.addEvent('agent_trajectories.records_missing', { from_seq: before + 1, to_seq: r.seq - 1 }, hr(time));
-      }
-      if (typeof r.seq === 'number') run.seq = r.seq;
-      run.last = time;
-      switch (p.kind) {
-        case 'provider_request_prepared':
-          // Inside a turn, the turn's span is this model call's: it gets the request's details.
-          if (!(run.turn && run.chat && !run.prepared)) {
-            endChat(run, time);
-            startChat(run, time, p.model_id);
-          } else if (typeof p.model_id === 'string') {
-            run.chat.updateName(`chat ${p.model_id}`);
-            run.chat.setAttribute('gen_ai.request.model', p.model_id);
-          }
-          run.prepared = true;
-          run.chat.setAttribute('gen_ai.request.message_count', p.message_count);
-          break;
-        case 'iteration_started':
-          // A run without turns (a background run) has a span per iteration, as the index has a turn per iteration.
-          if (run.sawTurns) break;
-          endChat(run, time);
-          startChat(run, time, undefined, true);
-          if (Number.isSafeInteger(p.iteration)) run.chat.setAttribute('agent_trajectories.iteration', p.iteration);
-          break;
-        case 'iteration_completed':
-          if (!run.sawTurns && run.turn) endChat(run, time);
-          break;
-        case 'turn_started':
-          run.sawTurns = true;
-          endChat(run, time);
-          startChat(run, time, undefined, true);
-          if (Number.isSafeInteger(p.turn_index)) run.chat.setAttribute('agent_trajectories.turn', p.turn_index);
-          break;
-        case 'message_appended':
-          if (!run.chat || p.message?.role !== 'assistant') break;
-          if (content) run.chat.setAttribute('gen_ai.output.messages', json([p.message]));
-          if (!run.turn) run.answered = time;
-          break;
-        case 'turn_ended':
-          if (run.chat && content) run.chat.setAttribute('gen_ai.output.messages', json([p.assistant]));
-          endChat(run, time);
-          break;
-        case 'custom':
-          if (p.name === 'model_usage' && isObject(p.data)) {
-            const keys = WELL_KNOWN.usage;
-            const source = typeof p.data.source === 'string' ? p.data.source : 'agent';
-            // Every model call counts in the run's total, and in its turn's (the index's turn tokens); gen_ai.usage is the agent's call.
-            const total = usageCount(p.data, keys.total) ?? (usageCount(p.data, keys.input) ?? 0) + (usageCount(p.data, keys.output) ?? 0);
-            run.tokens += total;
-            if (!run.chat) break;
-            if (run.turn) run.chat.setAttribute('agent_trajectories.turn.tokens', (run.turnTokens += total));
-            // A turn's span is the agent's model call: the simulated user's
-            // and the ranker's usage are theirs, and the turn goes on.
-            if (run.turn && source !== 'agent') break;
-            const input = usageCount(p.data, keys.input);
-            const output = usageCount(p.data, keys.output);
-            const u = (run.usage ??= { input: 0, output: 0 });
-            if (input !== undefined) run.chat.setAttribute('gen_ai.usage.input_tokens', (u.input += input));
-            if (output !== undefined) run.chat.setAttribute('gen_ai.usage.output_tokens', (u.output += output));
-            const finish = usageText(p.data, keys.finishReason);
-            if (finish) run.chat.setAttribute('gen_ai.response.finish_reasons', [finish]);
-            if (run.turn) break;
-            run.answered = undefined;
-            endChat(run, time);
-          } else if (p.name === 'model_error' && run.chat) {
-            run.chat.setAttribute('error.type', 'model_error');
-            endChat(run, time, typeof p.data?.message === 'string' ? p.data.message : 'model call failed');
-          }
-          break;
-        case 'tool_started': {
-          const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' };
-          if (content && p.args !== undefined) attributes['gen_ai.tool.call.arguments'] = json(p.args);
-          // A model call's span ends where its tool calls begin; a turn's holds them.
-          if (run.chat && !run.turn) endChat(run, time);
-          run.tools.set(p.tool_call_id, start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, attributes, time, run.span));
-          run.toolOrder.push(p.tool_call_id);
-          break;
-        }
-        case 'tool_ended': {
-          let span = run.tools.get(p.tool_call_id);
-          if (!span) {
-            // Its tool_started was lost: the call still shows, as a failure of the record stream.
-            span = start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' }, time, run.span);
-            span.setAttribute('error.type', p.is_error ? 'tool_error' : 'missing_tool_started');
-            span.setStatus({ code: SpanStatusCode.ERROR, message: p.is_error ? (typeof p.result === 'string' ? p.result : json(p.result)) : `tool_ended for call ${p.tool_call_id} without its tool_started (a record was lost)` });
-            if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
-            span.end(hr(time));
-            break;
-          }
-          if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
-          if (p.is_error) {
-            span.setAttribute('error.type', 'tool_error');
-            span.setStatus({ code: SpanStatusCode.ERROR, message: typeof p.result === 'string' ? p.result : json(p.result) });
-          }
-          span.end(hr(time));
-          run.tools.delete(p.tool_call_id);
-          run.toolOrder = run.toolOrder.filter((id) => id !== p.tool_call_id);
-          break;
-        }
-        case 'assessment_produced': {
-          const a = isObject(p.assessment) ? p.assessment : {};
-          run.span.addEvent('agent_trajectories.assessment', { observer: String(a.observerName), severity: String(a.severity), summary: String(a.summary), call_index: p.call_index }, hr(time));
-          break;
-        }
-        case 'run_ended':
-          endRun(run, time, p.outcome);
-          break;
-        default:
-      }
-    }
-    // Ends what the records left open at its last record. A run without
-    // run_ended, or a call without tool_ended, stopped short (a crash, a lost
-    // record): an error, never a span that looks fine.
-    const finish = () => {
-      for (const run of runs.values()) {
-        if (run.ended) continue;
-        run.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end without run_ended' });
-        endRun(run, run.last);
-      }
-    };
-    return { push, finish };
-  }
+/**
+ * One run's spans and what its records have said so far.
+ * @typedef {object} Run
+ * @property {Span} span
+ * @property {unknown} model
+ * @property {Span | undefined} chat
+ * @property {boolean | undefined} turn
+ * @property {boolean} sawTurns
+ * @property {number | undefined} answered
+ * @property {Map<string, Span>} tools
+ * @property {string[]} toolOrder
+ * @property {number} last
+ * @property {boolean} ended
+ * @property {number} tokens
+ * @property {boolean} [prepared]
+ * @property {{ input: number, output: number }} [usage]
+ * @property {number} [turnTokens]
+ * @property {number} [seq]
+ */
 
-  /** Exports a record stream (one run or many) as spans through `tracer`; returns how many runs. */
-  function exportSpans(records, options) {
-    const where = 'exportSpans(records, options)';
-    if (!isArray(records)) throw fail('INVALID_ARGUMENT', `${where}: records must be an array of trajectory records (parseTrajectoryJsonl(text) reads JSONL), got ${why(records)}`);
-    const state = makeState(readOptions(options, where));
-    records.forEach((r, i) => state.push(r, i));
-    state.finish();
-  }
-
-  /** Spans for a live run: pass `onRecord` to a run (or `sink` as a recorder's sink); `end()` closes what is still open. */
-  function spanSink(options) {
-    const state = makeState(readOptions(options, 'spanSink(options)'));
-    let n = 0;
-    let ended = false;
-    const onRecord = (r) => {
-      if (ended) throw fail('INVALID_ARGUMENT', `spanSink: a record after end() (record ${n}, ${isObject(r?.payload) ? r.payload.kind : why(r)}): its spans are closed; make a new spanSink for another run`);
-      state.push(r, n++);
-    };
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      state.finish();
-    };
-    return { onRecord, record: onRecord, end };
-  }
-
-  return { exportSpans, spanSink };
+/** @type {OtelApi} */
+let api;
+/**
+ * @opentelemetry/api, given by agent-trajectories/otel (the one entry that imports it) before any export is called.
+ * @param {OtelApi} otelApi
+ */
+export function setOtelApi(otelApi) {
+  api = otelApi;
 }
+
+// As [seconds, nanoseconds]: the SDK reads a plain number smaller than
+// its own start as performance.now() time, which would move a stored
+// run's spans to today.
+/**
+ * @param {number} ms
+ * @returns {[number, number]}
+ */
+const hr = (ms) => {
+  const s = Math.floor(ms / 1000);
+  return [s, Math.round((ms - s * 1000) * 1e6)];
+};
+/**
+ * @param {unknown} v
+ * @returns {string}
+ */
+const json = (v) => {
+  try {
+    return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  } catch {
+    return why(v);
+  }
+};
+/**
+ * @param {unknown} opts
+ * @param {string} where
+ * @returns {{ tracer: import('./otel-types').TracerLike, content: boolean }}
+ */
+const tracerOptions = (opts, where) => {
+  if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
+  checkKeys(opts, ['tracer', 'content'], where, (k) => (k.toLowerCase().includes('trac') ? '; did you mean "tracer"?' : ' (options: tracer, content)'));
+  if (!isObject(opts.tracer) || typeof opts.tracer.startSpan !== 'function') {
+    throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
+  }
+  if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${why(opts.content)}`);
+  return { tracer: /** @type {import('./otel-types').TracerLike} */ (opts.tracer), content: opts.content === true };
+};
+
+/**
+ * One stream of records (any number of runs, interleaved) to spans.
+ * @param {{ tracer: import('./otel-types').TracerLike, content: boolean }} options
+ */
+function makeState({ tracer, content }) {
+  const { trace, context, SpanKind, SpanStatusCode } = api;
+  /** @type {Map<string, Run>} */
+  const runs = new Map(); // run id -> its span, its open chat and tool spans, its last record's time
+  /**
+   * @param {string} name
+   * @param {number} kind
+   * @param {Record<string, unknown>} attributes
+   * @param {number} time
+   * @param {Span} [parent]
+   * @returns {Span}
+   */
+  const start = (name, kind, attributes, time, parent) =>
+    /** @type {Span} */ (tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, /** @type {object} */ (parent ? trace.setSpan(context.active(), parent) : context.active())));
+  /**
+   * @param {any} r
+   * @param {number} time
+   * @returns {Run}
+   */
+  const runOf = (r, time) => {
+    const id = typeof r.run_id === 'string' ? r.run_id : '';
+    let run = runs.get(id);
+    if (!run) {
+      const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
+      const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
+      // The parent's open tool call started this run, if there is one.
+      const openTool = parentRun?.toolOrder.findLast((t) => /** @type {Run} */ (parentRun).tools.has(t));
+      const parent = openTool ? parentRun.tools.get(openTool) : parentRun?.span;
+      const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
+      /** @type {Record<string, unknown>} */
+      const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
+      if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
+      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false, tokens: 0 };
+      runs.set(id, run);
+    }
+    return run;
+  };
+  /**
+   * A model_usage record's counts, under either spelling (the core's WELL_KNOWN keys).
+   * @param {Record<string, any>} data
+   * @param {string[]} keys
+   * @returns {number | undefined}
+   */
+  const usageCount = (data, keys) => {
+    for (const k of keys) if (Number.isSafeInteger(data[k])) return data[k];
+    return undefined;
+  };
+  /**
+   * @param {Record<string, any>} data
+   * @param {string[]} keys
+   * @returns {string | undefined}
+   */
+  const usageText = (data, keys) => keys.map((k) => data[k]).find((v) => typeof v === 'string');
+  /**
+   * The run's open model-call span, where the records' order says there is one.
+   * @param {Run} run
+   */
+  const chatOf = (run) => /** @type {Span} */ (run.chat);
+  /**
+   * @param {Run} run
+   * @param {number} time
+   * @param {string} [error]
+   */
+  const endChat = (run, time, error) => {
+    if (!run.chat) return;
+    if (error) run.chat.setStatus({ code: SpanStatusCode.ERROR, message: error });
+    // A model call ends when its answer came, if that was recorded.
+    run.chat.end(hr(run.answered ?? time));
+    run.chat = undefined;
+    run.answered = undefined;
+  };
+  /**
+   * @param {Run} run
+   * @param {number} time
+   * @param {unknown} [model]
+   * @param {boolean} [turn]
+   */
+  const startChat = (run, time, model, turn) => {
+    run.turn = turn;
+    run.prepared = false;
+    run.usage = undefined;
+    run.turnTokens = 0;
+    const m = typeof model === 'string' ? model : run.model;
+    run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
+  };
+  /**
+   * @param {Run} run
+   * @param {number} time
+   * @param {any} [outcome]
+   */
+  const endRun = (run, time, outcome) => {
+    if (run.ended) return;
+    run.ended = true;
+    // A turn the run ended inside with an error (its agent threw or timed out) failed with it.
+    const failed = isObject(outcome) && outcome.status === 'error';
+    endChat(run, time, failed ? (typeof outcome.message === 'string' ? outcome.message : 'the run ended in error during this call') : undefined);
+    if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
+    for (const id of run.toolOrder) {
+      run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
+      run.tools.get(id)?.end(hr(time));
+    }
+    run.tools.clear();
+    if (isObject(outcome) && outcome.status === 'error') {
+      run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
+    } else if (isObject(outcome) && (outcome.status === 'stopped' || outcome.status === 'aborted')) {
+      // Ended before its goal (a limit, a guard, the caller's signal): the run did not pass.
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'stopped') });
+    } else if (typeof outcome === 'string' && outcome !== 'completed' && outcome !== 'ended') {
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    }
+    if (isObject(outcome) && typeof outcome.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', outcome.reason);
+    if (isObject(outcome) && typeof outcome.verdict === 'string') run.span.setAttribute('agent_trajectories.verdict', outcome.verdict);
+    run.span.end(hr(time));
+  };
+
+  /**
+   * @param {any} r
+   * @param {number} i
+   */
+  function push(r, i) {
+    if (!isObject(r) || !isObject(r.payload) || typeof r.payload.kind !== 'string' || typeof r.recorded_at_unix_ms !== 'number') {
+      throw fail('INVALID_RECORD', `record ${i}: not a trajectory record (needs payload.kind and recorded_at_unix_ms), got ${why(r)}`);
+    }
+    const p = r.payload;
+    const time = r.recorded_at_unix_ms;
+    const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');
+    const before = typeof r.seq === 'number' ? known?.seq : undefined;
+    // Spans nest and end by the order records were written: a run's
+    // records out of seq order would build a wrong tree, so they are refused.
+    if (before !== undefined && r.seq <= before) {
+      const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
+      throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${before} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
+    }
+    const run = runOf(r, time);
+    // A hole is a lost record: the spans are still built, and the run says what is missing.
+    if (before !== undefined && r.seq > before + 1) {
+      run.span.addEvent('agent_trajectories.records_missing', { from_seq: before + 1, to_seq: r.seq - 1 }, hr(time));
+    }
+    if (typeof r.seq === 'number') run.seq = r.seq;
+    run.last = time;
+    switch (p.kind) {
+      case 'provider_request_prepared':
+        // Inside a turn, the turn's span is this model call's: it gets the request's details.
+        if (!(run.turn && run.chat && !run.prepared)) {
+          endChat(run, time);
+          startChat(run, time, p.model_id);
+        } else if (typeof p.model_id === 'string') {
+          chatOf(run).updateName(`chat ${p.model_id}`);
+          chatOf(run).setAttribute('gen_ai.request.model', p.model_id);
+        }
+        run.prepared = true;
+        chatOf(run).setAttribute('gen_ai.request.message_count', p.message_count);
+        break;
+      case 'iteration_started':
+        // A run without turns (a background run) has a span per iteration, as the index has a turn per iteration.
+        if (run.sawTurns) break;
+        endChat(run, time);
+        startChat(run, time, undefined, true);
+        if (Number.isSafeInteger(p.iteration)) chatOf(run).setAttribute('agent_trajectories.iteration', p.iteration);
+        break;
+      case 'iteration_completed':
+        if (!run.sawTurns && run.turn) endChat(run, time);
+        break;
+      case 'turn_started':
+        run.sawTurns = true;
+        endChat(run, time);
+        startChat(run, time, undefined, true);
+        if (Number.isSafeInteger(p.turn_index)) chatOf(run).setAttribute('agent_trajectories.turn', p.turn_index);
+        break;
+      case 'message_appended':
+        if (!run.chat || p.message?.role !== 'assistant') break;
+        if (content) run.chat.setAttribute('gen_ai.output.messages', json([p.message]));
+        if (!run.turn) run.answered = time;
+        break;
+      case 'turn_ended':
+        if (run.chat && content) run.chat.setAttribute('gen_ai.output.messages', json([p.assistant]));
+        endChat(run, time);
+        break;
+      case 'custom':
+        if (p.name === 'model_usage' && isObject(p.data)) {
+          const keys = WELL_KNOWN.usage;
+          const source = typeof p.data.source === 'string' ? p.data.source : 'agent';
+          // Every model call counts in the run's total, and in its turn's (the index's turn tokens); gen_ai.usage is the agent's call.
+          const total = usageCount(p.data, keys.total) ?? (usageCount(p.data, keys.input) ?? 0) + (usageCount(p.data, keys.output) ?? 0);
+          run.tokens += total;
+          if (!run.chat) break;
+          if (run.turn) run.chat.setAttribute('agent_trajectories.turn.tokens', (run.turnTokens = /** @type {number} */ (run.turnTokens) + total));
+          // A turn's span is the agent's model call: the simulated user's
+          // and the ranker's usage are theirs, and the turn goes on.
+          if (run.turn && source !== 'agent') break;
+          const input = usageCount(p.data, keys.input);
+          const output = usageCount(p.data, keys.output);
+          const u = (run.usage ??= { input: 0, output: 0 });
+          if (input !== undefined) run.chat.setAttribute('gen_ai.usage.input_tokens', (u.input += input));
+          if (output !== undefined) run.chat.setAttribute('gen_ai.usage.output_tokens', (u.output += output));
+          const finish = usageText(p.data, keys.finishReason);
+          if (finish) run.chat.setAttribute('gen_ai.response.finish_reasons', [finish]);
+          if (run.turn) break;
+          run.answered = undefined;
+          endChat(run, time);
+        } else if (p.name === 'model_error' && run.chat) {
+          run.chat.setAttribute('error.type', 'model_error');
+          endChat(run, time, typeof p.data?.message === 'string' ? p.data.message : 'model call failed');
+        }
+        break;
+      case 'tool_started': {
+        /** @type {Record<string, unknown>} */
+        const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' };
+        if (content && p.args !== undefined) attributes['gen_ai.tool.call.arguments'] = json(p.args);
+        // A model call's span ends where its tool calls begin; a turn's holds them.
+        if (run.chat && !run.turn) endChat(run, time);
+        run.tools.set(p.tool_call_id, start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, attributes, time, run.span));
+        run.toolOrder.push(p.tool_call_id);
+        break;
+      }
+      case 'tool_ended': {
+        let span = run.tools.get(p.tool_call_id);
+        if (!span) {
+          // Its tool_started was lost: the call still shows, as a failure of the record stream.
+          span = start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' }, time, run.span);
+          span.setAttribute('error.type', p.is_error ? 'tool_error' : 'missing_tool_started');
+          span.setStatus({ code: SpanStatusCode.ERROR, message: p.is_error ? (typeof p.result === 'string' ? p.result : json(p.result)) : `tool_ended for call ${p.tool_call_id} without its tool_started (a record was lost)` });
+          if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
+          span.end(hr(time));
+          break;
+        }
+        if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
+        if (p.is_error) {
+          span.setAttribute('error.type', 'tool_error');
+          span.setStatus({ code: SpanStatusCode.ERROR, message: typeof p.result === 'string' ? p.result : json(p.result) });
+        }
+        span.end(hr(time));
+        run.tools.delete(p.tool_call_id);
+        run.toolOrder = run.toolOrder.filter((id) => id !== p.tool_call_id);
+        break;
+      }
+      case 'assessment_produced': {
+        const a = isObject(p.assessment) ? p.assessment : {};
+        run.span.addEvent('agent_trajectories.assessment', { observer: String(a.observerName), severity: String(a.severity), summary: String(a.summary), call_index: p.call_index }, hr(time));
+        break;
+      }
+      case 'run_ended':
+        endRun(run, time, p.outcome);
+        break;
+      default:
+    }
+  }
+  // Ends what the records left open at its last record. A run without
+  // run_ended, or a call without tool_ended, stopped short (a crash, a lost
+  // record): an error, never a span that looks fine.
+  const finish = () => {
+    for (const run of runs.values()) {
+      if (run.ended) continue;
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end without run_ended' });
+      endRun(run, run.last);
+    }
+  };
+  return { push, finish };
+}
+
+/**
+ * Exports a record stream (one run or many) as spans through `tracer`.
+ * @type {typeof import('./otel-types').exportSpans}
+ */
+export function exportSpans(records, options) {
+  const where = 'exportSpans(records, options)';
+  if (!isArray(records)) throw fail('INVALID_ARGUMENT', `${where}: records must be an array of trajectory records (parseTrajectoryJsonl(text) reads JSONL), got ${why(records)}`);
+  const state = makeState(tracerOptions(options, where));
+  records.forEach((r, i) => state.push(r, i));
+  state.finish();
+}
+
+/**
+ * Spans for a live run: pass `onRecord` to a run (or `sink` as a recorder's sink); `end()` closes what is still open.
+ * @type {typeof import('./otel-types').spanSink}
+ */
+export function spanSink(options) {
+  const state = makeState(tracerOptions(options, 'spanSink(options)'));
+  let n = 0;
+  let ended = false;
+  const onRecord = (/** @type {any} */ r) => {
+    if (ended) throw fail('INVALID_ARGUMENT', `spanSink: a record after end() (record ${n}, ${isObject(r?.payload) ? r.payload.kind : why(r)}): its spans are closed; make a new spanSink for another run`);
+    state.push(r, n++);
+  };
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    state.finish();
+  };
+  return { onRecord, record: onRecord, end };
+}
+

@@ -6,21 +6,25 @@
 // module only fills it. It never loads the WebAssembly itself, so it is
 // cheap to import.
 
-const NAME = 'AgentTrajectoriesError';
+import { fail, checkKeys } from './util.js';
+
+/** @typedef {import('./viewer-types').ViewerRun} ViewerRun */
+/** @typedef {import('./viewer-types').ViewerOptions} ViewerOptions */
+/** @typedef {{ name: string, text: string }} Doc */
+
 const OPTIONS = ['title'];
 // The page imports the package by this specifier (scripts/viewer.mjs); here
 // it becomes a data: URL, the only kind a one-file page can import.
 const PACKAGE_SPECIFIER = './pkg/web.js';
 const DATA_MARK = '<!--at-data-->';
 
-function fail(code, message, cause) {
-  const err = new Error(message, cause === undefined ? undefined : { cause });
-  err.name = NAME;
-  err.code = code;
-  return err;
-}
-
+/** @param {any} v */
 const isPlain = (v) => [Object.prototype, null].includes(Object.getPrototypeOf(v));
+/**
+ * A value as the viewer's errors name it.
+ * @param {any} v
+ * @returns {string}
+ */
 function show(v) {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -28,9 +32,16 @@ function show(v) {
   if (typeof v === 'object') return isPlain(v) ? 'an object' : `a ${v.constructor?.name || 'class instance'}`;
   return typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : String(v);
 }
+/** @param {any} v */
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && 'seq' in v && 'payload' in v;
 
-/** One run as `{ name, text }`; `where` names it in errors. */
+/**
+ * One run as `{ name, text }`; `where` names it in errors.
+ * @param {any} input
+ * @param {number} i
+ * @param {string} where
+ * @returns {Doc}
+ */
 function runOf(input, i, where) {
   const name = `run-${i + 1}.jsonl`;
   if (typeof input === 'string') return { name, text: input };
@@ -39,11 +50,7 @@ function runOf(input, i, where) {
   if (!plain) {
     throw fail('INVALID_ARGUMENT', `${where} must be JSONL text, UTF-8 bytes or { name?, text } / { name?, records }, got ${show(input)}`);
   }
-  const keys = Object.keys(input);
-  const unknown = keys.find((k) => !['name', 'text', 'records'].includes(k));
-  if (unknown !== undefined) {
-    throw fail('INVALID_ARGUMENT', `${where}: unknown key ${JSON.stringify(unknown)} (a run is { name?, text } or { name?, records })`);
-  }
+  checkKeys(input, ['name', 'text', 'records'], where, () => ' (a run is { name?, text } or { name?, records })', 'key');
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
     throw fail('INVALID_ARGUMENT', `${where}.name must be a non-empty string, got ${show(input.name)}`);
   }
@@ -60,6 +67,10 @@ function runOf(input, i, where) {
   return { name: named, text: jsonl(input.records, `${where}.records`) };
 }
 
+/**
+ * @param {Uint8Array} bytes
+ * @param {string} where
+ */
 function decode(bytes, where) {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -68,7 +79,11 @@ function decode(bytes, where) {
   }
 }
 
-/** Records as JSONL, one line each; a record JSON cannot carry is refused by index. */
+/**
+ * Records as JSONL, one line each; a record JSON cannot carry is refused by index.
+ * @param {readonly unknown[]} records
+ * @param {string} where
+ */
 function jsonl(records, where) {
   return records
     .map((r, i) => {
@@ -76,13 +91,18 @@ function jsonl(records, where) {
       try {
         return JSON.stringify(r);
       } catch (e) {
-        throw fail('INVALID_ARGUMENT', `${where}[${i}] is not JSON data: ${e?.message ?? e}`, e);
+        throw fail('INVALID_ARGUMENT', `${where}[${i}] is not JSON data: ${/** @type {any} */ (e)?.message ?? e}`, e);
       }
     })
     .join('\n');
 }
 
-/** The runs argument: one run, an array of runs, or the records of one run. */
+/**
+ * The runs argument: one run, an array of runs, or the records of one run.
+ * @param {unknown} runs
+ * @param {string} fn
+ * @returns {Doc[]}
+ */
 function runsOf(runs, fn) {
   if (Array.isArray(runs)) {
     if (runs.length > 0 && runs.every(isRecord)) return [{ name: 'run-1.jsonl', text: jsonl(runs, `${fn}: runs`) }];
@@ -92,11 +112,15 @@ function runsOf(runs, fn) {
   return [runOf(runs, 0, `${fn}: runs`)];
 }
 
+/**
+ * @param {any} options
+ * @param {string} fn
+ * @returns {ViewerOptions}
+ */
 function optionsOf(options, fn) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw fail('INVALID_ARGUMENT', `${fn}: options must be an object, got ${show(options)}`);
-  const unknown = Object.keys(options).find((k) => !OPTIONS.includes(k));
-  if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `${fn}: options: unknown option ${JSON.stringify(unknown)}; did you mean "title"? (options: ${OPTIONS.join(', ')})`);
+  checkKeys(options, OPTIONS, `${fn}: options`, () => `; did you mean "title"? (options: ${OPTIONS.join(', ')})`);
   if (options.title !== undefined && typeof options.title !== 'string') throw fail('INVALID_ARGUMENT', `${fn}: options.title must be a string, got ${show(options.title)}`);
   return options;
 }
@@ -104,7 +128,12 @@ function optionsOf(options, fn) {
 // The package's own files: read from disk in Node, fetched beside this
 // module elsewhere (a page served with the package next to it). The
 // node: import is hidden from bundlers, which would refuse it for browsers.
+/** @param {string} name @returns {Promise<any>} */
 const importNode = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+/**
+ * @param {string} file
+ * @returns {Promise<Uint8Array>}
+ */
 async function own(file) {
   const url = new URL(`./${file}`, import.meta.url);
   try {
@@ -113,25 +142,67 @@ async function own(file) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   } catch (e) {
-    throw fail('INTERNAL', `viewer: cannot read the package's ${file} (${e?.message ?? e}); it ships beside viewer.js and must stay there`, e);
+    throw fail('INTERNAL', `viewer: cannot read the package's ${file} (${/** @type {any} */ (e)?.message ?? e}); it ships beside viewer.js and must stay there`, e);
   }
 }
 
+/** @param {Uint8Array} bytes */
 function base64(bytes) {
   let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 0x8000)));
   return btoa(bin);
 }
 
+/** @param {Uint8Array} bytes */
 const text = (bytes) => new TextDecoder().decode(bytes);
+/** @param {string} source */
 const moduleUrl = (source) => `data:text/javascript;base64,${base64(new TextEncoder().encode(source))}`;
-const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+/** @param {string} s */
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => /** @type {Record<string, string>} */ ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
-/** `source` with every quoted import of `from` pointing at `to`; the import must be there. */
+/**
+ * `source` with every quoted import of `from` pointing at `to`; the import must be there.
+ * @param {string} source
+ * @param {string} from
+ * @param {string} to
+ * @param {string} file
+ */
 function link(source, from, to, file) {
   const quoted = new RegExp(`(["'])${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
   if (!quoted.test(source)) throw fail('INTERNAL', `viewer: ${file} no longer imports ${from}`);
   return source.replace(quoted, JSON.stringify(to));
+}
+
+// A relative import of a module (`from"./x.js"`, `import"./x.js"`), as the
+// package's minified modules write them.
+const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*)(["'])(\.\.?\/[^"']+)\2/g;
+
+/**
+ * The package's module `file` (a path in the package) as a data: URL, each
+ * relative import in it pointed at its module's data: URL, made the same
+ * way (a data: URL has no place to resolve a relative one from). `made`
+ * holds each module's URL, so a module two others import stays one module.
+ * @param {string} file
+ * @param {Map<string, Promise<string>>} [made]
+ * @returns {Promise<string>}
+ */
+function linked(file, made = new Map()) {
+  let url = made.get(file);
+  if (url === undefined) {
+    url = (async () => {
+      const source = text(await own(file));
+      /** @type {Map<string, string>} */
+      const urls = new Map();
+      for (const [, , , spec] of source.matchAll(RELATIVE_IMPORT)) {
+        // The imported file's path in the package, from `file`'s folder.
+        urls.set(spec, await linked(new URL(spec, `file:///${file}`).pathname.slice(1), made));
+      }
+      if (file === 'web.js' && !urls.has('./agent_trajectories.js')) throw fail('INTERNAL', 'viewer: web.js no longer imports ./agent_trajectories.js');
+      return moduleUrl(source.replace(RELATIVE_IMPORT, (_, /** @type {string} */ before, _quote, /** @type {string} */ spec) => `${before}${JSON.stringify(urls.get(spec))}`));
+    })();
+    made.set(file, url);
+  }
+  return url;
 }
 
 /**
@@ -139,19 +210,22 @@ function link(source, from, to, file) {
  * bytes, `{ name?, text }`, `{ name?, records }`, an array of those, or the
  * records of one run; an empty array gives the viewer alone (files still
  * open in it by picker or drop).
+ * @type {typeof import('./viewer-types').viewerHtml}
  */
 export function viewerHtml(runs, options) {
   return render(runs, options, 'viewerHtml');
 }
 
+/**
+ * @param {unknown} runs
+ * @param {unknown} options
+ * @param {string} fn
+ */
 async function render(runs, options, fn) {
   const docs = runsOf(runs, fn);
   const { title } = optionsOf(options, fn);
-  const [page, glue, generate, web, wasm] = await Promise.all(['viewer.html', 'agent_trajectories.js', 'generate.js', 'web.js', 'agent_trajectories_bg.wasm'].map(own));
-  // The package's modules as data: URLs, each import pointed at the next.
-  let webSource = link(text(web), './agent_trajectories.js', moduleUrl(text(glue)), 'web.js');
-  webSource = link(webSource, './generate.js', moduleUrl(text(generate)), 'web.js');
-  let html = link(text(page), PACKAGE_SPECIFIER, moduleUrl(webSource), 'viewer.html');
+  const [page, wasm, web] = await Promise.all([own('viewer.html'), own('agent_trajectories_bg.wasm'), linked('web.js')]);
+  let html = link(text(page), PACKAGE_SPECIFIER, web, 'viewer.html');
   if (!html.includes(DATA_MARK)) throw fail('INTERNAL', 'viewer: viewer.html has no place for the data');
   // `<` escaped: a run's text can hold "</script>", which would end the element.
   const data = `<script type="application/json" id="at-runs">${JSON.stringify(docs).replace(/</g, '\\u003c')}</script>
@@ -164,6 +238,7 @@ async function render(runs, options, fn) {
 /**
  * Writes {@link viewerHtml} to `file` (Node); resolves with the path. The
  * file opens from file:// by double click.
+ * @type {typeof import('./viewer-types').writeViewerHtml}
  */
 export async function writeViewerHtml(file, runs, options) {
   if (typeof file !== 'string' || file === '') throw fail('INVALID_ARGUMENT', `writeViewerHtml: file must be a path (a non-empty string), got ${show(file)}`);
@@ -179,7 +254,7 @@ export async function writeViewerHtml(file, runs, options) {
     await fs.mkdir(dirname(file), { recursive: true }); // as writeArtifacts does for its folder
     await fs.writeFile(file, html);
   } catch (e) {
-    throw fail('SINK_FAILED', `writeViewerHtml: cannot write ${file}: ${e?.message ?? e}`, e);
+    throw fail('SINK_FAILED', `writeViewerHtml: cannot write ${file}: ${/** @type {any} */ (e)?.message ?? e}`, e);
   }
   return file;
 }

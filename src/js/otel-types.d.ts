@@ -1,3 +1,5 @@
+import type { TrajectoryRecord } from './records';
+
 
 /** Any OpenTelemetry `Tracer` (`trace.getTracer(name)` of @opentelemetry/api). */
 export interface TracerLike { startSpan(name: string, options?: object, context?: object): unknown }

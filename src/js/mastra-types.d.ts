@@ -1,3 +1,7 @@
+import type { ObserverConfig, ObserverPipelineOptions } from './records';
+import type { ObserverPipeline, TrajectoryRecorder } from './binding-types';
+import type { StopOnSeverity } from './ai-sdk-types';
+
 // ---- Observe and record Mastra agents -----------------------------------
 
 /**

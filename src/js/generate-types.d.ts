@@ -1,3 +1,6 @@
+import type { Clock, JsonValue, ModelMessage, ModelMessageInput, ObserverPipelineOptions, Sink, TrajectoryRecord } from './records';
+import type { ErrorCode, ObserverPipeline } from './binding-types';
+
 // ---- Generate ----------------------------------------------------------
 
 /** What the core asks a model. `purpose` says why; `responseFormat: 'json'` means the prompt asks for JSON. */

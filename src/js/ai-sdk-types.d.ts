@@ -1,3 +1,6 @@
+import type { ObserverConfig, ObserverPipelineOptions, Severity } from './records';
+import type { ObserverPipeline, TrajectoryRecorder } from './binding-types';
+
 // ---- Observe and record AI SDK loops ----------------------------------
 
 /** What `observeAISdk`'s `prepareStep` reads of the AI SDK's step options. */

@@ -1,3 +1,7 @@
+import type { Clock, JsonValue, ObserverPipelineOptions, PipelineSnapshot, Sink, TrajectoryRecord } from './records';
+import type { ObserverPipeline } from './binding-types';
+import type { AISdkLanguageModel, AbortSignalLike, Model } from './generate-types';
+
 // ---- Run an objective --------------------------------------------------
 
 /** A Standard Schema (zod, valibot, arktype: anything with `~standard`). */

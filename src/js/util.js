@@ -1,0 +1,175 @@
+// What every module of the JS layer shares: this package's coded errors, a
+// value as an error message shows it, and the reads of a caller's values
+// that never let what they throw escape unnamed. One copy each; every
+// module imports them from here.
+
+/** @typedef {import('./records').AgentTrajectoriesError} AgentTrajectoriesError */
+/** @typedef {import('./binding-types').ErrorCode} ErrorCode */
+
+/** The name of every error this package throws. */
+export const NAME = 'AgentTrajectoriesError';
+
+/** Severities of assessments, lowest first (as the core ranks them). */
+export const SEVERITIES = /** @type {const} */ (['info', 'caution', 'warning']);
+
+/**
+ * One of this package's errors: a real Error named AgentTrajectoriesError
+ * with a stable `code`, and `cause` when there is one.
+ * @param {ErrorCode} code
+ * @param {string} message
+ * @param {unknown} [cause]
+ * @returns {AgentTrajectoriesError}
+ */
+export function fail(code, message, cause) {
+  const err = /** @type {AgentTrajectoriesError} */ (new Error(message, cause === undefined ? undefined : { cause }));
+  err.name = NAME;
+  err.code = code;
+  return err;
+}
+
+/**
+ * One of this package's errors (a lookalike without a code is not).
+ * @param {unknown} e
+ * @returns {e is AgentTrajectoriesError}
+ */
+export const ours = (e) => e instanceof Error && e.name === NAME && typeof (/** @type {{ code?: unknown }} */ (e).code) === 'string';
+
+/**
+ * An object (not null); arrays and functions aside, what a caller passes as options.
+ * @param {unknown} v
+ * @returns {v is Record<PropertyKey, any>}
+ */
+export const isObject = (v) => v !== null && typeof v === 'object';
+
+/**
+ * Array.isArray, except that a revoked Proxy (on which it throws) is no array here.
+ * @param {unknown} v
+ * @returns {v is any[]}
+ */
+export const isArray = (v) => {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A thrown value as a message says it: an Error's message, a string as
+ * is, anything else as JS would write it (never "[object Object]").
+ * @param {unknown} e
+ * @returns {string}
+ */
+export const why = (e) => {
+  if (typeof e === 'string') return e;
+  if (typeof e === 'bigint') return `${e}n`;
+  if (typeof e === 'symbol' || typeof e === 'function' || e === undefined) return String(e);
+  try {
+    // (A Proxy can throw even from instanceof.)
+    if (e instanceof Error && typeof e.message === 'string') return e.message;
+    const json = JSON.stringify(e);
+    return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+  } catch {
+    return isArray(e) ? 'an array' : 'an object';
+  }
+};
+
+/**
+ * A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
+ * @param {unknown} v
+ * @returns {string}
+ */
+export const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
+
+/**
+ * A value as plain JSON data (a deep copy through JSON); undefined stays undefined.
+ * @param {unknown} v
+ * @returns {any}
+ */
+export const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+
+/**
+ * Runs `f`; anything it throws that is not already one of ours becomes a
+ * coded error saying `where`, with the thrown value as its cause.
+ * @template T
+ * @param {string} where
+ * @param {() => T} f
+ * @param {ErrorCode} [code]
+ * @returns {T}
+ */
+export const guard = (where, f, code = 'INVALID_ARGUMENT') => {
+  try {
+    return f();
+  } catch (e) {
+    throw ours(e) ? e : fail(code, `${where}: ${why(e)}`, e);
+  }
+};
+
+/**
+ * Awaits `f()`, a callback of the caller's: what it throws or rejects with
+ * becomes CALLBACK_FAILED saying `where` (unless it is one of ours).
+ * @template T
+ * @param {string} where
+ * @param {() => T | PromiseLike<T>} f
+ * @returns {Promise<T>}
+ */
+export const guarded = async (where, f) => {
+  try {
+    return await f();
+  } catch (e) {
+    throw ours(e) ? e : fail('CALLBACK_FAILED', `${where} threw: ${why(e)}`, e);
+  }
+};
+
+/**
+ * A model or agent function this package hands out: whatever its caller's
+ * arguments throw when read (a getter, a Proxy) is named, never escaped.
+ * @template {any[]} A
+ * @template T
+ * @param {string} where
+ * @param {(...args: A) => Promise<T>} f
+ * @returns {(...args: A) => Promise<T>}
+ */
+export const sealed = (where, f) => async (...args) => {
+  try {
+    return await f(...args);
+  } catch (e) {
+    throw ours(e) ? e : fail('INVALID_ARGUMENT', `${where}: reading its arguments threw: ${why(e)}`, e);
+  }
+};
+
+/**
+ * The caller's options as plain values, each key read once: a key list or
+ * a getter that throws is named (`place.key: reading it threw`). What the
+ * keys mean is for the caller (most often the core) to judge.
+ * @param {object} opts
+ * @param {string} place
+ * @returns {Record<string, any>}
+ */
+export function readOptions(opts, place) {
+  /** @type {Record<string, any>} */
+  const given = {};
+  for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
+    given[key] = guard(`${place}.${key}: reading it threw`, () => /** @type {Record<string, unknown>} */ (opts)[key]);
+  }
+  return given;
+}
+
+/**
+ * Refuses the first key of `obj` that is not in `allowed`, as INVALID_ARGUMENT
+ * `<where>: unknown <what> "<key>"<advice(key)>`. The core checks the options
+ * of what runs in the WebAssembly module; this is the check of the code that
+ * runs without it (the viewer, the exporter, the AI SDK model adapter).
+ * @param {object} obj
+ * @param {readonly string[]} allowed
+ * @param {string} where
+ * @param {(key: string) => string} advice
+ * @param {string} [what]
+ */
+export function checkKeys(obj, allowed, where, advice, what = 'option') {
+  const unknown = Object.keys(obj).find((k) => !allowed.includes(k));
+  if (unknown !== undefined) throw fail('INVALID_ARGUMENT', `${where}: unknown ${what} ${JSON.stringify(unknown)}${advice(unknown)}`);
+}
+
+/** The AI SDK's marker of a Schema (its `jsonSchema()` result): a registered symbol, so `ai` need not be imported. */
+export const AI_SCHEMA = Symbol.for('vercel.ai.schema');
