@@ -264,7 +264,8 @@ module.exports = require('./viewer.js');
 // be declared in it.
 const typeImport = /^import type \{([^}]*)\} from '\.\/([\w-]+)';\n/gm;
 const importedNames = [];
-const fragment = (file) => readFileSync(join(srcJs, file), 'utf8').replace(typeImport, (_, list) => {
+// A fragment's leading // lines (before its imports) speak of the source file and stay there.
+const fragment = (file) => readFileSync(join(srcJs, file), 'utf8').replace(/^(\/\/[^\n]*\n)+/, '').replace(typeImport, (_, list) => {
   importedNames.push(...list.split(',').map((n) => n.trim()).filter(Boolean));
   return '';
 }).trim();
@@ -304,11 +305,8 @@ ${fragment('background-types.d.ts')}
 `;
 const undeclared = [...new Set(importedNames)].filter((n) => !new RegExp(`^export (declare )?(interface|type|class|function|const) ${n}\\b`, 'm').test(publicTypes));
 if (undeclared.length) throw new Error(`assemble: src/js's .d.ts files import ${undeclared.join(', ')}, which index.d.ts does not declare`);
-const writeArtifactsType = `/** Node only: writes toArtifacts(result, def) into \`dir\` (created if needed); resolves with the written paths. */
-export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
-`;
 if (/function writeArtifacts\b/.test(publicTypes)) {
-  throw new Error('assemble: writeArtifacts is Node-only; declare it in writeArtifactsType, not in the shared types');
+  throw new Error('assemble: writeArtifacts is Node-only; declare it in src/js/node-types.d.ts, not in the shared types');
 }
 // Types per runtime, picked by the same conditions as the code: index.d.ts
 // (browsers, Workers, bundlers) and index.d.cts have what every entry has;
@@ -316,23 +314,26 @@ if (/function writeArtifacts\b/.test(publicTypes)) {
 // call that would fail to link.
 writeFileSync(join(pkg, 'index.d.ts'), publicTypes);
 writeFileSync(join(pkg, 'index.d.cts'), publicTypes);
+// A fragment's own types (Node's additions, the exporter's) import what
+// they use of index.d.ts by name.
+const ownTypes = (file) => {
+  importedNames.length = 0;
+  const text = fragment(file);
+  return (from) => `import type { ${importedNames.join(', ')} } from '${from}';\n\n${text}\n`;
+};
+const nodeOnly = ownTypes('node-types.d.ts');
 const nodeTypes = (from) => `${header}// Node's types: everything every runtime has, plus what only Node has.
 export * from '${from}';
-import type { Trajectory, TrajectoryResult } from '${from}';
-
-${writeArtifactsType}`;
+${nodeOnly(from)}`;
 writeFileSync(join(pkg, 'node.d.mts'), nodeTypes('./index.js'));
 writeFileSync(join(pkg, 'node.d.cts'), nodeTypes('./index.cjs'));
 const aiTypes = (from) => `${header}${aiAbout}export { withAISdkAgent, fromAISdkModel } from '${from}';
 `;
 writeFileSync(join(pkg, 'ai.d.ts'), aiTypes('./index.js'));
 writeFileSync(join(pkg, 'ai.d.cts'), aiTypes('./index.cjs'));
-// The exporter's own types, with the record type from index.d.ts.
-importedNames.length = 0;
-const otelTypes = fragment('otel-types.d.ts');
-const otelImports = (from) => `import type { ${importedNames.join(', ')} } from '${from}';\n\n`;
-writeFileSync(join(pkg, 'otel.d.ts'), `${header}${otelAbout}${otelImports('./index.js')}${otelTypes}\n`);
-writeFileSync(join(pkg, 'otel.d.cts'), `${header}${otelAbout}${otelImports('./index.cjs')}${otelTypes}\n`);
+const otelTypes = ownTypes('otel-types.d.ts');
+writeFileSync(join(pkg, 'otel.d.ts'), `${header}${otelAbout}${otelTypes('./index.js')}`);
+writeFileSync(join(pkg, 'otel.d.cts'), `${header}${otelAbout}${otelTypes('./index.cjs')}`);
 const viewerTypes = `${fragment('viewer-types.d.ts')}\n`;
 writeFileSync(join(pkg, 'viewer.d.ts'), `${header}${viewerAbout}${viewerTypes}`);
 writeFileSync(join(pkg, 'viewer.d.cts'), `${header}${viewerAbout}${viewerTypes}`);
@@ -394,7 +395,7 @@ const splitLists = (code) => code.split('\n').map((l) => {
 const compressed = (file) => !['node.mjs', 'web.js', 'workerd.js', 'ai.js'].includes(file);
 // The comments of the entries document this script, and the .d.ts files
 // document the package (-0.9 KB gzip).
-for (const file of shippedFiles.filter((f) => /\.(js|cjs|mjs)$/.test(f) && !process.env.AT_DEBUG_NO_MINIFY)) {
+for (const file of shippedFiles.filter((f) => /\.(js|cjs|mjs)$/.test(f))) {
   const isGlue = file === 'agent_trajectories.js';
   const out = await minify(readFileSync(join(pkg, file), 'utf8'), {
     module: !file.endsWith('.cjs'), ecma: 2020, keep_classnames: true,

@@ -117,6 +117,7 @@ export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 run_check "cargo fmt --all --check" cargo fmt --all --check
 run_check "cargo clippy --workspace --all-targets (native)" cargo clippy --quiet --workspace --all-targets -- -D warnings
 run_check "cargo clippy --workspace --all-targets (wasm32)" cargo clippy --quiet --workspace --target wasm32-unknown-unknown --all-targets -- -D warnings
+run_check "tsc --checkJs (src/js)" "$TESTS_DIR/node_modules/.bin/tsc" -p src/js
 run_cargo "rust core (native)" cargo test --quiet --workspace
 run_cargo "binding in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
 WASM_BINDGEN_USE_BROWSER=1 run_cargo "binding in Chromium (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test wasm
@@ -145,6 +146,7 @@ mkdir -p "$work/tarball"
 if tar -xzf "$work/$tarball" -C "$work/tarball"; then
   export PACKAGE_DIR="$PWD/$work/tarball/package"
   run_node "tarball: TrajectoryIndex in Node" tests/js/index.test.mjs
+  run_node "tarball: each entry's exports are its .d.ts's values" tests/js/exports.test.mjs
   run_node "viewer (www/) in Chromium: served, and one file from file://" tests/js/viewer.test.mjs
 else
   record "unpacking the tarball" 0 1

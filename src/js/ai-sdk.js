@@ -11,13 +11,21 @@ import { wasm } from './binding.js';
 import { loopCapture, asJson, callable, assistantParts, usageRecord, isRecorder, notRecorder } from './loop-capture.js';
 import { fail, why, shown, guarded, isObject, isArray } from './util.js';
 
+/**
+ * Instructions (a string, a system message or a list of them) as text.
+ * @param {unknown} instructions
+ * @returns {string}
+ */
 function textOf(instructions) {
   if (typeof instructions === 'string') return instructions;
   if (isArray(instructions)) return instructions.map(textOf).join('\n');
   return isObject(instructions) && typeof instructions.content === 'string' ? instructions.content : '';
 }
 
-/** @type {typeof import('./ai-sdk-types').observeAISdk} */
+/**
+ * @param {any} [options]
+ * @returns {import('./ai-sdk-types').AISdkLoopSettings<any, any, any, any, any, any>}
+ */
 export function observeAISdk(options = {}) {
   const place = 'observeAISdk options';
   const known = 'observers recorder stopOn budget agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish';
@@ -29,8 +37,8 @@ export function observeAISdk(options = {}) {
   const userPrepare = callable(o.prepareStep, `${place}.prepareStep`);
   // AI SDK 7 names them onStepEnd / onEnd (onStepFinish / onFinish are its
   // deprecated aliases); either name is yours, and both are called.
-  const userStepEnds = ['onStepEnd', 'onStepFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean);
-  const userEnds = ['onEnd', 'onFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean);
+  const userStepEnds = /** @type {((step: unknown) => unknown)[]} */ (['onStepEnd', 'onStepFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean));
+  const userEnds = /** @type {((event: unknown) => unknown)[]} */ (['onEnd', 'onFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean));
   const userStepError = callable(o.onStepError, `${place}.onStepError`);
   const userStops = o.stopWhen === undefined ? [] : isArray(o.stopWhen) ? [...o.stopWhen] : [o.stopWhen];
   userStops.forEach((s, i) => callable(s, `${place}.stopWhen${isArray(o.stopWhen) ? `[${i}]` : ''}`));
@@ -39,7 +47,12 @@ export function observeAISdk(options = {}) {
   // AI SDK 7 ignores what its step and end callbacks throw. A failure in
   // ours or yours is kept here, written as run_ended, and thrown from the
   // next step's prepareStep, so the loop fails with it instead.
+  /** @type {unknown} */
   let failure;
+  /**
+   * @param {string} where
+   * @param {() => unknown} f
+   */
   const keep = async (where, f) => {
     try {
       await guarded(where, f);
@@ -51,14 +64,21 @@ export function observeAISdk(options = {}) {
 
   // What the last injection replaced: the AI SDK carries an instructions
   // override forward, so the next step would otherwise stack assessments.
+  /** @type {unknown} */
   let injected;
+  /** @type {unknown} */
   let base;
+  /**
+   * @param {unknown} instructions
+   * @param {string} context
+   */
   const withContext = (instructions, context) => {
     if (instructions === undefined || instructions === null || instructions === '') return context;
     if (typeof instructions === 'string') return `${instructions}\n\n${context}`;
     return [...(isArray(instructions) ? instructions : [instructions]), { role: 'system', content: context }];
   };
 
+  /** @param {any} step */
   async function prepareStep(step) {
     if (failure) throw failure;
     if (step?.stepNumber === 0) cap.begin();
@@ -79,7 +99,7 @@ export function observeAISdk(options = {}) {
     if (step?.stepNumber === 0 && isArray(step?.messages)) {
       for (const m of step.messages) {
         if (m?.role !== 'user') continue;
-        const text = typeof m.content === 'string' ? m.content : isArray(m.content) ? m.content.filter((p) => p?.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('\n') : '';
+        const text = typeof m.content === 'string' ? m.content : isArray(m.content) ? m.content.filter((/** @type {any} */ p) => p?.type === 'text' && typeof p.text === 'string').map((/** @type {any} */ p) => p.text).join('\n') : '';
         if (text) cap.record({ kind: 'message_appended', message: { role: 'user', content: text } });
       }
     }
@@ -110,16 +130,17 @@ export function observeAISdk(options = {}) {
     return mine === undefined && !('instructions' in result) ? undefined : result;
   }
 
+  /** @param {any} step */
   async function onStepEnd(step) {
     await keep('observeAISdk: recording the step', () => {
       cap.start(o.agent ?? 'ai-sdk', step?.model?.modelId);
       const content = isArray(step?.content) ? step.content : [];
-      const calls = content.filter((p) => p?.type === 'tool-call');
-      cap.assistant(content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), calls);
+      const calls = content.filter((/** @type {any} */ p) => p?.type === 'tool-call');
+      cap.assistant(content.filter((/** @type {any} */ p) => p?.type === 'text').map((/** @type {any} */ p) => p.text).join(''), calls);
       cap.usage(step?.usage, step?.finishReason);
       for (const call of calls) {
         cap.toolStarted(call.toolCallId, call.toolName, call.input);
-        const end = content.find((p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
+        const end = content.find((/** @type {any} */ p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
         if (!end) continue; // a tool without execute: the caller answers it
         cap.toolEnded(call.toolCallId, call.toolName, call.input, { output: end.output, error: end.error, failed: end.type === 'tool-error' });
       }
@@ -129,6 +150,7 @@ export function observeAISdk(options = {}) {
   }
 
   // A step whose model call failed: the loop rejects with the error.
+  /** @param {any} event */
   async function onStepError(event) {
     await keep('observeAISdk: recording the failed step', () => {
       cap.start(o.agent ?? 'ai-sdk', event?.model?.modelId);
@@ -138,6 +160,7 @@ export function observeAISdk(options = {}) {
     if (userStepError) await keep('observeAISdk: your onStepError', () => userStepError(event));
   }
 
+  /** @param {any} event */
   async function onEnd(event) {
     // Yours first, so a failure in it is still written into run_ended.
     for (const f of userEnds) await keep('observeAISdk: your onEnd', () => f(event));
@@ -150,7 +173,8 @@ export function observeAISdk(options = {}) {
 
   // Your stop condition failing fails the loop as your other callbacks do:
   // coded, your error as cause, written into run_ended.
-  const yours = (f) => async (arg) => {
+  /** @param {(arg: any) => unknown} f */
+  const yours = (f) => async (/** @type {any} */ arg) => {
     try {
       return await guarded('observeAISdk: your stopWhen', () => f(arg));
     } catch (e) {
@@ -160,20 +184,24 @@ export function observeAISdk(options = {}) {
       throw e;
     }
   };
+  /** @type {import('./ai-sdk-types').AISdkLoopSettings<any, any, any, any, any, any>} */
   const settings = { prepareStep, onStepEnd, onStepError, onEnd };
   if (cap.stopOn || userStops.length) {
     const ours = () => cap.stoppedBy !== undefined;
     // Our condition replaces the AI SDK's default one, so the step cap
     // the caller did not set comes back as maxSteps.
-    const atCap = ({ steps }) => (isArray(steps) ? steps.length : 0) >= maxSteps;
+    const atCap = (/** @type {{ steps: unknown }} */ { steps }) => (isArray(steps) ? steps.length : 0) >= maxSteps;
     settings.stopWhen = [...(userStops.length ? userStops.map(yours) : [atCap]), ...(cap.stopOn ? [ours] : [])];
   }
   return settings;
 }
 
-// Records every model call of a wrapped model: the request's shape, the
-// answer as an assistant message, and its usage (streaming included).
-/** @type {typeof import('./ai-sdk-types').trajectoryMiddleware} */
+/**
+ * Records every model call of a wrapped model: the request's shape, the
+ * answer as an assistant message, and its usage (streaming included).
+ * @param {any} options
+ * @returns {import('./ai-sdk-types').TrajectoryMiddleware}
+ */
 export function trajectoryMiddleware(options) {
   const place = 'trajectoryMiddleware options';
   if (isRecorder(options)) throw fail('INVALID_ARGUMENT', 'trajectoryMiddleware(options): pass the recorder as an option: trajectoryMiddleware({ recorder })');
@@ -183,10 +211,14 @@ export function trajectoryMiddleware(options) {
   const { recorder } = options;
   if (!isRecorder(recorder)) throw notRecorder(recorder, place);
   let calls = 0;
+  /**
+   * @param {any} params
+   * @param {any} model
+   */
   const prepared = (params, model) => {
     const prompt = isArray(params?.prompt) ? params.prompt : [];
-    const system = prompt.filter((m) => m?.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-    const tools = isArray(params?.tools) ? params.tools.map((t) => String(t?.name)) : [];
+    const system = prompt.filter((/** @type {any} */ m) => m?.role === 'system').map((/** @type {any} */ m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+    const tools = isArray(params?.tools) ? params.tools.map((/** @type {any} */ t) => String(t?.name)) : [];
     // Each model call is a turn, as a loop's step is.
     recorder.record({ kind: 'turn_started', turn_index: calls });
     recorder.record({
@@ -194,13 +226,13 @@ export function trajectoryMiddleware(options) {
       iteration: calls++,
       ...(typeof model?.modelId === 'string' ? { model_id: model.modelId } : {}),
       system_prompt_chars: system.length,
-      message_count: prompt.length - prompt.filter((m) => m?.role === 'system').length,
+      message_count: prompt.length - prompt.filter((/** @type {any} */ m) => m?.role === 'system').length,
       tool_count: tools.length,
       ...(tools.length ? { tools } : {}),
     });
     return calls - 1;
   };
-  const parseInput = (input) => {
+  const parseInput = (/** @type {unknown} */ input) => {
     if (typeof input !== 'string') return asJson(input) ?? {};
     try {
       return JSON.parse(input);
@@ -208,20 +240,33 @@ export function trajectoryMiddleware(options) {
       return input;
     }
   };
+  /**
+   * @param {number} turn
+   * @param {string} text
+   * @param {readonly any[]} toolCalls
+   * @param {unknown} usage
+   * @param {unknown} finishReason
+   */
   const answered = (turn, text, toolCalls, usage, finishReason) => {
     const parts = assistantParts(text, toolCalls, parseInput);
-    const message = { role: 'assistant', content: parts.length ? parts : '' };
+    const message = /** @type {import('./records').ModelMessage} */ ({ role: 'assistant', content: parts.length ? parts : '' });
     recorder.record({ kind: 'message_appended', message });
     const used = usageRecord(usage, finishReason);
     if (used) recorder.record(used);
     recorder.record({ kind: 'turn_ended', turn_index: turn, assistant: message, tool_results: [] });
   };
   // A stream's error part is recorded where it comes; the turn ends with the stream.
-  const failed = (e) => {
+  const failed = (/** @type {unknown} */ e) => {
     recorder.record(wasm.modelError(why(e)));
     return e;
   };
   // The request recorded, then the call; a call that throws is recorded and rethrown.
+  /**
+   * @param {unknown} params
+   * @param {unknown} model
+   * @param {() => PromiseLike<any>} f
+   * @returns {Promise<[number, any]>}
+   */
   const call = async (params, model, f) => {
     const turn = prepared(params, model);
     try {
@@ -236,14 +281,17 @@ export function trajectoryMiddleware(options) {
     async wrapGenerate({ doGenerate, params, model }) {
       const [turn, r] = await call(params, model, doGenerate);
       const content = isArray(r?.content) ? r.content : [];
-      answered(turn, content.filter((p) => p?.type === 'text').map((p) => p.text).join(''), content.filter((p) => p?.type === 'tool-call'), r?.usage, r?.finishReason);
+      answered(turn, content.filter((/** @type {any} */ p) => p?.type === 'text').map((/** @type {any} */ p) => p.text).join(''), content.filter((/** @type {any} */ p) => p?.type === 'tool-call'), r?.usage, r?.finishReason);
       return r;
     },
     async wrapStream({ doStream, params, model }) {
       const [turn, r] = await call(params, model, doStream);
       let text = '';
+      /** @type {any[]} */
       const toolCalls = [];
+      /** @type {unknown} */
       let usage;
+      /** @type {unknown} */
       let finishReason;
       let done = false;
       const end = () => {

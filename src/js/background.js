@@ -14,21 +14,29 @@ import { fail, why, ours, guard, guarded, isObject, isArray, readOptions, AI_SCH
 /** @typedef {import('./background-types').BackgroundAgentRunner} DeclaredRunner */
 
 // Loaded on first use: only runs with a plain JSON Schema need it.
+/** @type {typeof import('@cfworker/json-schema') | undefined} */
 let cfworker;
 const loadValidator = async () => (cfworker ??= await import('@cfworker/json-schema'));
 
 // The keywords of JSON Schema (drafts 4 to 2020-12) an object needs one of to be read as a schema.
 // (In groups: the minified build keeps lines short, and one array would be one line.)
+/** @type {Set<string>} */
 const JSON_SCHEMA_KEYWORDS = new Set();
-const keywords = (group) => group.split(' ').forEach((k) => JSON_SCHEMA_KEYWORDS.add(k));
+const keywords = (/** @type {string} */ group) => group.split(' ').forEach((k) => JSON_SCHEMA_KEYWORDS.add(k));
 keywords('$schema $id id $ref $defs definitions $comment $anchor $dynamicRef type enum const title description default examples');
 keywords('properties patternProperties additionalProperties required propertyNames minProperties maxProperties dependentRequired');
 keywords('dependentSchemas dependencies items prefixItems additionalItems contains minItems maxItems uniqueItems');
 keywords('unevaluatedItems unevaluatedProperties allOf anyOf oneOf not if then else minimum maximum exclusiveMinimum');
 keywords('exclusiveMaximum multipleOf minLength maxLength pattern format nullable readOnly writeOnly deprecated contentMediaType contentEncoding');
+/** @param {unknown} v */
 const describe = (v) => (v === null ? 'null' : isArray(v) ? 'an array' : typeof v);
 
-// The JSON Schema form of a schema, by what its library offers.
+/**
+ * The JSON Schema form of a schema, by what its library offers.
+ * @param {any} schema
+ * @param {string} where
+ * @returns {any}
+ */
 const jsonSchemaOf = (schema, where) => {
   if (!isObject(schema) && typeof schema !== 'function') {
     throw fail('INVALID_ARGUMENT', `${where} must be a JSON Schema, a Standard Schema (zod, valibot, arktype) or an AI SDK schema, got ${describe(schema)}`);
@@ -54,17 +62,31 @@ const jsonSchemaOf = (schema, where) => {
   return schema;
 };
 
-// Where a value fails a schema, as the validator said it.
+/**
+ * Where a value fails a schema, as the validator said it.
+ * @param {any[]} issues
+ */
 const stdIssues = (issues) => issues.slice(0, 3).map((i) => {
-  const path = isArray(i?.path) ? i.path.map((p) => (isObject(p) ? p.key : p)).join('.') : '';
+  const path = isArray(i?.path) ? i.path.map((/** @type {any} */ p) => (isObject(p) ? p.key : p)).join('.') : '';
   return path ? `${path}: ${i?.message}` : String(i?.message);
 }).join('; ');
+/** @param {any} s */
 const draftOf = (s) => {
   const id = typeof s?.$schema === 'string' ? s.$schema : '';
   return id.includes('2020-12') ? '2020-12' : id.includes('2019-09') ? '2019-09' : id.includes('draft-04') ? '4' : '7';
 };
-// A function (value) → Promise<the validated value>, throwing INVALID_ARGUMENT with the validator's message.
+/**
+ * A function (value) → Promise<the validated value>, throwing INVALID_ARGUMENT with the validator's message.
+ * @param {any} schema
+ * @param {unknown} json
+ * @param {string} where
+ * @returns {(value: unknown) => Promise<unknown>}
+ */
 const validatorOf = (schema, json, where) => {
+  /**
+   * @param {string} message
+   * @param {unknown} [cause]
+   */
   const refuse = (message, cause) => fail('INVALID_ARGUMENT', `${where}: ${message}`, cause);
   const std = schema['~standard'];
   if (isObject(std) && typeof std.validate === 'function') {
@@ -81,6 +103,7 @@ const validatorOf = (schema, json, where) => {
       return r.value;
     };
   }
+  /** @type {import('@cfworker/json-schema').Validator | undefined} */
   let validator;
   return async (v) => {
     const { Validator } = await loadValidator();
@@ -88,7 +111,7 @@ const validatorOf = (schema, json, where) => {
     const r = validator.validate(v);
     if (!r.valid) {
       // The deepest errors say most; the outer ones repeat them.
-      const depth = (e) => e.instanceLocation.split('/').length;
+      const depth = (/** @type {{ instanceLocation: string }} */ e) => e.instanceLocation.split('/').length;
       const max = Math.max(...r.errors.map(depth));
       throw refuse(r.errors.filter((e) => depth(e) === max).slice(0, 3).map((e) => `${e.instanceLocation.replace(/^#\/?/, '') || '(root)'}: ${e.error}`).join('; '));
     }
@@ -96,7 +119,11 @@ const validatorOf = (schema, json, where) => {
   };
 };
 
-// The caller's tools: { name: { description?, inputSchema, execute } }.
+/**
+ * The caller's tools: { name: { description?, inputSchema, execute } }.
+ * @param {unknown} tools
+ * @returns {{ name: string, description: string, json: unknown, execute: Function, validate: (value: unknown) => Promise<unknown> }[]}
+ */
 const toolsOf = (tools) => {
   if (tools == null) return [];
   if (!isObject(tools) || isArray(tools)) throw fail('INVALID_ARGUMENT', `tools must be an object { name: tool({ description, inputSchema, execute }) }, got ${describe(tools)}`);
@@ -116,7 +143,10 @@ const toolsOf = (tools) => {
   });
 };
 
-// A tool's answer; an AI SDK streaming tool (an async iterable) gives its last value.
+/**
+ * A tool's answer; an AI SDK streaming tool (an async iterable) gives its last value.
+ * @param {any} out
+ */
 const settle = async (out) => {
   if (out != null && typeof out[Symbol.asyncIterator] === 'function') {
     let last;
@@ -126,6 +156,7 @@ const settle = async (out) => {
   return out;
 };
 
+/** @param {() => Promise<unknown>} f */
 const outcome = async (f) => {
   try {
     return { ok: await f() };
@@ -138,11 +169,14 @@ const RUN_OPTIONS = ['resumeFrom'];
 
 /** @implements {DeclaredRunner} */
 export class BackgroundAgentRunner {
+  /** @type {Record<string, any>} */
   #opts;
+  /** @type {ReturnType<typeof toolsOf>} */
   #tools;
   #running = false;
   #runs = 0;
 
+  /** @param {import('./background-types').BackgroundAgentRunnerOptions} opts */
   constructor(opts) {
     const place = 'BackgroundAgentRunner options';
     if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `new BackgroundAgentRunner(opts): opts must be an object ({ model, ... }), got ${describe(opts)}`);
@@ -154,7 +188,12 @@ export class BackgroundAgentRunner {
     this.#opts = given;
   }
 
-  /** Runs one objective to its end (the contract is in background-types.d.ts). */
+  /**
+   * Runs one objective to its end (the contract is in background-types.d.ts).
+   * @param {any} objective
+   * @param {{ resumeFrom?: import('./background-types').AgentSnapshot }} [options]
+   * @returns {Promise<any>}
+   */
   async run(objective, options = {}) {
     if (this.#running) throw fail('BUSY', 'this BackgroundAgentRunner is already running an objective; await it, or use another runner');
     this.#running = true;
@@ -165,13 +204,20 @@ export class BackgroundAgentRunner {
     }
   }
 
+  /**
+   * @param {any} objective
+   * @param {any} options
+   */
   async #run(objective, options) {
     if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `run(objective, options): options must be an object ({ resumeFrom })`);
     wasm.checkOptions(options, RUN_OPTIONS, 'run options');
     const { tools: _, config = {}, observers: given, ...harness } = this.#opts;
     const factory = isObject(config) ? config.deliverableFactory : undefined;
     const resumeFrom = options.resumeFrom;
-    let schema, validate;
+    /** @type {unknown} */
+    let schema;
+    /** @type {((value: unknown) => Promise<unknown>) | undefined} */
+    let validate;
     let goal = objective;
     if (isObject(objective) && !isArray(objective)) {
       const { deliverableSchema, ...rest } = guard('objective: reading it threw', () => ({ ...objective }));
@@ -199,12 +245,12 @@ export class BackgroundAgentRunner {
       // Both settle as { ok } or { error }, never reject: the error is
       // already this package's, worded for the run, and must not be
       // wrapped again as a callback that threw.
-      callTool: (name, input, { abortSignal, toolCallId }) => outcome(async () => {
-        const t = byName.get(name);
+      callTool: (/** @type {string} */ name, /** @type {unknown} */ input, /** @type {{ abortSignal: unknown, toolCallId: string }} */ { abortSignal, toolCallId }) => outcome(async () => {
+        const t = /** @type {ReturnType<typeof toolsOf>[number]} */ (byName.get(name));
         const valid = await t.validate(input);
         return guarded(`tool ${name}`, async () => settle(await t.execute(valid, { abortSignal, toolCallId, messages: [] })));
       }),
-      deliver: ({ snapshot, proposed }) => outcome(async () => {
+      deliver: (/** @type {{ snapshot: any, proposed: unknown }} */ { snapshot, proposed }) => outcome(async () => {
         let d = proposed;
         if (typeof factory === 'function') {
           // The factory sees the observers' state too, as the result's snapshot will hold it.

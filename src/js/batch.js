@@ -11,7 +11,16 @@ const place = 'runTrajectories(items, opts)';
 // How many records a run made: runTrajectory puts it on the result under this symbol.
 const RECORDS = Symbol.for('agent-trajectories.records');
 
-/** A fork's parent, turn and run id, read for the core's id rule; undefined when not a fork or not readable. */
+/**
+ * A run of the batch as it goes (BatchRun without artifacts()).
+ * @typedef {Omit<import('./generate-types').BatchRun, 'artifacts'>} Run
+ */
+
+/**
+ * A fork's parent, turn and run id, read for the core's id rule; undefined when not a fork or not readable.
+ * @param {any} options
+ * @returns {{ parent: string, atTurn: number, runId: string | undefined } | undefined}
+ */
 function forkOf(options) {
   try {
     const { resumeFrom, runId } = options;
@@ -23,6 +32,11 @@ function forkOf(options) {
   }
 }
 
+/**
+ * @param {any} item
+ * @param {number} i
+ * @returns {{ id: string, trajectory: any, options: any }}
+ */
 function readItem(item, i) {
   const where = `${place}: items[${i}]`;
   if (!isObject(item) || isArray(item)) throw fail('INVALID_ARGUMENT', `${where} must be { trajectory, options, id? }, got ${why(item)}`);
@@ -61,10 +75,12 @@ export async function runTrajectories(items, opts) {
   const runs = new Array(jobs.length);
   let next = 0;
   let done = 0;
-  const tell = (event) => onProgress?.({ ...event, done, total: jobs.length });
+  const tell = (/** @type {any} */ event) => onProgress?.({ ...event, done, total: jobs.length });
 
+  /** @param {number} k */
   async function one(k) {
     const { id, trajectory, options } = jobs[k];
+    /** @type {Run} */
     const run = { id, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0 };
     runs[k] = run;
     if (signal?.aborted) Object.assign(run, wasm.batchTally('unstarted', undefined, undefined, [], 0)); // never started
@@ -78,13 +94,19 @@ export async function runTrajectories(items, opts) {
     }
   }
 
+  /**
+   * @param {Run} run
+   * @param {any} trajectory
+   * @param {any} options
+   */
   async function go(run, trajectory, options) {
     const { id } = run;
+    /** @type {((record: unknown) => unknown) | undefined} */
     let own;
     // Records reach JS one by one only for onProgress: made into objects,
     // they cost a run about a third of its time (measured in the batch
     // benchmark). Counts and tokens come from the result instead.
-    const onRecord = (record) => {
+    const onRecord = (/** @type {import('./records').TrajectoryRecord} */ record) => {
       try {
         tell({ type: 'record', id, record });
       } catch (e) {
@@ -102,7 +124,7 @@ export async function runTrajectories(items, opts) {
       const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
       const end = result.steps.at(-1)?.end ?? result.end;
       const tally = wasm.batchTally('finished', end?.reason ?? undefined, end?.verdict ?? undefined, Float64Array.from(result.steps, (s) => s.tokens ?? 0), kept);
-      Object.assign(run, { result, ...tally, records: result[RECORDS] ?? 0 });
+      Object.assign(run, { result, ...tally, records: /** @type {any} */ (result)[RECORDS] ?? 0 });
     } catch (e) {
       // Refused before it ran (bad options, a trajectory that is not one): the harness's doing.
       run.error = ours(e) ? e : fail('CALLBACK_FAILED', `${place}: run ${JSON.stringify(id)} threw: ${why(e)}`, e);
@@ -110,7 +132,7 @@ export async function runTrajectories(items, opts) {
     }
   }
 
-  const view = (run) => ({
+  const view = (/** @type {Run} */ run) => ({
     ...run,
     /** toArtifacts(result, trajectory), written when asked. */
     artifacts: () => (run.result ? toArtifacts(run.result, jobs[run.index].trajectory) : null),
@@ -143,8 +165,8 @@ export function trajectoryMatrix(m) {
   const where = 'trajectoryMatrix(m)';
   if (!isObject(m)) throw fail('INVALID_ARGUMENT', `${where}: m must be { scenarios, personas, agents, options }, got ${why(m)}`);
   wasm.checkOptions(m, ['scenarios', 'personas', 'agents', 'options'], where);
-  const named = (k) => {
-    const v = m[k];
+  const named = (/** @type {string} */ k) => {
+    const v = /** @type {Record<string, unknown>} */ (m)[k];
     if (!isObject(v) || isArray(v) || !Object.keys(v).length) throw fail('INVALID_ARGUMENT', `${where}: ${k} must be an object of named entries (at least one), got ${why(v)}`);
     return Object.entries(v);
   };

@@ -6,7 +6,16 @@
 import { wasm } from './binding.js';
 import { fail, why, shown, guard, isObject, isArray } from './util.js';
 
-// A value as record JSON: what JSON cannot carry becomes its text.
+/** @typedef {import('./binding-types').TrajectoryRecorder} TrajectoryRecorder */
+/** @typedef {import('./binding-types').StopOn} StopOn */
+/** @typedef {import('./records').Assessment} Assessment */
+/** @typedef {import('./records').ModelMessage} ModelMessage */
+
+/**
+ * A value as record JSON: what JSON cannot carry becomes its text.
+ * @param {unknown} v
+ * @returns {any}
+ */
 export const asJson = (v) => {
   if (v === undefined) return undefined;
   try {
@@ -16,19 +25,34 @@ export const asJson = (v) => {
     return why(v);
   }
 };
-// A model call's usage as the core writes it (`custom` model_usage), or undefined when it reported no count.
+/**
+ * A model call's usage as the core writes it (`custom` model_usage), or undefined when it reported no count.
+ * @param {unknown} usage
+ * @param {unknown} finishReason
+ */
 export const usageRecord = (usage, finishReason) => {
   const reason = isObject(finishReason) ? finishReason.unified : finishReason;
   return isObject(usage) ? wasm.modelUsage(usage, typeof reason === 'string' ? reason : undefined) : undefined;
 };
-// An assistant step as message parts: its text, then its tool calls (`input` reads a call's input).
+/**
+ * An assistant step as message parts: its text, then its tool calls (`input` reads a call's input).
+ * @param {string} text
+ * @param {readonly any[]} calls
+ * @param {(input: unknown) => unknown} input
+ */
 export const assistantParts = (text, calls, input) => [
   ...(text ? [{ type: 'text', text }] : []),
   ...calls.map((c) => ({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: input(c.input) })),
 ];
+/**
+ * A callback option: a function or undefined.
+ * @param {unknown} v
+ * @param {string} where
+ * @returns {((...args: any[]) => any) | undefined}
+ */
 export const callable = (v, where) => {
   if (v !== undefined && typeof v !== 'function') throw fail('INVALID_ARGUMENT', `${where} must be a function, got ${v === null ? 'null' : typeof v}`);
-  return v;
+  return /** @type {((...args: any[]) => any) | undefined} */ (v);
 };
 
 /**
@@ -50,6 +74,8 @@ export const notRecorder = (v, place) => {
 /**
  * One loop's capture, from the adapter's `observers`, `recorder` and
  * `stopOn` options (`name`, the adapter's, says where in errors).
+ * @param {Record<string, any>} o
+ * @param {string} name
  */
 export function loopCapture(o, name) {
   const place = `${name} options`;
@@ -68,9 +94,11 @@ export function loopCapture(o, name) {
   let begun = false;
   let started = false;
   let ended = false;
+  /** @type {Assessment | undefined} */
   let stoppedBy;
+  /** @type {{ index: number, assistant: ModelMessage | undefined, results: ModelMessage[] } | undefined} */
   let turn; // the open turn's number and its assistant message and tool results
-  const record = (payload) => recorder?.record(payload);
+  const record = (/** @type {any} */ payload) => recorder?.record(payload);
 
   return {
     observers,
@@ -94,6 +122,10 @@ export function loopCapture(o, name) {
      * theirs to end). Records the caller made first (a note, a budget)
      * stay before it; the budget option's record follows it.
      */
+    /**
+     * @param {string} agent
+     * @param {unknown} modelId
+     */
     start(agent, modelId) {
       if (started || !recorder) return;
       started = true;
@@ -103,7 +135,10 @@ export function loopCapture(o, name) {
       record({ kind: 'run_started', identity });
       if (budget) record(budget);
     },
-    /** A model step begins: turn_started (a step is a turn, as in a generated run). */
+    /**
+     * A model step begins: turn_started (a step is a turn, as in a generated run).
+     * @param {number} index
+     */
     turnStarted(index) {
       if (turn || !recorder) return;
       turn = { index, assistant: undefined, results: [] };
@@ -118,6 +153,7 @@ export function loopCapture(o, name) {
     },
     /** The observers' current assessment as prompt text, or ''. */
     context: () => (observers ? guard(`${name}: observers.context()`, () => observers.context()) ?? '' : ''),
+    /** @param {{ iteration: any, modelId: unknown, systemChars: number, messageCount: number, tools: readonly string[] | undefined }} step */
     prepared({ iteration, modelId, systemChars, messageCount, tools }) {
       record({
         kind: 'provider_request_prepared',
@@ -129,15 +165,23 @@ export function loopCapture(o, name) {
         ...(tools ? { tools } : {}),
       });
     },
-    /** The assistant's step: its text and tool calls ({ toolCallId, toolName, input }). */
+    /**
+     * The assistant's step: its text and tool calls ({ toolCallId, toolName, input }).
+     * @param {string} text
+     * @param {readonly any[]} calls
+     */
     assistant(text, calls) {
       const parts = assistantParts(text, calls, (input) => asJson(input) ?? {});
       if (!parts.length) return;
-      const message = { role: 'assistant', content: parts };
+      const message = /** @type {ModelMessage} */ ({ role: 'assistant', content: parts });
       if (turn) turn.assistant = message;
       record({ kind: 'message_appended', message });
     },
-    /** A model call's usage: a `custom` model_usage record (as trajectoryMiddleware writes it), and its tokens to the observers' budget. */
+    /**
+     * A model call's usage: a `custom` model_usage record (as trajectoryMiddleware writes it), and its tokens to the observers' budget.
+     * @param {unknown} usage
+     * @param {unknown} finishReason
+     */
     usage(usage, finishReason) {
       const payload = usageRecord(usage, finishReason);
       if (!payload) return;
@@ -145,12 +189,23 @@ export function loopCapture(o, name) {
       if (payload.data.totalTokens && observers) observers.recordTokens(payload.data.totalTokens);
     },
     /** A failed model call: a `custom` model_error record. */
-    modelError: (message) => record(wasm.modelError(message)),
+    modelError: (/** @type {string} */ message) => record(wasm.modelError(message)),
+    /**
+     * @param {unknown} id
+     * @param {unknown} name
+     * @param {unknown} input
+     */
     toolStarted(id, name, input) {
       const args = asJson(input);
       record({ kind: 'tool_started', tool_call_id: String(id), tool_name: String(name), ...(args === undefined ? {} : { args }) });
     },
-    /** A call's end: recorded, fed to the observers, their assessments recorded and counted against stopOn. */
+    /**
+     * A call's end: recorded, fed to the observers, their assessments recorded and counted against stopOn.
+     * @param {unknown} id
+     * @param {unknown} name
+     * @param {unknown} input
+     * @param {{ output?: unknown, error?: unknown, failed: boolean }} end
+     */
     toolEnded(id, name, input, { output, error, failed }) {
       const result = failed ? why(error) : asJson(output);
       record({ kind: 'tool_ended', tool_call_id: String(id), tool_name: String(name), ...(result === undefined ? {} : { result }), is_error: failed });
@@ -168,15 +223,19 @@ export function loopCapture(o, name) {
      * core gives: `{ finished: reason }`, `{ failed: { message, code?,
      * harness } }`, or, once stopOn was met, the stop on that finding.
      */
+    /** @param {any} how */
     end(how) {
       if (ended || !fresh) return;
       ended = true;
       const stop = stoppedBy && !how.failed
-        ? { stoppedOn: { threshold: stopOn.severity, times: stopOn.times, observer: String(stoppedBy.observerName), severity: String(stoppedBy.severity), summary: String(stoppedBy.summary) } }
+        ? { stoppedOn: { threshold: /** @type {StopOn} */ (stopOn).severity, times: /** @type {StopOn} */ (stopOn).times, observer: String(stoppedBy.observerName), severity: String(stoppedBy.severity), summary: String(stoppedBy.summary) } }
         : how;
       record({ kind: 'run_ended', outcome: wasm.loopOutcome(stop) });
     },
-    /** run_ended for `e`, a failure of the caller's code or of the recording (verdict harness). */
+    /**
+     * run_ended for `e`, a failure of the caller's code or of the recording (verdict harness).
+     * @param {any} e
+     */
     endFailed(e) {
       this.end({ failed: { message: why(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}), harness: true } });
     },

@@ -22,6 +22,12 @@ import { fail, why, isObject, isArray } from './util.js';
 const OPTIONS = ['observers', 'recorder', 'stopOn', 'budget', 'agent', 'inputProcessors', 'outputProcessors', 'errorProcessors'];
 const ID = 'agent-trajectories';
 
+/**
+ * The caller's processors of one list, each checked to be one.
+ * @param {unknown} v
+ * @param {string} where
+ * @returns {any[]}
+ */
 const processors = (v, where) => {
   if (v === undefined) return [];
   if (!isArray(v)) throw fail('INVALID_ARGUMENT', `${where} must be an array of processors, got ${why(v)}`);
@@ -30,8 +36,12 @@ const processors = (v, where) => {
   });
   return v;
 };
-const messageText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
-// A tool result part of a Mastra step: { output: { type: 'json' | 'text' | 'error-text' | ..., value } }, or a tool-error part.
+/** @param {any} m @returns {string} */
+const messageText = (m) => (typeof m?.content === 'string' ? m.content : isArray(m?.content) ? m.content.map((/** @type {any} */ p) => p?.text ?? '').join('') : '');
+/**
+ * A tool result part of a Mastra step: { output: { type: 'json' | 'text' | 'error-text' | ..., value } }, or a tool-error part.
+ * @param {any} p
+ */
 const ending = (p) => {
   const out = p.output;
   const wrapped = isObject(out) && typeof out.type === 'string' && 'value' in out;
@@ -40,41 +50,52 @@ const ending = (p) => {
   return { output: value, error: p.type === 'tool-error' ? p.error : value, failed };
 };
 
-/** @type {typeof import('./mastra-types').observeMastra} */
+/**
+ * @template {readonly unknown[]} [Input=[]]
+ * @template {readonly unknown[]} [Output=[]]
+ * @template {readonly unknown[]} [Errors=[]]
+ * @param {import('./mastra-types').ObserveMastraOptions<Input, Output, Errors>} [options]
+ * @returns {import('./mastra-types').MastraProcessors<Input, Output, Errors>}
+ */
 export function observeMastra(options = {}) {
   const place = 'observeMastra options';
   wasm.checkOptions(options, OPTIONS, place);
-  const o = options ?? {};
+  const o = /** @type {Record<string, any>} */ (options ?? {});
   const cap = loopCapture(o, 'observeMastra');
   const mine = {
     input: processors(o.inputProcessors, `${place}.inputProcessors`),
     output: processors(o.outputProcessors, `${place}.outputProcessors`),
     error: processors(o.errorProcessors, `${place}.errorProcessors`),
   };
+  /** @type {string[] | undefined} */
   let toolNames;
   let settled = 0; // steps whose tool results are recorded
   const started = new Set(); // tool_started recorded, by call id
+  /** @type {string | undefined} */
   let modelError;
   let userRecorded = false;
 
-  const start = (args) => cap.start(o.agent ?? 'mastra', args?.model?.modelId);
+  const start = (/** @type {any} */ args) => cap.start(o.agent ?? 'mastra', args?.model?.modelId);
   // Records the tool calls of every finished step not yet recorded, in order.
-  const settle = (steps) => {
+  const settle = (/** @type {unknown} */ steps) => {
     if (!isArray(steps)) return;
     for (; settled < steps.length; settled++) {
       const content = isArray(steps[settled]?.content) ? steps[settled].content : [];
-      for (const call of content.filter((p) => p?.type === 'tool-call')) {
+      for (const call of content.filter((/** @type {any} */ p) => p?.type === 'tool-call')) {
         if (!started.has(call.toolCallId)) cap.toolStarted(call.toolCallId, call.toolName, call.input);
         started.delete(call.toolCallId);
-        const end = content.find((p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
+        const end = content.find((/** @type {any} */ p) => (p?.type === 'tool-result' || p?.type === 'tool-error') && p.toolCallId === call.toolCallId);
         if (end) cap.toolEnded(call.toolCallId, call.toolName, call.input, ending(end));
       }
     }
   };
 
+  // Typed by what it reads (more than MastraTrajectoryProcessor declares: the declaration names only what a caller may rely on).
+  /** @type {import('./mastra-types').MastraTrajectoryProcessor & Record<string, any>} */
   const processor = {
     id: ID,
     name: 'agent-trajectories observers and capture',
+    /** @param {any} args */
     processInputStep(args) {
       // Mastra gives each processor one `state` object per request: a new one is a new run.
       if (isObject(args?.state) && !args.state[ID]) {
@@ -89,11 +110,12 @@ export function observeMastra(options = {}) {
       const stopped = cap.stoppedBy;
       if (stopped && typeof args?.abort === 'function') {
         cap.end({ finished: undefined });
-        args.abort(`${stopped.observerName}: ${stopped.summary}`, { metadata: { stoppedOn: cap.stopOn.severity, assessment: stopped } });
+        args.abort(`${stopped.observerName}: ${stopped.summary}`, { metadata: { stoppedOn: /** @type {import('./binding-types').StopOn} */ (cap.stopOn).severity, assessment: stopped } });
         return;
       }
       cap.turnStarted(Number.isSafeInteger(args?.stepNumber) && args.stepNumber >= 0 ? args.stepNumber : settled);
     },
+    /** @param {any} args */
     processLLMRequest(args) {
       start(args);
       const prompt = isArray(args?.prompt) ? args.prompt : [];
@@ -109,18 +131,19 @@ export function observeMastra(options = {}) {
       // The user's words open the first turn, as in a generated run (their text; files and images are left out).
       if (!userRecorded) {
         userRecorded = true;
-        for (const m of prompt.filter((x) => x?.role === 'user')) {
+        for (const m of prompt.filter((/** @type {any} */ x) => x?.role === 'user')) {
           const text = messageText(m);
           if (text) cap.record({ kind: 'message_appended', message: { role: 'user', content: text } });
         }
       }
-      const system = sent.filter((m) => m?.role === 'system');
+      const system = sent.filter((/** @type {any} */ m) => m?.role === 'system');
       cap.prepared({ iteration: args?.stepNumber, modelId: args?.model?.modelId, systemChars: system.map(messageText).join('\n').length, messageCount: sent.length - system.length, tools: toolNames });
       return context ? { prompt: sent } : undefined;
     },
+    /** @param {any} args */
     processOutputStep(args) {
       start(args);
-      const calls = (isArray(args?.toolCalls) ? args.toolCalls : []).map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.args }));
+      const calls = (isArray(args?.toolCalls) ? args.toolCalls : []).map((/** @type {any} */ c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.args }));
       cap.assistant(typeof args?.text === 'string' ? args.text : '', calls);
       cap.usage(args?.usage, args?.finishReason);
       for (const c of calls) {
@@ -129,6 +152,7 @@ export function observeMastra(options = {}) {
       }
       return args.messageList;
     },
+    /** @param {any} args */
     processOutputResult(args) {
       settle(args?.result?.steps);
       cap.turnEnded();
@@ -139,6 +163,7 @@ export function observeMastra(options = {}) {
       } else cap.end({ finished: reason });
       return args.messageList;
     },
+    /** @param {any} args */
     processAPIError(args) {
       modelError = why(args?.error);
       cap.modelError(modelError);
@@ -146,6 +171,6 @@ export function observeMastra(options = {}) {
   };
   // Ours last among the input processors (it sees the prompt the model
   // gets) and first among the output ones (it records what the model said).
-  return { inputProcessors: [...mine.input, processor], outputProcessors: [processor, ...mine.output], errorProcessors: [...mine.error, processor] };
+  return /** @type {any} */ ({ inputProcessors: [...mine.input, processor], outputProcessors: [processor, ...mine.output], errorProcessors: [...mine.error, processor] });
 }
 

@@ -118,7 +118,7 @@ function makeState({ tracer, content }) {
       const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
       // The parent's open tool call started this run, if there is one.
       const openTool = parentRun?.toolOrder.findLast((t) => /** @type {Run} */ (parentRun).tools.has(t));
-      const parent = openTool ? parentRun.tools.get(openTool) : parentRun?.span;
+      const parent = openTool ? /** @type {Run} */ (parentRun).tools.get(openTool) : parentRun?.span;
       const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
       /** @type {Record<string, unknown>} */
       const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };

@@ -7,6 +7,38 @@ import { wasm } from './binding.js';
 import { fail, shown as show, SEVERITIES } from './util.js';
 
 /** @typedef {import('./trajectory-index-types').TrajectoryIndex} DeclaredIndex */
+/** @typedef {import('./binding-types').TrajectoryIndexCore} TrajectoryIndexCore */
+/**
+ * A turn as the queries use it (from the core's groups()).
+ * @typedef {{ number: number, records: Float64Array | Uint32Array, step: number, toolCalls: number, errors: number, tokens: number, startedAt: number, endedAt: number }} Turn
+ */
+/**
+ * A run as the queries use it (from the core's groups()): record indices, counts, and its turns.
+ * @typedef {object} Run
+ * @property {number} key
+ * @property {string | null} runId
+ * @property {string | null} parentRunId
+ * @property {number} depth
+ * @property {number} first
+ * @property {number} last
+ * @property {number} records
+ * @property {number} toolCalls
+ * @property {number} failedCalls
+ * @property {number} tokens
+ * @property {number | null} ended
+ * @property {number | null} budget
+ * @property {number | null} graph
+ * @property {number | null} states
+ * @property {number | null} parentCall
+ * @property {number | null} parentRecord
+ * @property {number[]} calls
+ * @property {number[]} steps
+ * @property {number[]} findings
+ * @property {number[]} outside
+ * @property {Turn[]} turns
+ * @property {Map<number, Turn>} byNumber
+ */
+/** A run id argument: a run's id, null for the records without one, undefined for the first run (or all). @typedef {string | null | undefined} RunId */
 
 // Column order of the core's rows (crate::core::index::COLUMNS / NUMBERS).
 const [, , LINE, RUN, , KIND, TOOL, , , , , , DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);
@@ -18,26 +50,41 @@ const NONE = 0xffffffff;
 const RUN_FIELDS = 24;
 const TURN_FIELDS = 9;
 const PRIVATE = Symbol('TrajectoryIndex');
-const bad = (message) => fail('INVALID_ARGUMENT', message);
+const bad = (/** @type {string} */ message) => fail('INVALID_ARGUMENT', message);
 
 /** @implements {DeclaredIndex} */
 export class TrajectoryIndex {
+  /** @type {TrajectoryIndexCore | undefined} */
   #core;
+  /** @type {Uint32Array} */
   #cols;
+  /** @type {Float64Array} */
   #nums;
+  /** @type {string[]} */
   #strings;
+  /** @type {Run[]} */
   #runs = [];
+  /** @type {Map<number, Run>} */
   #byId = new Map();
+  /** @type {{ line: number, message: string, code: any }[]} */
   #problems;
-  #turnOf;
+  /** @type {Uint32Array} */
+  #turnOf = new Uint32Array(0);
 
-  /** Indexes record JSONL text or UTF-8 bytes; a bad line is kept in `errors()`, never thrown. */
+  /**
+   * Indexes record JSONL text or UTF-8 bytes; a bad line is kept in `errors()`, never thrown.
+   * @param {string | Uint8Array} input
+   */
   static fromJsonl(input) {
     // TextEncoder writes a string's UTF-8 several times faster than the
     // binding's own string copy (measured on 100 MB: 219 vs 391 ms in all).
     return indexOf(new wasm.TrajectoryIndexCore(typeof input === 'string' ? new TextEncoder().encode(input) : input));
   }
 
+  /**
+   * @param {symbol} token
+   * @param {TrajectoryIndexCore} core
+   */
   constructor(token, core) {
     if (token !== PRIVATE) throw bad('new TrajectoryIndex(): use TrajectoryIndex.fromJsonl(input)');
     this.#core = core;
@@ -46,21 +93,22 @@ export class TrajectoryIndex {
     this.#strings = core.strings();
     const flat = core.problems();
     this.#problems = [];
-    for (let k = 0; k < flat.length; k += 3) this.#problems.push({ line: flat[k], message: flat[k + 1], code: flat[k + 2] });
+    for (let k = 0; k < flat.length; k += 3) this.#problems.push({ line: /** @type {number} */ (flat[k]), message: /** @type {string} */ (flat[k + 1]), code: flat[k + 2] });
     this.#group();
   }
 
   /** The core's runs and turns (src/core/index/group.rs decides them), as the queries use them. */
   #group() {
-    const [turnOf, runs, runTokens, turns, turnRecords, lists] = this.#core.groups();
+    const [turnOf, runs, runTokens, turns, turnRecords, lists] = /** @type {TrajectoryIndexCore} */ (this.#core).groups();
     this.#turnOf = turnOf;
     const str = this.#strings;
-    const idx = (v) => (v === NONE ? null : v);
+    const idx = (/** @type {number} */ v) => (v === NONE ? null : v);
     for (let k = 0, n = 0; k < runs.length; k += RUN_FIELDS, n++) {
       const f = runs.subarray(k, k + RUN_FIELDS);
       const [key, parent, depth, first, last, records, toolCalls, failedCalls, ended, budget, graph, states, parentCall, parentRecord,
         turnAt, turnCount, callsAt, callsLen, stepsAt, stepsLen, findingsAt, findingsLen, outsideAt, outsideLen] = f;
-      const range = (at, len) => Array.from(lists.subarray(at, at + len));
+      const range = (/** @type {number} */ at, /** @type {number} */ len) => Array.from(lists.subarray(at, at + len));
+      /** @type {Run} */
       const run = {
         key, runId: key === NONE ? null : str[key], parentRunId: parent === NONE ? null : str[parent], depth, first, last, records,
         toolCalls, failedCalls, tokens: runTokens[n], ended: idx(ended), budget: idx(budget), graph: idx(graph), states: idx(states),
@@ -100,16 +148,23 @@ export class TrajectoryIndex {
     }));
   }
 
-  /** The run_ended outcome as the core reads it (status, verdict, passed), old or new. */
+  /**
+   * The run_ended outcome as the core reads it (status, verdict, passed), old or new.
+   * @param {number} i
+   */
   #outcome(i) {
     const o = this.get(i).payload?.outcome;
     return typeof o === 'string' || (o && typeof o === 'object') ? wasm.readOutcome(o) : null;
   }
 
-  /** Records per kind, of one run or (no argument) of all. */
+  /**
+   * Records per kind, of one run or (no argument) of all.
+   * @param {RunId} [runId]
+   */
   counts(runId) {
     this.#alive('counts(runId)');
     const only = runId === undefined ? undefined : this.#run(runId, 'counts(runId)').key;
+    /** @type {Record<string, number>} */
     const out = {};
     for (let r = 0; r < this.#cols.length; r += W) {
       if (only !== undefined && this.#cols[r + RUN] !== only) continue;
@@ -119,7 +174,10 @@ export class TrajectoryIndex {
     return out;
   }
 
-  /** The turns of a run (default: the first run). */
+  /**
+   * The turns of a run (default: the first run).
+   * @param {RunId} [runId]
+   */
   turns(runId) {
     this.#alive('turns(runId)');
     return this.#one(runId, 'turns(runId)').turns.map((t) => ({
@@ -129,7 +187,11 @@ export class TrajectoryIndex {
     }));
   }
 
-  /** Record indices of a turn (`turn` null: the run's records outside every turn). */
+  /**
+   * Record indices of a turn (`turn` null: the run's records outside every turn).
+   * @param {RunId} runId
+   * @param {number | null} turn
+   */
   turnRecords(runId, turn) {
     this.#alive('turnRecords(runId, turn)');
     const run = this.#one(runId, 'turnRecords(runId, turn)');
@@ -138,29 +200,45 @@ export class TrajectoryIndex {
     return Uint32Array.from(run.byNumber.get(turn)?.records ?? []);
   }
 
-  /** What the index keeps of record `i`, without parsing it. */
+  /**
+   * What the index keeps of record `i`, without parsing it.
+   * @param {number} i
+   */
   info(i) {
     const r = this.#index(i, 'info(i)') * W;
-    const s = (c) => (this.#cols[r + c] === NONE ? null : this.#strings[this.#cols[r + c]]);
+    const s = (/** @type {number} */ c) => (this.#cols[r + c] === NONE ? null : this.#strings[this.#cols[r + c]]);
     const turn = this.#turnOf[i] === NONE ? null : this.#turnOf[i];
     return {
-      seq: this.#nums[i * N + SEQ], runId: s(RUN), depth: this.#cols[r + DEPTH], kind: s(KIND), turn,
+      seq: this.#nums[i * N + SEQ], runId: s(RUN), depth: this.#cols[r + DEPTH], kind: /** @type {string} */ (s(KIND)), turn,
       toolName: s(TOOL), isError: (this.#cols[r + FLAGS] & 1) === 1, severity: SEVERITIES[(this.#cols[r + FLAGS] >> 1) - 1] ?? null,
       at: this.#nums[i * N + AT], line: this.#cols[r + LINE],
     };
   }
 
-  /** Record `i`, parsed as written. */
+  /**
+   * Record `i`, parsed as written.
+   * @param {number} i
+   */
   get(i) { return JSON.parse(this.#line(i, 'get(i)')); }
-  /** The line of record `i`, as written. */
+  /**
+   * The line of record `i`, as written.
+   * @param {number} i
+   */
   text(i) { return this.#line(i, 'text(i)'); }
 
+  /**
+   * @param {number} i
+   * @param {string} place
+   */
   #line(i, place) {
     const k = this.#index(i, place);
-    return this.#core.text(k);
+    return /** @type {TrajectoryIndexCore} */ (this.#core).text(k);
   }
 
-  /** Record indices passing every part of `q`, ascending. */
+  /**
+   * Record indices passing every part of `q`, ascending.
+   * @param {import('./trajectory-index-types').IndexFilter} q
+   */
   filter(q) {
     this.#alive('filter(q)');
     const place = 'filter(q)';
@@ -195,12 +273,21 @@ export class TrajectoryIndex {
     return Uint32Array.from(out);
   }
 
+  /** @param {Run | undefined} run */
   #outsideAll(run) { return (run ? [run] : this.#runs).flatMap((r) => r.outside); }
+  /**
+   * @param {Run | undefined} run
+   * @param {number} n
+   */
   #turnAll(run, n) { return (run ? [run] : this.#runs).flatMap((r) => [...(r.byNumber.get(n)?.records ?? [])]); }
 
   /**
    * Matches of `q`: a string, ignoring ASCII case, in every string value
    * (keys excluded); a RegExp over each record's JSON line.
+   */
+  /**
+   * @param {string | RegExp} q
+   * @param {{ runId?: string | null }} [opts]
    */
   search(q, opts) {
     const place = 'search(q, opts)';
@@ -225,13 +312,16 @@ export class TrajectoryIndex {
     return { count, records: Uint32Array.from(records), counts: Uint32Array.from(counts) };
   }
 
-  /** Tokens, tool calls and time per turn, against the limits of a custom `budget` record. */
+  /**
+   * Tokens, tool calls and time per turn, against the limits of a custom `budget` record.
+   * @param {RunId} [runId]
+   */
   budget(runId) {
     this.#alive('budget(runId)');
     const run = this.#one(runId, 'budget(runId)');
     const start = this.#nums[run.first * N + AT];
     const data = run.budget === null ? {} : this.get(run.budget).payload?.data ?? {};
-    const num = (k) => (typeof data[k] === 'number' ? data[k] : null);
+    const num = (/** @type {string} */ k) => (typeof data[k] === 'number' ? data[k] : null);
     const deadline = num('deadline');
     return {
       turns: run.turns.map((t) => ({ turn: t.number, first: t.records[0], tokens: t.tokens, toolCalls: t.toolCalls, ms: t.endedAt - t.startedAt, elapsedMs: t.endedAt - start })),
@@ -239,7 +329,10 @@ export class TrajectoryIndex {
     };
   }
 
-  /** The steps a generated run took, in order, with how each was chosen. */
+  /**
+   * The steps a generated run took, in order, with how each was chosen.
+   * @param {RunId} [runId]
+   */
   stepPath(runId) {
     this.#alive('stepPath(runId)');
     return this.#one(runId, 'stepPath(runId)').steps.map((i) => {
@@ -254,17 +347,21 @@ export class TrajectoryIndex {
    * with its final `status` and `attempts` when the run recorded them (a
    * custom `step_states` record, as runTrajectory writes at its end).
    */
+  /** @param {RunId} [runId] */
   stepGraph(runId) {
     this.#alive('stepGraph(runId)');
     const run = this.#one(runId, 'stepGraph(runId)');
     const graph = run.graph === null ? null : this.get(run.graph).payload?.data ?? null;
     const states = run.states === null ? null : this.get(run.states).payload?.data?.states;
     if (!graph || !Array.isArray(graph.steps) || !Array.isArray(states)) return graph;
-    const byId = new Map(states.filter((s) => s && typeof s === 'object').map((s) => [s.stepId, s]));
-    return { ...graph, steps: graph.steps.map((s) => (byId.has(s?.id) ? { ...s, status: byId.get(s.id).status, attempts: byId.get(s.id).attempts } : s)) };
+    const byId = new Map(states.filter((/** @type {any} */ s) => s && typeof s === 'object').map((/** @type {any} */ s) => [s.stepId, s]));
+    return { ...graph, steps: graph.steps.map((/** @type {any} */ s) => (byId.has(s?.id) ? { ...s, status: byId.get(s.id).status, attempts: byId.get(s.id).attempts } : s)) };
   }
 
-  /** Assessments (of one run, or all) with the tool call each fired after. */
+  /**
+   * Assessments (of one run, or all) with the tool call each fired after.
+   * @param {RunId} [runId]
+   */
   assessments(runId) {
     this.#alive('assessments(runId)');
     const runs = runId === undefined ? this.#runs : [this.#run(runId, 'assessments(runId)')];
@@ -290,16 +387,27 @@ export class TrajectoryIndex {
   [Symbol.dispose]() { this.free(); }
 
   // Every query refuses a freed index rather than answer from what is left.
+  /** @param {string} place */
   #alive(place) {
     if (!this.#core) throw bad(`${place}: this index was freed`);
   }
 
+  /**
+   * @param {unknown} i
+   * @param {string} place
+   * @returns {number}
+   */
   #index(i, place) {
     this.#alive(place);
-    if (Number.isInteger(i) && i >= 0 && i < this.length) return i;
+    if (Number.isInteger(i) && /** @type {number} */ (i) >= 0 && /** @type {number} */ (i) < this.length) return /** @type {number} */ (i);
     throw bad(`${place}: i must be ${this.length ? `a record index from 0 to ${this.length - 1}` : 'a record index, and this index has no records'}, got ${show(i)}`);
   }
 
+  /**
+   * @param {unknown} runId
+   * @param {string} place
+   * @returns {Run}
+   */
   #run(runId, place) {
     if (runId !== null && typeof runId !== 'string') throw bad(`${place}: runId must be a run id (a string) or null, got ${show(runId)}`);
     const key = runId === null ? NONE : this.#strings.indexOf(runId);
@@ -311,6 +419,11 @@ export class TrajectoryIndex {
     return run;
   }
 
+  /**
+   * @param {unknown} runId
+   * @param {string} place
+   * @returns {Run}
+   */
   #one(runId, place) {
     if (runId !== undefined) return this.#run(runId, place);
     if (!this.#runs.length) throw bad(`${place}: this index has no runs`);

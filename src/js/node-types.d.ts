@@ -1,0 +1,7 @@
+// What node.mjs exports beyond every runtime's API (node.d.mts and
+// node.d.cts add it to index.d.ts's).
+
+import type { Trajectory, TrajectoryResult } from './generate-types';
+
+/** Node only: writes toArtifacts(result, def) into `dir` (created if needed); resolves with the written paths. */
+export function writeArtifacts(dir: string, result: TrajectoryResult, def: Trajectory): Promise<string[]>;
