@@ -15,6 +15,14 @@ import { fail, why, ours, guard, sealed, isObject, isArray, plain } from './util
 // JSON is a request: cycles, BigInts and throwing getters are refused,
 // naming the place.
 /**
+ * `s` with lone surrogates as U+FFFD (String.prototype.toWellFormed, where
+ * the runtime has it): JSON the core can read.
+ * @param {string} s
+ * @returns {string}
+ */
+const wellFormed = (s) => /** @type {{ toWellFormed?: () => string }} */ (/** @type {unknown} */ (s)).toWellFormed?.() ?? s;
+
+/**
  * @param {any} v
  * @param {string} path
  * @param {Set<object>} [seen]
@@ -26,6 +34,9 @@ const canonical = (v, path, seen = new Set()) => {
   // primitive's value (so a request keys as it travels to a model).
   if (isObject(v) && typeof v.toJSON === 'function') v = v.toJSON();
   if (v instanceof String || v instanceof Number || v instanceof Boolean) v = v.valueOf();
+  // A lone surrogate has no JSON the core can read: written as U+FFFD, on
+  // both sides of a replay alike.
+  if (typeof v === 'string') return wellFormed(v);
   if (!isObject(v)) return v;
   if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
   seen.add(v);
@@ -36,7 +47,7 @@ const canonical = (v, path, seen = new Set()) => {
     out = {};
     for (const k of Object.keys(v)) {
       const x = guard(`${path}.${k}: reading it threw`, () => v[k]);
-      if (x !== undefined) out[k] = canonical(x, `${path}.${k}`, seen);
+      if (x !== undefined) out[wellFormed(k)] = canonical(x, `${path}.${k}`, seen);
     }
   }
   seen.delete(v);
@@ -61,7 +72,9 @@ export function recordingModel(model) {
   const call = asModel(model, 'recordingModel(model)');
   /** @type {ModelRecording['entries']} */
   const entries = [];
-  const read = sealed('recordingModel', async (/** @type {unknown} */ req) => keyed(req, 'recordingModel: request'));
+  // Checked, then read again for what is kept: a request that changes as
+  // it is read (a getter) is kept as it reads now, as a replay will read it.
+  const read = sealed('recordingModel', async (/** @type {unknown} */ req) => (keyed(req, 'recordingModel: request'), keyed(req, 'recordingModel: request')));
   /** @type {Model} */
   const recording = async (req, options) => {
     const { text } = await read(req);
@@ -90,7 +103,7 @@ export function recordingModel(model) {
 export function replayModel(recording) {
   const rec = guard('replayModel(recording)', () => (typeof recording === 'string' ? JSON.parse(recording) : recording));
   // As plain JSON (a cycle or a throwing getter named where it is); the core reads the recording.
-  const replay = new wasm.ModelReplay(JSON.stringify(canonical(rec, 'replayModel(recording)')) ?? 'null');
+  const replay = new wasm.ModelReplay(guard('replayModel(recording)', () => JSON.stringify(canonical(rec, 'replayModel(recording)')) ?? 'null'));
   const answer = sealed('replayModel', async (/** @type {unknown} */ req) => replay.answer(keyed(req, 'replayModel: request').text));
   // Outside `sealed` (which would name it a fault of the request): a recorded failure is thrown again as it was.
   return async (req) => {

@@ -25,11 +25,12 @@ pub enum ObserverKind {
     Custom,
 }
 
-/// Reads `observers[i]`: `entry_is_object`, its `observer` and, for the hint
-/// on a custom observer given bare, its `observe`.
-pub fn entry(at: &str, entry_is_object: bool, entry_shown: &str, observer: &Arg, observe: &Arg) -> Result<ObserverKind> {
-    if !entry_is_object {
-        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}, got {entry_shown}")));
+/// Reads `observers[i]`: `not_object` (how the entry shows, when it is not
+/// an object), its `observer` and, for the hint on a custom observer given
+/// bare, its `observe`.
+pub fn entry(at: &str, not_object: Option<&str>, observer: &Arg, observe: &Arg) -> Result<ObserverKind> {
+    if let Some(shown) = not_object {
+        return Err(Error::invalid_argument(format!("{at} must be {{ observer, trigger, options? }}, got {shown}")));
     }
     match (observer, observe) {
         (Arg::Absent, Arg::Function) => Err(Error::invalid_argument(format!(
@@ -82,13 +83,13 @@ mod tests {
     #[test]
     fn an_entry_is_a_builtin_name_or_a_custom_object() {
         let obj = Arg::Other("an object".into());
-        assert!(matches!(entry("observers[0]", true, "", &Arg::Str("stall".into()), &Arg::Absent), Ok(ObserverKind::Builtin(n)) if n == "stall"));
-        assert!(matches!(entry("observers[0]", true, "", &obj, &Arg::Absent), Ok(ObserverKind::Custom)));
-        let bare = entry("observers[0]", true, "", &Arg::Absent, &Arg::Function).err().unwrap();
+        assert!(matches!(entry("observers[0]", None, &Arg::Str("stall".into()), &Arg::Absent), Ok(ObserverKind::Builtin(n)) if n == "stall"));
+        assert!(matches!(entry("observers[0]", None, &obj, &Arg::Absent), Ok(ObserverKind::Custom)));
+        let bare = entry("observers[0]", None, &Arg::Absent, &Arg::Function).err().unwrap();
         assert!(bare.message.contains("custom observer given bare"), "{}", bare.message);
-        let wrong = entry("observers[1]", true, "", &Arg::Number(1.0), &Arg::Absent).err().unwrap();
+        let wrong = entry("observers[1]", None, &Arg::Number(1.0), &Arg::Absent).err().unwrap();
         assert_eq!(wrong.message, "observers[1].observer must be 'resources', 'stall', 'error-cascade', 'drift' or a custom observer object");
-        let not_obj = entry("observers[2]", false, "3", &Arg::Absent, &Arg::Absent).err().unwrap();
+        let not_obj = entry("observers[2]", Some("3"), &Arg::Absent, &Arg::Absent).err().unwrap();
         assert_eq!(not_obj.message, "observers[2] must be { observer, trigger, options? }, got 3");
     }
 

@@ -35,7 +35,8 @@ pub struct Options {
 fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Error> {
     let at = format!("observers[{i}]");
     let which = option(entry, "observer", &at)?;
-    let kind = options::entry(&at, entry.is_object(), &describe(entry), &arg(&which), &arg(&property(entry, "observe")))?;
+    let not_object = (!entry.is_object()).then(|| describe(entry));
+    let kind = options::entry(&at, not_object.as_deref(), &arg(&which), &arg(&property(entry, "observe")))?;
     check_options(entry, &options::ENTRY_OPTIONS, &at)?;
     let (name, builtin, js) = match kind {
         ObserverKind::Builtin(kind) => {
