@@ -3,8 +3,8 @@
 // package.json into pkg/, then prints raw / gzip / brotli sizes and enforces
 // the gzip budget.
 // Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes> [package dir, default pkg]
-import { readFileSync, writeFileSync, copyFileSync, cpSync, mkdirSync, rmSync, readdirSync } from 'node:fs';
-import { join, resolve, relative, dirname } from 'node:path';
+import { readFileSync, writeFileSync, copyFileSync, cpSync, rmSync, readdirSync } from 'node:fs';
+import { join, resolve, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
@@ -218,7 +218,6 @@ for (const f of readdirSync(pkg)) if (/^chunk-.*\.js$/.test(f)) rmSync(join(pkg,
 const chunkFiles = [];
 for (const f of bundled.outputFiles) {
   const name = outName(f.path);
-  mkdirSync(dirname(join(pkg, name)), { recursive: true });
   const about = { 'ai.js': aiAbout, 'otel.js': otelAbout, 'viewer.js': viewerAbout }[name] ?? '';
   writeFileSync(join(pkg, name), `${header}${about}${f.text}`);
   if (/^chunk-.*\.js$/.test(name)) chunkFiles.push(name);

@@ -17,7 +17,6 @@ export function installFastPaths(cls) {
     // Rust side's. Anything unusual (not an object, a key that is not a
     // call's, a getter that throws, params JSON cannot write) goes to the
     // checked path, which reads the call itself and says what is wrong.
-    /** @type {unknown} */
     let toolName, json, paramsSummary, success, errorMessage;
     try {
       if (call === null || typeof call !== 'object' || Array.isArray(call)) throw call;

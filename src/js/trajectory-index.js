@@ -4,7 +4,7 @@
 // only the records an answer needs.
 
 import { wasm } from './binding.js';
-import { fail, shown as show, SEVERITIES } from './util.js';
+import { fail, shown as show } from './util.js';
 
 /** @typedef {import('./trajectory-index-types').TrajectoryIndex} DeclaredIndex */
 /** @typedef {import('./binding-types').TrajectoryIndexCore} TrajectoryIndexCore */
@@ -49,6 +49,8 @@ const NONE = 0xffffffff;
 // Fields per run and per turn of the core's groups() tables (src/wasm/index.rs).
 const RUN_FIELDS = 24;
 const TURN_FIELDS = 9;
+/** Severities of assessments, lowest first, as the core's rows encode them (src/core/index). */
+const SEVERITIES = /** @type {const} */ (['info', 'caution', 'warning']);
 const PRIVATE = Symbol('TrajectoryIndex');
 const bad = (/** @type {string} */ message) => fail('INVALID_ARGUMENT', message);
 

@@ -9,9 +9,6 @@
 /** The name of every error this package throws. */
 export const NAME = 'AgentTrajectoriesError';
 
-/** Severities of assessments, lowest first (as the core ranks them). */
-export const SEVERITIES = /** @type {const} */ (['info', 'caution', 'warning']);
-
 /**
  * One of this package's errors: a real Error named AgentTrajectoriesError
  * with a stable `code`, and `cause` when there is one.
