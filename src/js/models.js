@@ -96,7 +96,7 @@ const aiSchema = (jsonSchema) => ({ [AI_SCHEMA]: true, _type: undefined, jsonSch
  * @param {unknown} m
  * @returns {m is Record<string, any>}
  */
-export const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
+const isAiSdkModel = (m) => isObject(m) && typeof guard('reading model.doGenerate threw', () => m.doGenerate) === 'function';
 
 /**
  * The AI SDK adapters and `asModel`, bound to where `ai` comes from:
