@@ -9,11 +9,6 @@ import { fail, why, ours, guard, sealed, isObject, isArray, plain } from './util
 /** @typedef {import('./generate-types').ModelRecording} ModelRecording */
 /** @typedef {import('./generate-types').Model} Model */
 
-// Record/replay. The core owns the recording's format, a request's
-// canonical form and key, matching and the words of a miss
-// (core::generate::replay); here a request becomes plain JSON. Only plain
-// JSON is a request: cycles, BigInts and throwing getters are refused,
-// naming the place.
 /**
  * `s` with lone surrogates as U+FFFD (String.prototype.toWellFormed, where
  * the runtime has it): JSON the core can read.
@@ -22,6 +17,11 @@ import { fail, why, ours, guard, sealed, isObject, isArray, plain } from './util
  */
 const wellFormed = (s) => /** @type {{ toWellFormed?: () => string }} */ (/** @type {unknown} */ (s)).toWellFormed?.() ?? s;
 
+// Record/replay. The core owns the recording's format, a request's
+// canonical form and key, matching and the words of a miss
+// (core::generate::replay); here a request becomes plain JSON. Only plain
+// JSON is a request: cycles, BigInts and throwing getters are refused,
+// naming the place.
 /**
  * @param {any} v
  * @param {string} path

@@ -16,6 +16,7 @@ pub mod fingerprint;
 mod log;
 pub mod options;
 mod pipeline;
+mod placement;
 mod resources;
 mod stall;
 pub mod stop_on;
@@ -25,10 +26,8 @@ pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
 pub use builtin::{Builtin, BUILTIN_NAMES};
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
-pub use pipeline::{
-    place_context, with_text_part, Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, Placement, RawJson, Slot, INJECT_OPTIONS,
-    SNAPSHOT_SCHEMA, SNAPSHOT_VERSION,
-};
+pub use pipeline::{Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
+pub use placement::{place_context, with_text_part, Placement, INJECT_OPTIONS};
 pub use resources::{format_duration, thousands};
 pub use trigger::{ObserverState, Trigger};
 

@@ -11,12 +11,13 @@ use super::budget::Budget;
 use super::builtin::Builtin;
 use super::call::SharedPipeline;
 use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
+use super::placement::{place_context, Placement};
 use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::{check_clock, Arg};
-use crate::message::{Content, ModelMessage, Part, Role};
+use crate::host::check_clock;
+use crate::message::ModelMessage;
 use crate::number::MAX_SAFE_INTEGER;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
@@ -137,77 +138,6 @@ impl PipelineSnapshot {
         }
         crate::read::read(v, "snapshot").map_err(Error::invalid_argument)
     }
-}
-
-/// Where `inject_into` puts the assessment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
-    /// A system message after every existing message (the default).
-    End,
-    /// A system message right after the leading system messages (for
-    /// providers that accept system messages only at the start).
-    AfterSystem,
-    /// A text part at the end of the last user message: what every provider
-    /// accepts, `ai` 7 with its defaults included (it refuses system
-    /// messages inside `messages`). This is how generated runs show it.
-    LastUser,
-}
-
-impl Placement {
-    pub fn parse(s: &str) -> Option<Placement> {
-        Some(match s {
-            "end" => Placement::End,
-            "after-system" => Placement::AfterSystem,
-            "last-user" => Placement::LastUser,
-            _ => return None,
-        })
-    }
-
-    /// `injectInto`'s `position`: `'end'` when absent.
-    pub fn read(position: &Arg) -> Result<Placement> {
-        match position {
-            Arg::Absent => Ok(Placement::End),
-            Arg::Str(s) if Placement::parse(s).is_some() => Ok(Placement::parse(s).unwrap_or(Placement::End)),
-            other => {
-                Err(Error::invalid_argument(format!("injectInto: position must be 'end', 'after-system' or 'last-user', got {}", other.shown())))
-            }
-        }
-    }
-}
-
-/// The keys of `injectInto` options.
-pub const INJECT_OPTIONS: [&str; 1] = ["position"];
-
-/// `message` with `text` added as a last text part (a string content
-/// becomes a text part first). The assessment shown to an agent for one
-/// call travels this way, inside the user's turn.
-pub fn with_text_part(message: &ModelMessage, text: &str) -> ModelMessage {
-    let mut parts = match &message.content {
-        Content::Text(t) => vec![Part::Text { text: t.clone() }],
-        Content::Parts(p) => p.clone(),
-    };
-    parts.push(Part::Text { text: text.to_owned() });
-    ModelMessage { role: message.role, content: Content::Parts(parts), provider_options: message.provider_options.clone() }
-}
-
-/// Places `context` in `messages` as `placement` says.
-pub fn place_context(mut messages: Vec<ModelMessage>, context: &str, placement: Placement) -> Vec<ModelMessage> {
-    let at = match placement {
-        Placement::End => messages.len(),
-        Placement::AfterSystem => messages.iter().take_while(|m| m.role == Role::System).count(),
-        Placement::LastUser => match messages.iter().rposition(|m| m.role == Role::User) {
-            Some(i) => {
-                messages[i] = with_text_part(&messages[i], context);
-                return messages;
-            }
-            None => {
-                messages.push(ModelMessage::text(Role::User, context));
-                return messages;
-            }
-        },
-    };
-    messages.insert(at, ModelMessage::text(Role::System, context));
-    messages
 }
 
 /// What a pipeline was before a call, to undo the call when its
