@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
 import { shortImports } from './short-imports.mjs';
+import { writeGenerated } from './vocabulary.mjs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const [root, work, budgetArg, out] = process.argv.slice(2);
@@ -50,6 +51,11 @@ const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href
 // Names starting with `__` are internals that the JS layer wraps.
 const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync' && !n.startsWith('__')).sort();
 glue.initSync({ module: readFileSync(join(pkg, 'agent_trajectories_bg.wasm')) });
+
+// The closed sets of words (error codes, record kinds, statuses, stop
+// reasons, verdicts) come from the core: their TypeScript unions and the
+// docs' error table are rewritten from this module before anything reads them.
+for (const file of writeGenerated(root, glue.__vocabulary())) console.log(`assemble: regenerated ${relative(root, file)} from the core's vocabulary`);
 
 const srcJs = join(root, 'src', 'js');
 const srcModule = (file) => import(pathToFileURL(join(srcJs, file)).href);
@@ -276,7 +282,9 @@ if (!glueDts.includes(optionalId)) throw new Error('assemble: glue .d.ts changed
 const dts = glueDts.replace(optionalId, optionalId.replace('conversationId: string | null', 'conversationId?: string | null'));
 const cut = dts.indexOf('export type InitInput');
 if (cut < 0) throw new Error('assemble: glue .d.ts changed shape (no InitInput)');
-const publicTypes = `${header}${fragment('records.d.ts')}
+const publicTypes = `${header}${fragment('vocabulary.d.ts')}
+
+${fragment('records.d.ts')}
 
 ${fragment('trajectory-index-types.d.ts')}
 

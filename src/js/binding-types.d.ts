@@ -2,17 +2,15 @@
 // src/js/binding.js), for the type check of src/js only; nothing here is
 // shipped. The internals (`__runTrajectory`, ...) have no declarations of
 // their own (they are skip_typescript), so they are declared here.
-// ObserverPipeline, TrajectoryRecorder and ErrorCode stand in for the
-// glue's declarations (wasm-bindgen's, and src/wasm/types.rs for
-// ErrorCode): the public .d.ts files of src/js import them from here, and
+// ObserverPipeline and TrajectoryRecorder stand in for the glue's
+// declarations (wasm-bindgen's): the public .d.ts files of src/js import
+// them from here, and
 // scripts/assemble.mjs drops those imports, so that the package's
 // index.d.ts has the glue's own, complete declarations.
 
 import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayload, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
-import type { Trajectory, AgentHandle, TrajectoryResult, StopReason, Verdict, BatchSummary, ModelRecording } from './generate-types';
-
-/** Stands in for the ErrorCode union of the package's index.d.ts (declared in src/wasm/types.rs, where a test reads it). */
-export type ErrorCode = string;
+import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording } from './generate-types';
+import type { StopReason, Verdict } from './vocabulary';
 
 /** The glue's ObserverPipeline (the parts the JS layer uses). */
 export declare class ObserverPipeline {

@@ -1,5 +1,6 @@
 import type { Clock, JsonValue, ModelMessage, ModelMessageInput, ObserverPipelineOptions, Sink, TrajectoryRecord } from './records';
-import type { ErrorCode, ObserverPipeline } from './binding-types';
+import type { ObserverPipeline } from './binding-types';
+import type { ErrorCode, StopReason, Verdict } from './vocabulary';
 
 // ---- Generate ----------------------------------------------------------
 
@@ -83,14 +84,6 @@ export interface SimulatorOptions {
     repeat?: boolean;
   };
 }
-/**
- * Whose doing the end was: 'pass' (goal reached); 'agent' (max-turns,
- * agent-loop, no-step-match, a policy's stop, or the agent's own error);
- * 'simulator' (the user model or ranker failed, or its replies kept failing
- * the checks); 'harness' (a callback of yours: precondition, isSatisfied,
- * policy, observer, sink, clock); 'aborted' (your signal).
- */
-export type Verdict = 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
 /** The agent under test. `history` is read-only: the same array grows turn by turn. */
 export interface AgentHandle {
   /**
@@ -102,7 +95,6 @@ export interface AgentHandle {
   respond(history: readonly ModelMessage[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[]; usage?: TokenUsage } | readonly ModelMessageInput[]>;
 }
 
-export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'error' | 'aborted';
 export type StepSelectionMethod = 'start' | 'preconditions-ordered' | 'llm-ranked' | 'none';
 export interface StepCandidate { stepId: StepId; score: number; reasons?: string[] }
 export interface StepTraceEnd {

@@ -108,7 +108,10 @@ export function replayModel(recording) {
   // Outside `sealed` (which would name it a fault of the request): a recorded failure is thrown again as it was.
   return async (req) => {
     const { response, error } = await answer(req);
-    if (error) throw fail(typeof error.code === 'string' ? error.code : 'CALLBACK_FAILED', error.message);
-    return response;
+    if (!error) return response;
+    const err = fail('CALLBACK_FAILED', error.message);
+    // The code it was recorded with, which may be the model's own rather than one of ours.
+    if (typeof error.code === 'string') /** @type {{ code: string }} */ (err).code = error.code;
+    throw err;
   };
 }

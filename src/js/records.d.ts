@@ -5,7 +5,7 @@
 // package's index.d.ts, without the `import type` lines below (they are for
 // the type check of src/js; in index.d.ts every name is declared in one file).
 
-import type { ErrorCode } from './binding-types';
+import type { ErrorCode, RunStatus, Verdict } from './vocabulary';
 import type { StepCandidate, StepSelectionMethod } from './generate-types';
 
 /** Milliseconds since the Unix epoch. Inject one to make runs replay exactly. */
@@ -55,23 +55,23 @@ export interface ModelMessageInput {
 
 export interface RunIdentity { run_id: string; parent_run_id?: string; agent?: string; model_id?: string }
 export interface RunOutcome {
-  status: 'completed' | 'stopped' | 'error' | 'aborted';
+  status: RunStatus;
   /** Machine reason, e.g. 'goal-reached', 'max-turns'. */
   reason?: string;
   message?: string;
   error_code?: string;
   /** Whose doing the end was (see StepTraceEnd.verdict). */
-  verdict?: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
+  verdict?: Verdict;
 }
 
 /** A run's end as readOutcome reads any run_ended outcome, old or new. */
 export interface RunEnd {
   /** 'completed' only when the run did what it was for; an old stream's "completed" for a limit reads 'stopped'; a bare label as written. */
-  status: 'completed' | 'stopped' | 'error' | 'aborted' | (string & {});
+  status: RunStatus | (string & {});
   reason?: string;
   message?: string;
   errorCode?: string;
-  verdict: 'pass' | 'agent' | 'simulator' | 'harness' | 'aborted';
+  verdict: Verdict;
   /** The verdict is pass. */
   passed: boolean;
 }

@@ -4,7 +4,7 @@
 // module imports them from here.
 
 /** @typedef {import('./records').AgentTrajectoriesError} AgentTrajectoriesError */
-/** @typedef {import('./binding-types').ErrorCode} ErrorCode */
+/** @typedef {import('./vocabulary').ErrorCode} ErrorCode */
 
 /** The name of every error this package throws. */
 export const NAME = 'AgentTrajectoriesError';

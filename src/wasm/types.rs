@@ -2,20 +2,11 @@
 //! declarations of the data that crosses the boundary (mirroring the serde
 //! shapes in `crate::core`) are in `src/js/records.d.ts` and
 //! `src/js/trajectory-index-types.d.ts`, which scripts/assemble.mjs puts into
-//! the package's index.d.ts; the names below refer to them.
+//! the package's index.d.ts; the names below refer to them. The closed sets
+//! of words (`ErrorCode`, `StopReason`, ...) are generated from the core by
+//! the build (src/js/vocabulary.d.ts).
 
 use wasm_bindgen::prelude::*;
-
-// The one declaration that stays here: tests/consumers/node-esm/error-codes.test.mjs
-// checks this list against `ErrorCode::as_str` by reading this file.
-#[wasm_bindgen(typescript_custom_section)]
-const ERROR_CODE: &str = r#"
-/** Stable codes of every error this package throws (`err.code`). */
-export type ErrorCode =
-  | 'INVALID_ARGUMENT' | 'INVALID_MESSAGE' | 'INVALID_RECORD' | 'UNSUPPORTED_SCHEMA_VERSION'
-  | 'JSONL_PARSE' | 'SINK_FAILED' | 'CALLBACK_FAILED' | 'NOT_INITIALIZED' | 'BUSY' | 'INTERNAL'
-  | 'INVALID_TRAJECTORY' | 'TIMEOUT' | 'EMPTY_USER_MESSAGE' | 'REPLAY_MISS' | 'SIMULATOR_ISSUE' | 'SEQ_GAP' | 'VFS_PATH' | 'VFS_LIMIT';
-"#;
 
 // Named JS types for optional parameters: `Option<T>` of an extern type keeps
 // the `?` in the .d.ts, which `unchecked_param_type` would drop.
