@@ -3,8 +3,8 @@
 // package.json into pkg/, then prints raw / gzip / brotli sizes and enforces
 // the gzip budget.
 // Usage: node scripts/assemble.mjs <repo root> <work dir> <gzip budget bytes> [package dir, default pkg]
-import { readFileSync, writeFileSync, copyFileSync, cpSync, rmSync, readdirSync } from 'node:fs';
-import { join, resolve, relative } from 'node:path';
+import { readFileSync, writeFileSync, rmSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve, relative, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
@@ -282,7 +282,13 @@ if (!glueDts.includes(optionalId)) throw new Error('assemble: glue .d.ts changed
 const dts = glueDts.replace(optionalId, optionalId.replace('conversationId: string | null', 'conversationId?: string | null'));
 const cut = dts.indexOf('export type InitInput');
 if (cut < 0) throw new Error('assemble: glue .d.ts changed shape (no InitInput)');
-const publicTypes = `${header}${fragment('vocabulary.d.ts')}
+// Each declaration file opens with its entry's name and what it is for
+// (editors show it, and the API reference names its modules by it).
+const moduleDoc = (name, about) => `/**\n${about.replace(/^\/\/ ?/gm, ' * ')} * @module ${name}\n */\n`;
+const mainAbout = `// Capture, observe, generate and replay agent runs, in Node, browsers and
+// Workers: every runtime's API (Node adds writeArtifacts).
+`;
+const publicTypes = `${header}${moduleDoc('agent-trajectories', mainAbout)}${fragment('vocabulary.d.ts')}
 
 ${fragment('records.d.ts')}
 
@@ -329,21 +335,20 @@ const ownTypes = (file) => {
   return (from) => `import type { ${importedNames.join(', ')} } from '${from}';\n\n${text}\n`;
 };
 const nodeOnly = ownTypes('node-types.d.ts');
-const nodeTypes = (from) => `${header}// Node's types: everything every runtime has, plus what only Node has.
-export * from '${from}';
+const nodeTypes = (from) => `${header}${moduleDoc('agent-trajectories (Node)', "// Node's types: everything every runtime has, plus what only Node has.\n")}export * from '${from}';
 ${nodeOnly(from)}`;
 writeFileSync(join(pkg, 'node.d.mts'), nodeTypes('./index.js'));
 writeFileSync(join(pkg, 'node.d.cts'), nodeTypes('./index.cjs'));
-const aiTypes = (from) => `${header}${aiAbout}export { withAISdkAgent, fromAISdkModel } from '${from}';
+const aiTypes = (from) => `${header}${moduleDoc('agent-trajectories/ai', aiAbout)}export { withAISdkAgent, fromAISdkModel } from '${from}';
 `;
 writeFileSync(join(pkg, 'ai.d.ts'), aiTypes('./index.js'));
 writeFileSync(join(pkg, 'ai.d.cts'), aiTypes('./index.cjs'));
 const otelTypes = ownTypes('otel-types.d.ts');
-writeFileSync(join(pkg, 'otel.d.ts'), `${header}${otelAbout}${otelTypes('./index.js')}`);
-writeFileSync(join(pkg, 'otel.d.cts'), `${header}${otelAbout}${otelTypes('./index.cjs')}`);
+writeFileSync(join(pkg, 'otel.d.ts'), `${header}${moduleDoc('agent-trajectories/otel', otelAbout)}${otelTypes('./index.js')}`);
+writeFileSync(join(pkg, 'otel.d.cts'), `${header}${moduleDoc('agent-trajectories/otel', otelAbout)}${otelTypes('./index.cjs')}`);
 const viewerTypes = `${fragment('viewer-types.d.ts')}\n`;
-writeFileSync(join(pkg, 'viewer.d.ts'), `${header}${viewerAbout}${viewerTypes}`);
-writeFileSync(join(pkg, 'viewer.d.cts'), `${header}${viewerAbout}${viewerTypes}`);
+writeFileSync(join(pkg, 'viewer.d.ts'), `${header}${moduleDoc('agent-trajectories/viewer', viewerAbout)}${viewerTypes}`);
+writeFileSync(join(pkg, 'viewer.d.cts'), `${header}${moduleDoc('agent-trajectories/viewer', viewerAbout)}${viewerTypes}`);
 
 await buildViewerTemplate(root, pkg);
 
@@ -358,9 +363,18 @@ if (!manifestJson.files.includes(CHUNKS)) throw new Error(`assemble: pkg.json.te
 // (maintained, runs in Workers), loaded on first use.
 manifestJson.dependencies = { '@cfworker/json-schema': '^4.1.1' };
 writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifestJson, null, 2)}\n`);
-copyFileSync(join(root, 'README.md'), join(pkg, 'README.md'));
-// The docs pages ship too: the README links to them.
-cpSync(join(root, 'docs'), join(pkg, 'docs'), { recursive: true });
+// The README and the docs pages ship (the README links to them). A link of
+// theirs to a file of the repository that does not ship (ARCHITECTURE.md)
+// reads as its text there, naming the repository, instead of leading nowhere.
+const packedPage = (from, to) => {
+  const page = readFileSync(from, 'utf8').replace(/\[([^\]]+)\]\((?![a-z]+:|#)([^)#\s]+)(#[^)\s]*)?\)/g, (link, text, target) =>
+    existsSync(resolve(dirname(from), target)) && !shipsFrom(resolve(dirname(from), target)) ? `${text} (in the source repository)` : link);
+  writeFileSync(to, page);
+};
+const shipsFrom = (file) => file === join(root, 'README.md') || file.startsWith(join(root, 'docs'));
+packedPage(join(root, 'README.md'), join(pkg, 'README.md'));
+mkdirSync(join(pkg, 'docs'), { recursive: true });
+for (const f of readdirSync(join(root, 'docs'))) packedPage(join(root, 'docs', f), join(pkg, 'docs', f));
 
 // The shipped files, the chunks by name.
 const shippedFiles = manifestJson.files.flatMap((f) => (f === CHUNKS ? chunkFiles.sort() : [f]));

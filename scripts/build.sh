@@ -36,3 +36,19 @@ rm -rf "$out" && mkdir -p "$out"
 cp "$work/opt.wasm" "$out/agent_trajectories_bg.wasm"
 cp "$work/web/agent_trajectories.js" "$out/agent_trajectories.js"
 node scripts/assemble.mjs "$root" "$work" "$BUDGET_GZIP_BYTES" "$out"
+
+# The API reference, HTML into target/api (API_DIR): the declarations of
+# every entry of the package's exports map, with the README, docs/ and
+# ARCHITECTURE.md as its pages. A broken link or anchor, or a declaration
+# that names a type no entry exports, fails the build (scripts/typedoc.json).
+api=${API_DIR:-target/api}
+mapfile -t declarations < <(node -e '
+const { exports } = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+const found = new Set();
+const walk = (n) => { if (n && typeof n === "object") { if (typeof n.types === "string" && !n.types.endsWith(".d.cts")) found.add(n.types); Object.values(n).forEach(walk); } };
+walk(exports);
+for (const t of found) console.log(`--entryPoints\n${process.argv[2]}/${t.replace(/^\.\//, "")}`);
+' "$out/package.json" "$out")
+rm -rf "$api"
+"$TOOLS_DIR/node_modules/.bin/typedoc" --options scripts/typedoc.json --logLevel Warn --out "$api" "${declarations[@]}"
+echo "API reference: $api/index.html"

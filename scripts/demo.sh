@@ -17,6 +17,8 @@ rm -rf "$site" && mkdir -p "$site"
 cp -r www/. "$site/"
 cp -r pkg "$site/pkg"
 cp -r runs "$site/runs"
+# The API reference the build wrote (the README and docs/ are its pages).
+cp -r target/api "$site/api"
 # The one-file viewer with every sample run in it: opens from file:// by
 # double click, no server (written by the package's writeViewerHtml).
 node --input-type=module -e '
@@ -26,5 +28,5 @@ const { runs } = JSON.parse(readFileSync("runs/index.json", "utf8"));
 await writeViewerHtml(process.argv[1], runs.map((r) => ({ name: r.file, text: readFileSync(`runs/${r.file}`, "utf8") })), { title: "agent-trajectories · sample runs" });
 ' "$site/sample-runs.html"
 log "one-file viewer with the sample runs (open it from disk, no server): $(pwd)/$site/sample-runs.html"
-log "serving $site (Ctrl-C to stop)"
+log "serving $site (Ctrl-C to stop); the API reference is at /api/"
 exec node scripts/demo-serve.mjs "$site" "${PORT:-8787}"

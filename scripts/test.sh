@@ -140,6 +140,7 @@ run_node "tarball: agent-trajectories/otel with the OpenTelemetry SDK, strict TS
 run_node "tarball: observeMastra in @mastra/core agents, strict TS" tests/consumers/mastra/*.test.mjs
 run_node "tarball: BackgroundAgentRunner (zod, ai tool(), replay, faults), strict TS" tests/consumers/background/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
+run_node "API reference (target/api, built by the build): pages and links" tests/js/api-reference.test.mjs
 # The tarball unpacked as it lands in node_modules: the viewer serves the
 # package's files from it, and the index suite imports it by path.
 mkdir -p "$work/tarball"
