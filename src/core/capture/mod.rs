@@ -10,9 +10,9 @@ mod sink;
 pub mod well_known;
 
 pub use jsonl::BadLine;
-pub use outcome::{is_stop_reason, EndRead, LoopEnd};
-pub use payload::{unknown_kind_message, Payload, KINDS};
-pub use record::{check_version, EndedOutcome, GateAllow, OutcomeStatus, RunIdentity, RunOutcome, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
+pub use outcome::{is_stop_reason, EndRead, EndedOutcome, LoopEnd, OutcomeStatus, RunOutcome};
+pub use payload::{unknown_kind_message, GateAllow, Payload, RunIdentity, KINDS};
+pub use record::{check_version, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{default_run_id, Dispatcher, Recorder, Settled, SinkPolicy, RECORDER_OPTIONS};
 pub use seq::SeqCheck;
 pub use sink::{JsonlSink, MemorySink, Sink};

@@ -1,11 +1,90 @@
-//! What `run_ended` says: one rule for its `status`, whoever ends the run
-//! (generation, the background loop, an AI SDK or Mastra loop), and the
-//! outcome of an agent loop the package only watched.
+//! What `run_ended` says: its outcome as written (structured, or a bare
+//! label), one rule for its `status`, whoever ends the run (generation,
+//! the background loop, an AI SDK or Mastra loop), and the outcome of an
+//! agent loop the package only watched.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record::{OutcomeStatus, RunOutcome};
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeStatus {
+    /// The run did what it was for (see [`OutcomeStatus::of`]).
+    Completed,
+    /// It ended before that: a limit, a guard, a policy, a stop on a finding.
+    Stopped,
+    Error,
+    Aborted,
+}
+
+impl OutcomeStatus {
+    pub const ALL: [OutcomeStatus; 4] = [OutcomeStatus::Completed, OutcomeStatus::Stopped, OutcomeStatus::Error, OutcomeStatus::Aborted];
+}
+
+from_json_enum!(OutcomeStatus, "completed, stopped, error or aborted" { "completed" => Completed, "stopped" => Stopped, "error" => Error, "aborted" => Aborted });
+from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
+
+/// How a run ended: a status, an optional machine reason (`goal-reached`,
+/// `max-turns`, ...) and, for errors, the message and code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    pub status: OutcomeStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// A generated run's verdict: `pass`, `agent`, `simulator`, `harness` or `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+}
+
+/// `run_ended.outcome` as written: this package's structured outcome, or
+/// the bare label (`"ended"`) that the Rust agent runtime the record format
+/// comes from writes. A label is kept as written through a round trip.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EndedOutcome {
+    Structured(RunOutcome),
+    Label(String),
+}
+
+impl From<RunOutcome> for EndedOutcome {
+    fn from(o: RunOutcome) -> Self {
+        EndedOutcome::Structured(o)
+    }
+}
+
+impl Serialize for EndedOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            EndedOutcome::Structured(o) => o.serialize(s),
+            EndedOutcome::Label(l) => s.serialize_str(l),
+        }
+    }
+}
+
+impl EndedOutcome {
+    /// A string is a label; an object, the structured outcome.
+    pub fn from_value(v: Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::String(l) => Ok(EndedOutcome::Label(l)),
+            v @ Value::Object(_) => crate::read::read(v, "").map(EndedOutcome::Structured),
+            other => Err(format!(
+                "outcome must be an object {{ status, reason?, message?, error_code? }} or a string label, got {}",
+                crate::message::kind_of(&other)
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EndedOutcome {
+    // Through `Value`, not `#[serde(untagged)]`: untagged enums instantiate
+    // serde's buffering machinery, which costs far more module size.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        EndedOutcome::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
 
 /// A watched loop's finish reasons that mean the model ended it itself
 /// (`stop`; `finished` when the framework gave none). A loop whose last

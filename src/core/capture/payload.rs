@@ -1,4 +1,5 @@
-//! Payloads: what happened, tagged by `kind`.
+//! Payloads: what happened, tagged by `kind`; with them the types of two
+//! of their fields (a run's identity, a tool gate's `allow`).
 //!
 //! Written as `{"kind": "tool_started", ...fields}` by serde's derive.
 //! Read by hand, field by field, from a `serde_json::Value` (see
@@ -8,10 +9,10 @@
 //! ~9 KB gzip. One macro writes the enum and its reader from the same
 //! variant list, so they cannot drift apart.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::record::{EndedOutcome, GateAllow, RunIdentity};
+use super::outcome::EndedOutcome;
 use crate::message::ModelMessage;
 use crate::observe::Assessment;
 use crate::read::{field, object, present, At, FromJson};
@@ -219,3 +220,60 @@ impl FromJson for GateAllow {
         GateAllow::from_value(present(v, at)?).map_err(|e| format!("{at}: {e}"))
     }
 }
+
+/// Who a run is. `run_id` is the key every later record carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// A human name for the agent or harness that runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+}
+
+/// A tool gate's `allow`: this package's yes/no, or the list of tool names
+/// the gate let through, as the Rust agent runtime writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GateAllow {
+    Decision(bool),
+    Tools(Vec<String>),
+}
+
+impl Serialize for GateAllow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            GateAllow::Decision(b) => s.serialize_bool(*b),
+            GateAllow::Tools(t) => t.serialize(s),
+        }
+    }
+}
+
+impl GateAllow {
+    /// A boolean is a decision; a list, the tool names let through.
+    pub fn from_value(v: Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::Bool(b) => Ok(GateAllow::Decision(b)),
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s),
+                    other => Err(format!("allow[{i}] must be a tool name (a string), got {}", crate::message::kind_of(&other))),
+                })
+                .collect::<std::result::Result<_, _>>()
+                .map(GateAllow::Tools),
+            other => Err(format!("allow must be a boolean or a list of tool names, got {}", crate::message::kind_of(&other))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GateAllow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        GateAllow::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+from_json_struct!(RunIdentity { run_id: "run_id", parent_run_id: "parent_run_id", agent: "agent", model_id: "model_id" });
