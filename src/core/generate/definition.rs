@@ -1,20 +1,15 @@
-//! A trajectory definition: goal, persona, an optional step graph and the
-//! limits of a run. Read from JSON data (the host attaches its callbacks
-//! afterwards) and validated as a whole; every error is coded
-//! `INVALID_TRAJECTORY` and names the culprit.
+//! A trajectory definition: goal, persona, an optional step graph (its
+//! steps and their reader are `graph.rs`'s) and the limits of a run. Read
+//! from JSON data (the host attaches its callbacks afterwards) and
+//! validated as a whole; every error is coded `INVALID_TRAJECTORY` and
+//! names the culprit.
 
-use std::collections::HashMap;
-use std::rc::Rc;
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use super::graph::{find_cycle, reachable, read_graph};
+use super::fields::{invalid, Fields};
+use super::graph::{find_cycle, reachable, read_graph, Precondition, StepGraph};
 use super::simulator::SimulatorChecks;
-use super::state::Snapshot;
-use super::trace::StepTrace;
-use crate::error::{Error, ErrorCode, Result};
-use crate::host::LocalBoxFuture;
-use crate::message::kind_of;
+use crate::error::Result;
 
 /// The only turn cap when a definition gives none.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -42,22 +37,6 @@ const TRAJECTORY_KEYS: &[&str] = &[
 /// The most retries of a simulated user's rejected reply.
 pub const MAX_SIMULATOR_RETRIES: u32 = 10;
 
-pub use crate::host::MAX_TIMEOUT_MS;
-
-/// What a custom precondition or `isSatisfied` callback sees.
-pub struct PredicateContext<'a> {
-    pub traces: &'a [StepTrace],
-    pub snapshot: &'a Snapshot,
-    /// The step being judged (satisfaction) or whose precondition runs.
-    pub step: usize,
-}
-
-/// A host callback answering yes or no: a custom precondition's `evaluate`
-/// or a step's `isSatisfied`.
-pub trait Predicate {
-    fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>>;
-}
-
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Persona {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,68 +44,6 @@ pub struct Persona {
     pub description: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub guardrails: Vec<String>,
-}
-
-#[derive(Clone)]
-pub enum Precondition {
-    StepSatisfied(String),
-    Custom { name: Option<String>, evaluate: Option<Rc<dyn Predicate>> },
-}
-
-impl Precondition {
-    pub fn label(&self) -> String {
-        match self {
-            Precondition::StepSatisfied(id) => format!("stepSatisfied({id})"),
-            Precondition::Custom { name, .. } => format!("custom({})", name.as_deref().unwrap_or("unnamed")),
-        }
-    }
-}
-
-#[derive(Clone)]
-pub struct StepDefinition {
-    pub id: String,
-    pub instruction: String,
-    pub hints: Vec<String>,
-    pub preconditions: Vec<Precondition>,
-    pub max_attempts: Option<u32>,
-    pub timeout_ms: Option<f64>,
-    pub is_satisfied: Option<Rc<dyn Predicate>>,
-}
-
-impl StepDefinition {
-    /// Ids of the steps this one waits for.
-    pub fn requires(&self) -> impl Iterator<Item = &str> {
-        self.preconditions.iter().filter_map(|p| match p {
-            Precondition::StepSatisfied(id) => Some(id.as_str()),
-            Precondition::Custom { .. } => None,
-        })
-    }
-}
-
-#[derive(Clone)]
-pub struct StepGraph {
-    pub steps: Vec<StepDefinition>,
-    pub start: usize,
-    pub terminals: Vec<usize>,
-    pub(super) index: HashMap<String, usize>,
-    /// Per step: the steps it waits for (`stepSatisfied`), as indices.
-    pub(super) deps: Vec<Vec<usize>>,
-    /// Per step: the steps that wait for it.
-    pub(super) dependents: Vec<Vec<usize>>,
-}
-
-impl StepGraph {
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.index.get(id).copied()
-    }
-    /// The steps step `i` waits for.
-    pub fn deps(&self, i: usize) -> &[usize] {
-        &self.deps[i]
-    }
-    /// The steps that wait for step `i`.
-    pub fn dependents(&self, i: usize) -> &[usize] {
-        &self.dependents[i]
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -169,79 +86,6 @@ pub struct Trajectory {
     pub ranker: RankerConfig,
     pub simulator: SimulatorChecks,
     pub user_context_steps: u32,
-}
-
-pub(super) fn invalid(message: impl Into<String>) -> Error {
-    Error::new(ErrorCode::InvalidTrajectory, message)
-}
-
-pub(super) struct Fields<'a> {
-    obj: &'a Map<String, Value>,
-    place: &'a str,
-}
-
-impl<'a> Fields<'a> {
-    pub(super) fn of(v: &'a Value, place: &'a str) -> Result<Fields<'a>> {
-        v.as_object().map(|obj| Fields { obj, place }).ok_or_else(|| invalid(format!("{place} must be an object, got {}", kind_of(v))))
-    }
-    /// Refuses keys the library does not read (a misspelt `maxturns` would
-    /// otherwise silently run with the default), naming the nearest valid one.
-    pub(super) fn only(&self, allowed: &[&str]) -> Result<()> {
-        crate::options::check_keys(self.obj.keys().map(String::as_str), allowed, self.place).map_err(|e| invalid(e.message))
-    }
-    pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
-        self.obj.get(key).filter(|v| !v.is_null())
-    }
-    pub(super) fn string(&self, key: &str) -> Result<Option<String>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(v) => Err(invalid(format!("{}.{key} must be a string, got {}", self.place, kind_of(v)))),
-        }
-    }
-    pub(super) fn required(&self, key: &str) -> Result<String> {
-        match self.string(key)? {
-            Some(s) if !s.trim().is_empty() => Ok(s),
-            _ => Err(invalid(format!("{}.{key} must be a non-empty string", self.place))),
-        }
-    }
-    pub(super) fn strings(&self, key: &str) -> Result<Vec<String>> {
-        match self.get(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v.as_str().map(str::to_owned).ok_or_else(|| invalid(format!("{}.{key}[{i}] must be a string", self.place))))
-                .collect(),
-            Some(v) => Err(invalid(format!("{}.{key} must be an array of strings, got {}", self.place, kind_of(v)))),
-        }
-    }
-    pub(super) fn boolean(&self, key: &str, default: bool) -> Result<bool> {
-        match self.get(key) {
-            None => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(invalid(format!("{}.{key} must be true or false, got {}", self.place, kind_of(v)))),
-        }
-    }
-    /// An integer >= `min`; `default` when absent.
-    pub(super) fn integer(&self, key: &str, min: u32, default: u32) -> Result<u32> {
-        match self.get(key) {
-            None => Ok(default),
-            Some(v) => match v.as_f64() {
-                Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= u32::MAX as f64 => Ok(n as u32),
-                _ => Err(invalid(format!("{}.{key} must be an integer >= {min}, got {v}", self.place))),
-            },
-        }
-    }
-    pub(super) fn number(&self, key: &str, ok: impl Fn(f64) -> bool, rule: &str) -> Result<Option<f64>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(v) => match v.as_f64() {
-                Some(n) if ok(n) => Ok(Some(n)),
-                _ => Err(invalid(format!("{}.{key} must be {rule}, got {v}", self.place))),
-            },
-        }
-    }
 }
 
 impl Trajectory {

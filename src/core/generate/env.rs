@@ -2,7 +2,7 @@
 //! shared traits: the agent under test and a place for traces. The core
 //! implements none of them; the binding does, over JS.
 
-use super::state::Policy;
+use super::policy::Policy;
 use super::trace::{End, StepTrace};
 use crate::error::Result;
 use crate::host::{Abort, Clock, LocalBoxFuture, Model, Records, Timer, ToolObservers, Usage};

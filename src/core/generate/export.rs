@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::definition::{Precondition, StepGraph};
+use super::graph::{Precondition, StepGraph};
 use super::trace::TrajectoryResult;
 use crate::error::{Error, Result};
 

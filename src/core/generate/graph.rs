@@ -1,13 +1,94 @@
-//! A definition's step graph, read from its JSON data and checked: step
-//! and precondition keys, a precondition cycle (found by a depth-first
-//! walk) and which steps the start can reach.
+//! A definition's step graph: its steps, their preconditions and the
+//! callbacks the host attaches to them (and what a callback sees), read
+//! from JSON data and checked: step and precondition keys, a precondition
+//! cycle (found by a depth-first walk) and which steps the start can reach.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::definition::{invalid, Fields, Precondition, StepDefinition, StepGraph, MAX_TIMEOUT_MS};
+use super::fields::{invalid, Fields};
+use super::state::StepStates;
+use super::trace::StepTrace;
 use crate::error::{Error, Result};
+use crate::host::{LocalBoxFuture, MAX_TIMEOUT_MS};
+
+/// What a custom precondition or `isSatisfied` callback sees.
+pub struct PredicateContext<'a> {
+    pub traces: &'a [StepTrace],
+    pub snapshot: &'a StepStates,
+    /// The step being judged (satisfaction) or whose precondition runs.
+    pub step: usize,
+}
+
+/// A host callback answering yes or no: a custom precondition's `evaluate`
+/// or a step's `isSatisfied`.
+pub trait Predicate {
+    fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool>>;
+}
+
+#[derive(Clone)]
+pub enum Precondition {
+    StepSatisfied(String),
+    Custom { name: Option<String>, evaluate: Option<Rc<dyn Predicate>> },
+}
+
+impl Precondition {
+    pub fn label(&self) -> String {
+        match self {
+            Precondition::StepSatisfied(id) => format!("stepSatisfied({id})"),
+            Precondition::Custom { name, .. } => format!("custom({})", name.as_deref().unwrap_or("unnamed")),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct StepDefinition {
+    pub id: String,
+    pub instruction: String,
+    pub hints: Vec<String>,
+    pub preconditions: Vec<Precondition>,
+    pub max_attempts: Option<u32>,
+    pub timeout_ms: Option<f64>,
+    pub is_satisfied: Option<Rc<dyn Predicate>>,
+}
+
+impl StepDefinition {
+    /// Ids of the steps this one waits for.
+    pub fn requires(&self) -> impl Iterator<Item = &str> {
+        self.preconditions.iter().filter_map(|p| match p {
+            Precondition::StepSatisfied(id) => Some(id.as_str()),
+            Precondition::Custom { .. } => None,
+        })
+    }
+}
+
+#[derive(Clone)]
+pub struct StepGraph {
+    pub steps: Vec<StepDefinition>,
+    pub start: usize,
+    pub terminals: Vec<usize>,
+    pub(super) index: HashMap<String, usize>,
+    /// Per step: the steps it waits for (`stepSatisfied`), as indices.
+    pub(super) deps: Vec<Vec<usize>>,
+    /// Per step: the steps that wait for it.
+    pub(super) dependents: Vec<Vec<usize>>,
+}
+
+impl StepGraph {
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+    /// The steps step `i` waits for.
+    pub fn deps(&self, i: usize) -> &[usize] {
+        &self.deps[i]
+    }
+    /// The steps that wait for step `i`.
+    pub fn dependents(&self, i: usize) -> &[usize] {
+        &self.dependents[i]
+    }
+}
 
 const STEP_KEYS: &[&str] = &["id", "instruction", "hints", "preconditions", "maxAttempts", "timeoutMs", "isSatisfied"];
 const PRECONDITION_KEYS: &[&str] = &["type", "stepId", "name", "evaluate"];
@@ -130,7 +211,8 @@ pub(super) fn find_cycle(g: &StepGraph) -> Option<Vec<usize>> {
     None
 }
 
-/// Which steps a run can ever select (see [`Trajectory::validate`]), in
+/// Which steps a run can ever select (see
+/// [`Trajectory::validate`](super::Trajectory::validate)), in
 /// one pass over the edges: a step becomes reachable when the last step it
 /// waits for does, and only non-terminal steps pass reachability on.
 pub(super) fn reachable(g: &StepGraph) -> Vec<bool> {

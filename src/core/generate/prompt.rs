@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::definition::{RankerConfig, StepDefinition, Trajectory};
+use super::definition::{RankerConfig, Trajectory};
+use super::graph::StepDefinition;
 use super::simulator::Issue;
 use super::trace::{Candidate, StepTrace};
 use crate::host::{ModelRequest, Purpose, ResponseFormat};
@@ -209,7 +210,6 @@ fn strip_fence(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::definition::StepDefinition;
 
     fn step(id: &str) -> StepDefinition {
         StepDefinition {

@@ -16,12 +16,14 @@ use std::cell::Cell;
 use std::collections::HashSet;
 
 use super::concurrency::{race, Either};
-use super::definition::{PredicateContext, StepDefinition, Trajectory};
+use super::definition::Trajectory;
 use super::env::Env;
 use super::fork::Fork;
+use super::graph::{PredicateContext, StepDefinition};
+use super::policy::{detect_loop, LoopFound, PolicyContext};
 use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
-use super::state::{detect_loop, LoopFound, PolicyContext, Snapshot, StepStatus};
+use super::state::{StepStates, StepStatus};
 use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
 use crate::capture::{well_known, ModelUsage, Payload, RunIdentity};
 use crate::error::{Error, ErrorCode, Result};
@@ -64,7 +66,7 @@ struct Runner<'a, 'e> {
     env: &'a Env<'e>,
     traces: Vec<StepTrace>,
     history: Vec<ModelMessage>,
-    snapshot: Snapshot,
+    snapshot: StepStates,
     /// The step chosen each turn (`None` for turns without one).
     selected: Vec<Option<usize>>,
     current: Option<usize>,
@@ -99,7 +101,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         env,
         traces: Vec::new(),
         history: Vec::new(),
-        snapshot: Snapshot::new(t.steps.as_ref(), &iso8601(start_ms)),
+        snapshot: StepStates::new(t.steps.iter().flat_map(|g| g.steps.iter().map(|s| s.id.as_str())), &iso8601(start_ms)),
         selected: Vec::new(),
         current: None,
         partial: Partial::default(),
@@ -463,7 +465,7 @@ impl Runner<'_, '_> {
             self.snapshot.set(i, StepStatus::Satisfied, &now);
         } else if step.max_attempts.is_some_and(|max| state.attempts >= max) {
             self.snapshot.set(i, StepStatus::Failed, &now);
-            self.snapshot.propagate_skips(g, &now);
+            self.snapshot.propagate_skips(&g.dependents, &now);
         }
         self.current = Some(i);
         Ok(())

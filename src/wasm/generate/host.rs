@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::core::capture::Payload;
 use crate::core::generate::{
-    Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, Snapshot, StepTrace,
+    Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, StepStates, StepTrace,
 };
 use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Records, ShownAssessment, ToolObservers, Usage};
 use crate::core::message::{normalize_messages, ModelMessage};
@@ -92,7 +92,7 @@ pub struct Mirror {
     pub steps: Vec<JsValue>,
     /// The last snapshot handed to JS and what it was built from: every
     /// precondition of a turn sees the same states, so it is built once.
-    cached: RefCell<Option<(Snapshot, JsValue)>>,
+    cached: RefCell<Option<(StepStates, JsValue)>>,
 }
 
 impl Mirror {
@@ -100,7 +100,7 @@ impl Mirror {
         Mirror { traces, steps, cached: RefCell::new(None) }
     }
 
-    fn snapshot(&self, s: &Snapshot) -> Result<JsValue, Error> {
+    fn snapshot(&self, s: &StepStates) -> Result<JsValue, Error> {
         if let Some((seen, js)) = &*self.cached.borrow() {
             if seen == s {
                 return Ok(js.clone());

@@ -5,7 +5,7 @@
 use super::{Interrupt, Runner};
 use crate::error::Error;
 use crate::generate::concurrency::{join_all, race, Either};
-use crate::generate::definition::{Precondition, PredicateContext, StepDefinition};
+use crate::generate::graph::{Precondition, PredicateContext, StepDefinition};
 use crate::generate::prompt::{parse_ranking, rank_request};
 use crate::generate::state::StepStatus;
 use crate::generate::trace::{Candidate, Selection, SelectionMethod, Side};
