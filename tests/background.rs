@@ -5,7 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use agent_trajectories::core::background::{run, Config, Env, Host, Objective, RunResult, Snapshot, Status};
+use agent_trajectories::core::background::{run, Config, Env, Host, Objective, RunResult, RunSnapshot, Status};
 use agent_trajectories::core::capture::{EndedOutcome, OutcomeStatus, Payload};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
@@ -71,7 +71,7 @@ impl Host for Tools {
     fn has_factory(&self) -> bool {
         self.factory
     }
-    fn deliver<'a>(&'a self, snapshot: &'a Snapshot, _status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>>> {
+    fn deliver<'a>(&'a self, snapshot: &'a RunSnapshot, _status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>>> {
         let out = match (&self.refuse, self.factory) {
             _ if self.nothing => Ok(None),
             (Some(m), _) => Err(Error::new(ErrorCode::InvalidArgument, m.clone())),

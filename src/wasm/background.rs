@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::core::background::config::misplaced_config_key;
-use crate::core::background::{run, Config, Env, Host, Objective, Snapshot};
+use crate::core::background::{run, Config, Env, Host, Objective, RunSnapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{cause, to_js, IntoJs, JsResult};
@@ -98,7 +98,12 @@ impl Host for JsHost {
         self.has_factory
     }
 
-    fn deliver<'a>(&'a self, snapshot: &'a Snapshot, status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>, Error>> {
+    fn deliver<'a>(
+        &'a self,
+        snapshot: &'a RunSnapshot,
+        status: &'a str,
+        proposed: Option<Value>,
+    ) -> LocalBoxFuture<'a, Result<Option<Value>, Error>> {
         Box::pin(async move {
             let args = Object::new();
             set(&args, "snapshot", &js_of(snapshot)?);

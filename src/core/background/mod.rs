@@ -17,7 +17,7 @@ use serde_json::Value;
 
 pub use config::{Config, Mount, Objective, Section};
 pub use run::run;
-pub use state::{Invocation, LastError, Snapshot, State};
+pub use state::{Invocation, LastError, RunSnapshot, State};
 
 use crate::error::Result;
 use crate::host::{Abort, Records, Timer, ToolObservers};
@@ -34,7 +34,7 @@ pub trait Host {
     /// Whether the caller gave a `deliverableFactory` (then the model is
     /// not asked for the deliverable).
     fn has_factory(&self) -> bool;
-    fn deliver<'a>(&'a self, snapshot: &'a Snapshot, status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>>>;
+    fn deliver<'a>(&'a self, snapshot: &'a RunSnapshot, status: &'a str, proposed: Option<Value>) -> LocalBoxFuture<'a, Result<Option<Value>>>;
 }
 
 pub struct Env<'a> {
@@ -85,7 +85,7 @@ pub struct RunResult {
     pub failures: u64,
     pub final_summary: String,
     pub deliverable: Option<Value>,
-    pub snapshot: Snapshot,
+    pub snapshot: RunSnapshot,
     /// The last error of the run, when one mattered to its end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<LastError>,

@@ -91,7 +91,7 @@ pub struct Overlay {
 /// The JSON-safe snapshot of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Snapshot {
+pub struct RunSnapshot {
     pub format: String,
     pub version: u32,
     pub objective: String,
@@ -206,7 +206,7 @@ impl State {
         self.invocations.push_back(i);
     }
 
-    pub fn snapshot(&self, objective: &str) -> Snapshot {
+    pub fn snapshot(&self, objective: &str) -> RunSnapshot {
         let mut overlay = Overlay::default();
         for (path, change) in self.vfs.changes() {
             match change {
@@ -223,7 +223,7 @@ impl State {
             };
             overlay.changes.insert(path, change.into());
         }
-        Snapshot {
+        RunSnapshot {
             format: SNAPSHOT_FORMAT.into(),
             version: 1,
             objective: objective.to_owned(),
