@@ -1,5 +1,23 @@
 //! The pure core. Nothing here reads a clock, randomness, network or files:
 //! the host injects a [`host::Clock`] and [`host::Model`]s.
+//!
+//! # Layering
+//!
+//! Modules import one way: each uses only modules on lines above its own,
+//! and modules on one line do not use each other.
+//!
+//! - `error`
+//! - `message`, `options`, `vfs`
+//! - `number`
+//! - `read`, `value`: reading JSON, and the host's values (a caller's
+//!   [`value::Arg`], a clock reading)
+//! - `observe`: observers, the pipeline and its assessments
+//! - `capture`: records and the recorder (a payload may carry assessments)
+//! - `host`: what the core asks of its host (clock, models, timer, abort,
+//!   tool observers, a place for records), in capture's and observe's types
+//! - `generate`: generated runs
+//! - `background`, `index`, `vocabulary`: the objective loop, reading record
+//!   streams, the closed sets of words
 
 // First: its macros are used by the modules below (textual scope).
 #[macro_use]
@@ -15,6 +33,7 @@ pub mod message;
 pub mod number;
 pub mod observe;
 pub mod options;
+pub mod value;
 pub mod vfs;
 pub mod vocabulary;
 

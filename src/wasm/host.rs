@@ -49,6 +49,6 @@ impl Clock for JsClock {
         self.try_now().unwrap_or(f64::NAN)
     }
     fn try_now_ms(&self) -> Result<f64, Error> {
-        crate::core::host::check_clock(self.try_now()?)
+        crate::core::value::check_clock(self.try_now()?)
     }
 }

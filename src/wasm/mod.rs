@@ -143,9 +143,9 @@ pub fn check_options_js(obj: JsValue, allowed: Vec<String>, place: String) -> er
     check_options(&obj, &allowed, &place).js()
 }
 
-/// What the caller gave, for the core's rules ([`crate::core::host::Arg`]).
-pub(crate) fn arg(v: &JsValue) -> crate::core::host::Arg {
-    use crate::core::host::Arg;
+/// What the caller gave, for the core's rules ([`crate::core::value::Arg`]).
+pub(crate) fn arg(v: &JsValue) -> crate::core::value::Arg {
+    use crate::core::value::Arg;
     if v.is_undefined() {
         Arg::Absent
     } else if v.is_null() {

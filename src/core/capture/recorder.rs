@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::{check_clock, clock_error, Arg};
+use crate::value::{check_clock, clock_error, Arg};
 
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {

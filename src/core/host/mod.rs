@@ -1,6 +1,11 @@
 //! What the host injects. The core never reads a clock or calls a model by
 //! itself: it asks these traits, which JS callbacks implement in the binding
 //! and plain Rust fakes implement in tests. Single-threaded: no `Send`.
+//!
+//! Above capture and observe, whose types its traits carry (a record's
+//! payload, a tool call, an assessment); generation and the objective loop
+//! use it. The values a host hands over (a caller's argument, a clock
+//! reading) are read in [`crate::value`], below them all.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -10,10 +15,9 @@ use serde_json::Value;
 
 use super::error::{Error, ErrorCode, Result};
 use super::message::{kind_of, ModelMessage, Part};
+use super::value::check_clock;
 
-mod arg;
 mod env;
-pub use arg::Arg;
 pub use env::{Abort, Records, ShownAssessment, Timer, ToolObservers};
 
 /// Milliseconds since the Unix epoch, as the host sees them.
@@ -23,24 +27,6 @@ pub trait Clock {
     /// here, instead of reading as NaN).
     fn try_now_ms(&self) -> Result<f64> {
         check_clock(self.now_ms())
-    }
-}
-
-/// The error for a clock that answered something that is not a time.
-pub fn clock_error(ms: f64) -> Error {
-    Error::new(
-        ErrorCode::CallbackFailed,
-        format!("clock returned {}; expected milliseconds since the epoch (what Date.now() returns)", super::number::show(ms)),
-    )
-}
-
-/// A clock reading, refused when it is not a time a JS `Date` can hold
-/// (finite, within ±8.64e15 ms), so every stamp stays an exact JS integer.
-pub fn check_clock(ms: f64) -> Result<f64> {
-    if ms.is_finite() && ms.abs() <= super::number::MAX_TIME_MS {
-        Ok(ms)
-    } else {
-        Err(clock_error(ms))
     }
 }
 

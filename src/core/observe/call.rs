@@ -10,7 +10,7 @@ use super::log::ToolCallInput;
 use super::pipeline::{Observer, Pipeline};
 use super::{CurrentAssessment, Outcome};
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::Arg;
+use crate::value::Arg;
 
 /// The keys of a tool call; any other is refused (a misspelt `parasm`
 /// would silently lose the params).

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
 use crate::error::{Error, Result};
-use crate::host::check_clock;
+use crate::value::check_clock;
 
 /// One call as the host reports it. `params_json` is the params as JSON text.
 #[derive(Debug, Clone, Default, PartialEq)]

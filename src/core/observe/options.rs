@@ -3,7 +3,7 @@
 
 use super::builtin::BUILTIN_NAMES;
 use crate::error::{Error, Result};
-use crate::host::Arg;
+use crate::value::Arg;
 
 /// The keys of `ObserverPipeline` options.
 pub const PIPELINE_OPTIONS: [&str; 6] = ["observers", "clock", "budget", "maxAgeCalls", "recorder", "onError"];

@@ -16,9 +16,9 @@ use super::resources::Usage;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::host::check_clock;
 use crate::message::ModelMessage;
 use crate::number::MAX_SAFE_INTEGER;
+use crate::value::check_clock;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
 pub const SNAPSHOT_VERSION: u32 = 1;

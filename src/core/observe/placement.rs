@@ -2,8 +2,8 @@
 //! `injectInto`'s placements and the text part a generated run adds.
 
 use crate::error::{Error, Result};
-use crate::host::Arg;
 use crate::message::{Content, ModelMessage, Part, Role};
+use crate::value::Arg;
 
 /// Where `inject_into` puts the assessment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

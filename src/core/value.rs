@@ -1,9 +1,14 @@
-//! A value the caller passed, as the core sees it before deciding anything:
-//! the binding says what kind of JS value it is (and how to show it in an
-//! error), the core applies the rule (a default, a required shape, "null
-//! means absent"). One rule per option, wherever the option is read.
+//! The host's values, as the core sees them before deciding anything: what
+//! a caller passed ([`Arg`]) and what a host clock answered ([`check_clock`]).
+//! Low in the layering (see the crate's doc), so capture and observe read
+//! them without depending on [`crate::host`].
+//!
+//! For a caller's value, the binding says what kind of JS value it is (and
+//! how to show it in an error), the core applies the rule (a default, a
+//! required shape, "null means absent"). One rule per option, wherever the
+//! option is read.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::number;
 
 /// What the caller gave for one option.
@@ -63,10 +68,27 @@ impl Arg {
     }
 }
 
+/// The error for a clock that answered something that is not a time.
+pub fn clock_error(ms: f64) -> Error {
+    Error::new(
+        ErrorCode::CallbackFailed,
+        format!("clock returned {}; expected milliseconds since the epoch (what Date.now() returns)", number::show(ms)),
+    )
+}
+
+/// A clock reading, refused when it is not a time a JS `Date` can hold
+/// (finite, within ±8.64e15 ms), so every stamp stays an exact JS integer.
+pub fn check_clock(ms: f64) -> Result<f64> {
+    if ms.is_finite() && ms.abs() <= number::MAX_TIME_MS {
+        Ok(ms)
+    } else {
+        Err(clock_error(ms))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
 
     #[test]
     fn null_and_absent_callbacks_are_none_and_others_are_refused() {
