@@ -2,7 +2,9 @@
 //! (record the call and find the observers it triggers; run them; store what
 //! they concluded) with no borrow of the pipeline held while a host's
 //! observer or recorder runs, since either may read the pipeline (or call
-//! it again) from inside.
+//! it again) from inside. [`Pipeline::record_tool_call`], which runs them on
+//! an unshared pipeline, is defined here too: this module uses `pipeline`,
+//! never the other way round.
 
 use std::cell::{Cell, RefCell};
 
@@ -114,6 +116,22 @@ impl SharedPipeline {
             }
         }
         Ok(Some(current))
+    }
+}
+
+impl Pipeline {
+    /// All phases at once (through [`SharedPipeline::record_call`], the one
+    /// place they are sequenced); `external` runs the host's own observers.
+    pub fn record_tool_call(
+        &mut self,
+        input: ToolCallInput,
+        now_ms: f64,
+        mut external: impl FnMut(usize, &Pipeline) -> Outcome,
+    ) -> Result<Option<CurrentAssessment>> {
+        let shared = SharedPipeline::new(self.take());
+        let result = shared.record_call(input, now_ms, |slot| external(slot, &shared.pipeline.borrow()), None);
+        *self = shared.pipeline.into_inner();
+        result
     }
 }
 

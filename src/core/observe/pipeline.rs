@@ -9,7 +9,6 @@ use serde_json::Value;
 use super::assessment::CurrentAssessment;
 use super::budget::Budget;
 use super::builtin::Builtin;
-use super::call::SharedPipeline;
 use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
 use super::placement::{place_context, Placement};
 use super::resources::Usage;
@@ -279,14 +278,9 @@ impl Pipeline {
         Some(current)
     }
 
-    /// All phases at once (through [`SharedPipeline::record_call`], the one
-    /// place they are sequenced); `external` runs the host's own observers.
-    pub fn record_tool_call(
-        &mut self,
-        input: ToolCallInput,
-        now_ms: f64,
-        mut external: impl FnMut(usize, &Pipeline) -> Outcome,
-    ) -> Result<Option<CurrentAssessment>> {
+    /// Moves the pipeline out, leaving an empty one with the same settings
+    /// in its place (for [`Pipeline::record_tool_call`] to share it).
+    pub(super) fn take(&mut self) -> Pipeline {
         let placeholder = Pipeline {
             slots: Vec::new(),
             since_run: Vec::new(),
@@ -297,10 +291,7 @@ impl Pipeline {
             max_age_calls: self.max_age_calls,
             started_at: self.started_at,
         };
-        let shared = SharedPipeline::new(std::mem::replace(self, placeholder));
-        let result = shared.record_call(input, now_ms, |slot| external(slot, &shared.pipeline.borrow()), None);
-        *self = shared.pipeline.into_inner();
-        result
+        std::mem::replace(self, placeholder)
     }
 
     /// The render for the next prompt; '' when there is none or it is
