@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
 import { shortImports } from './short-imports.mjs';
-import { writeGenerated } from './vocabulary.mjs';
+import { coreVocabulary, writeGenerated } from './vocabulary.mjs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const [root, work, budgetArg, out] = process.argv.slice(2);
@@ -52,10 +52,11 @@ const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href
 const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync' && !n.startsWith('__')).sort();
 glue.initSync({ module: readFileSync(join(pkg, 'agent_trajectories_bg.wasm')) });
 
-// The closed sets of words (error codes, record kinds, statuses, stop
-// reasons, verdicts) come from the core: their TypeScript unions and the
-// docs' error table are rewritten from this module before anything reads them.
-for (const file of writeGenerated(root, glue.__vocabulary())) console.log(`assemble: regenerated ${relative(root, file)} from the core's vocabulary`);
+// The closed sets of words (error codes, record kinds, built-in observers,
+// statuses, stop reasons, verdicts) come from the core, through its native
+// `vocabulary` binary: their TypeScript unions and the docs' tables are
+// rewritten before anything reads them (scripts/vocabulary.mjs).
+for (const file of writeGenerated(root, coreVocabulary(root))) console.log(`assemble: regenerated ${file} from the core's vocabulary`);
 
 const srcJs = join(root, 'src', 'js');
 const srcModule = (file) => import(pathToFileURL(join(srcJs, file)).href);

@@ -1,16 +1,31 @@
-// The package's closed sets of words (error codes, record kinds, statuses,
-// stop reasons, verdicts) live once, in the core (src/core/vocabulary.rs).
-// From the built module's __vocabulary(), this renders the TypeScript unions
-// (src/js/vocabulary.d.ts, which the package's index.d.ts includes) and the
-// docs' error table. The build rewrites both; as a command, for a package
-// built before:
-//   node scripts/vocabulary.mjs <package dir>        (rewrite)
-//   node scripts/vocabulary.mjs <package dir> --check (fail if stale)
+// The package's closed sets of words (error codes, record kinds, built-in
+// observers, statuses, stop reasons, verdicts) live once, in the core
+// (src/core/vocabulary.rs). The core's `vocabulary` binary prints them; from
+// that, this renders the TypeScript unions (src/js/vocabulary.d.ts, which
+// the package's index.d.ts includes) and the docs' tables of error codes,
+// record kinds and built-in observers. The build rewrites them all; as a
+// command:
+//   node scripts/vocabulary.mjs           (rewrite)
+//   node scripts/vocabulary.mjs --check   (fail if any is stale)
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const quote = (s) => `'${s}'`;
+const union = (words) => `\n  | ${words.map(quote).join('\n  | ')}`;
+
+/**
+ * The core's words, from its `vocabulary` binary (built natively, in the
+ * default profile; RUSTFLAGS meant for the wasm build are left out so the
+ * native build is the one the tests share).
+ */
+export function coreVocabulary(root) {
+  const env = { ...process.env };
+  delete env.RUSTFLAGS;
+  const out = execFileSync('cargo', ['run', '--quiet', '-p', 'agent-trajectories-core', '--bin', 'vocabulary'], { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out);
+}
 
 /** src/js/vocabulary.d.ts: `export type X = 'a' | 'b';` for each closed set. */
 export function declarations(v) {
@@ -20,12 +35,13 @@ export function declarations(v) {
 // index.d.ts declares these same unions.
 
 /** Every error code (\`err.code\`); each is documented in docs/errors.md. */
-export type ErrorCode =
-  | ${v.errorCodes.map((c) => quote(c.code)).join('\n  | ')};
+export type ErrorCode =${union(v.errorCodes.map((c) => c.code))};
 
 /** Every payload kind of a record (\`record.payload.kind\`). */
-export type RecordKind =
-  | ${v.recordKinds.map(quote).join('\n  | ')};
+export type RecordKind =${union(v.recordKinds)};
+
+/** The name of every built-in observer (an \`observer\` of \`ObserverPipelineOptions.observers\`). */
+export type BuiltinObserverName = ${v.observers.map((o) => quote(o.name)).join(' | ')};
 
 /** How a run ended (\`run_ended.outcome.status\`). */
 export type RunStatus = ${v.statuses.map(quote).join(' | ')};
@@ -44,62 +60,77 @@ export type Verdict = ${v.verdicts.map(quote).join(' | ')};
 `;
 }
 
-/** The Markdown table of docs/errors.md. */
-export function errorTable(v) {
-  return ['| code | when |', '|---|---|', ...v.errorCodes.map((c) => `| \`${c.code}\` | ${c.when} |`)].join('\n');
+const cell = (text) => text.replace(/\|/g, '\\|');
+const code = (s) => `\`${s}\``;
+/** A default as the docs write it: `[]`, `0.3`, `"Stall"`. */
+const shown = (value) => (typeof value === 'number' ? value.toLocaleString('en-US') : JSON.stringify(value));
+
+/** The Markdown tables, by the name of their markers. */
+export const tables = {
+  'error-codes': (v) => ['| code | when |', '|---|---|', ...v.errorCodes.map((c) => `| ${code(c.code)} | ${cell(c.when)} |`)],
+  'record-kinds': (v) => ['| kind | fields | what it says |', '|---|---|---|',
+    ...v.records.map((r) => `| ${code(r.kind)} | ${r.fields.map(code).join(', ')} | ${cell(r.about)} |`)],
+  'builtin-observers': (v) => ['| observer | reports | options (defaults) |', '|---|---|---|',
+    ...v.observers.map((o) => {
+      const options = Object.entries(o.defaults).map(([k, d]) => `${code(k)} (${code(shown(d))})`).join(', ');
+      return `| ${code(quote(o.name))} | ${cell(o.reports)} | ${options}${o.limits ? `; ${cell(o.limits)}` : ''} |`;
+    })],
+};
+
+/** `text` with every table between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers rendered from `v`. */
+export function withTables(text, v, where) {
+  let out = text;
+  let found = 0;
+  for (const [name, render] of Object.entries(tables)) {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const a = out.indexOf(start);
+    if (a < 0) continue;
+    const b = out.indexOf(end, a);
+    if (b < 0) throw new Error(`${where}: ${start} without ${end}`);
+    out = `${out.slice(0, a + start.length)}\n${render(v).join('\n')}\n${out.slice(b)}`;
+    found += 1;
+  }
+  if (!found) throw new Error(`${where}: no generated table markers`);
+  return out;
 }
 
-const START = '<!-- error-codes:start -->';
-const END = '<!-- error-codes:end -->';
-
-/** `text` with the part between the error-code markers replaced by the table. */
-export function withErrorTable(text, v, where = 'docs/errors.md') {
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`${where}: no ${START} … ${END} markers`);
-  return `${text.slice(0, a + START.length)}\n${errorTable(v)}\n${text.slice(b)}`;
-}
-
-/** The vocabulary of a built package directory (loads its module). */
-export async function vocabularyOf(pkgDir) {
-  const glue = await import(pathToFileURL(join(pkgDir, 'agent_trajectories.js')).href);
-  glue.initSync({ module: readFileSync(join(pkgDir, 'agent_trajectories_bg.wasm')) });
-  return glue.__vocabulary();
-}
+/** The files the build generates (wholly or between markers). */
+const GENERATED = [
+  ['src/js/vocabulary.d.ts', (_, v) => declarations(v)],
+  ['docs/errors.md', (text, v, where) => withTables(text, v, where)],
+  ['docs/records.md', (text, v, where) => withTables(text, v, where)],
+  ['docs/observe.md', (text, v, where) => withTables(text, v, where)],
+];
 
 /**
  * The generated files of the repository at `root` brought up to date with
- * `v`: src/js/vocabulary.d.ts and docs/errors.md's table. Returns the files
- * it rewrote (the build calls this, so a changed word reaches every copy).
+ * `v`. Returns the files that were stale (and, unless `check`, rewrites them).
  */
 export function writeGenerated(root, v, { check = false } = {}) {
-  const wanted = [
-    [join(root, 'src', 'js', 'vocabulary.d.ts'), () => declarations(v)],
-    [join(root, 'docs', 'errors.md'), (text) => withErrorTable(text, v)],
-  ];
   const stale = [];
-  for (const [file, render] of wanted) {
+  for (const [file, render] of GENERATED) {
+    const path = join(root, file);
     let text = '';
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(path, 'utf8');
     } catch (e) {
       if (e.code !== 'ENOENT') throw e;
     }
-    const next = render(text);
+    const next = render(text, v, file);
     if (next === text) continue;
     stale.push(file);
-    if (!check) writeFileSync(file, next);
+    if (!check) writeFileSync(path, next);
   }
   return stale;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [pkgDir, flag] = process.argv.slice(2);
   const root = resolve(fileURLToPath(import.meta.url), '../..');
-  const v = await vocabularyOf(resolve(pkgDir ?? join(root, 'pkg')));
-  const stale = writeGenerated(root, v, { check: flag === '--check' });
-  if (flag === '--check' && stale.length) {
-    console.error(`not the core's words: ${stale.join(', ')}; run node scripts/vocabulary.mjs pkg (or build)`);
+  const check = process.argv.includes('--check');
+  const stale = writeGenerated(root, coreVocabulary(root), { check });
+  if (check && stale.length) {
+    console.error(`not the core's words: ${stale.join(', ')}; run node scripts/vocabulary.mjs (or build)`);
     process.exit(1);
   }
 }

@@ -46,6 +46,9 @@ export type RecordKind =
   | 'simulator_issue'
   | 'custom';
 
+/** The name of every built-in observer (an `observer` of `ObserverPipelineOptions.observers`). */
+export type BuiltinObserverName = 'resources' | 'stall' | 'error-cascade' | 'drift';
+
 /** How a run ended (`run_ended.outcome.status`). */
 export type RunStatus = 'completed' | 'stopped' | 'error' | 'aborted';
 

@@ -1,21 +1,19 @@
 // Enum parity, through the tarball: every closed set of words the package
 // declares in TypeScript (index.d.ts as the compiler reads it) is exactly
-// the core's set, as the installed module reports it (__vocabulary). A
-// word added to a Rust enum and not to the types, or the reverse, fails
-// here naming it.
+// the core's set, as the core's `vocabulary` binary prints it. A word
+// added to a Rust enum and not to the types, or the reverse, fails here
+// naming it; so does a built-in observer's option the types do not offer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { coreVocabulary } from '../../scripts/vocabulary.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const installed = process.env.PACKAGE_DIR ?? join(repo, 'tests/.work/tarball/package');
 
-const glue = await import(pathToFileURL(join(installed, 'agent_trajectories.js')).href);
-glue.initSync({ module: readFileSync(join(installed, 'agent_trajectories_bg.wasm')) });
-const core = glue.__vocabulary();
+const core = coreVocabulary(repo);
 
 const program = ts.createProgram([join(installed, 'index.d.ts')], { noEmit: true, strict: true });
 const checker = program.getTypeChecker();
@@ -42,6 +40,7 @@ test('the TypeScript unions of index.d.ts are the core\'s words', () => {
   assert.deepEqual(literals('ErrorCode'), sorted(core.errorCodes.map((c) => c.code)), 'ErrorCode');
   assert.deepEqual(literals('RecordKind'), sorted(core.recordKinds), 'RecordKind');
   assert.deepEqual(literals('RunStatus'), sorted(core.statuses), 'RunStatus');
+  assert.deepEqual(literals('BuiltinObserverName'), sorted(core.observers.map((o) => o.name)), 'BuiltinObserverName');
   assert.deepEqual(literals('StopReason'), sorted(core.stopReasons), 'StopReason');
   assert.deepEqual(literals('Verdict'), sorted(core.verdicts), 'Verdict');
 });
@@ -56,8 +55,23 @@ test('the hand-written types that spell a closed set use all of it', () => {
   assert.deepEqual(keysOf('byReason'), sorted(core.stopReasons), 'BatchSummary.byReason');
 });
 
+test("each built-in observer's options type offers exactly the options the core reads", () => {
+  const config = checker.getDeclaredTypeOfSymbol(exported.get('ObserverConfig'));
+  const byName = new Map();
+  for (const member of config.types) {
+    const observer = property(member, 'observer');
+    if (observer.isStringLiteral()) byName.set(observer.value, checker.getNonNullableType(property(member, 'options')));
+  }
+  for (const o of core.observers) {
+    assert.ok(byName.has(o.name), `ObserverConfig has no member for '${o.name}'`);
+    const keys = sorted(checker.getPropertiesOfType(byName.get(o.name)).map((p) => p.name));
+    assert.deepEqual(keys, sorted(Object.keys(o.defaults)), `'${o.name}' options`);
+  }
+});
+
 test('the core lists each word once, and every list is non-empty', () => {
-  for (const [name, words] of Object.entries({ ...core, errorCodes: core.errorCodes.map((c) => c.code) })) {
+  const lists = { ...core, errorCodes: core.errorCodes.map((c) => c.code), records: core.records.map((r) => r.kind), observers: core.observers.map((o) => o.name) };
+  for (const [name, words] of Object.entries(lists)) {
     assert.ok(words.length > 0, `${name} is empty`);
     assert.equal(new Set(words).size, words.length, `${name} lists a word twice`);
   }

@@ -19,7 +19,7 @@ use crate::read::{field, object, present, At, FromJson};
 
 macro_rules! payloads {
     ($(
-        $(#[$vmeta:meta])*
+        $(#[doc = $doc:literal])+
         $variant:ident = $kind:literal { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
     )*) => {
         /// What happened. New kinds are added as capabilities land; a reader
@@ -29,11 +29,19 @@ macro_rules! payloads {
         #[serde(tag = "kind")]
         #[non_exhaustive]
         pub enum Payload {
-            $( $(#[$vmeta])* #[serde(rename = $kind)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
+            $( $(#[doc = $doc])+ #[serde(rename = $kind)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
         }
 
         /// Every payload kind this build writes and reads.
         pub const KINDS: &[&str] = &[$( $kind ),*];
+
+        /// Every kind with its fields (name, Rust type) and its doc comment:
+        /// the docs' table of kinds is generated from this.
+        pub const KIND_DOCS: &[KindDoc] = &[$( KindDoc {
+            kind: $kind,
+            fields: &[$( (stringify!($field), stringify!($ty)) ),*],
+            about: &[$( $doc ),+],
+        } ),*];
 
         impl Payload {
             pub fn kind(&self) -> &'static str {
@@ -62,17 +70,26 @@ macro_rules! payloads {
 }
 
 payloads! {
+    /// A run began: who runs it (`run_id`, `parent_run_id` for a child run,
+    /// `agent`, `model_id`). The first record of every run.
     RunStarted = "run_started" {
         identity: RunIdentity,
     }
+    /// A run ended. `outcome` is `{ status, reason?, message?, error_code?,
+    /// verdict? }`, or a bare label such as `"ended"` as the Rust agent
+    /// runtime this format comes from writes it; `new_messages`: the messages
+    /// the run added. The last record of every run.
     RunEnded = "run_ended" {
         outcome: EndedOutcome,
         new_messages: Vec<ModelMessage>,
     }
+    /// A turn of the agent began (a generated run's turns are numbered).
     TurnStarted = "turn_started" {
         #[serde(skip_serializing_if = "Option::is_none")]
         turn_index: Option<u64>,
     }
+    /// A turn ended: the assistant's message and the tool results that
+    /// answered its calls.
     TurnEnded = "turn_ended" {
         assistant: ModelMessage,
         /// The tool messages answering the assistant's tool calls, in order.
@@ -85,8 +102,7 @@ payloads! {
     }
     /// Which step a generated turn works on, and how it was chosen
     /// (`method`: start, preconditions-ordered, llm-ranked or none;
-    /// `candidates`: `[{ stepId, score, reasons? }]`). Kept as JSON data:
-    /// typed readers for them cost more module size than they are worth.
+    /// `candidates`: `[{ stepId, score, reasons? }]`).
     StepSelected = "step_selected" {
         turn_index: u64,
         step_id: Option<String>,
@@ -96,20 +112,25 @@ payloads! {
         #[serde(skip_serializing_if = "Option::is_none")]
         ranker_error: Option<String>,
     }
+    /// A message joined the conversation (a simulated user's, say).
     MessageAppended = "message_appended" {
         message: ModelMessage,
     }
+    /// A tool call began, with its arguments.
     ToolStarted = "tool_started" {
         tool_call_id: String,
         tool_name: String,
         args: Value,
     }
+    /// A tool call ended, with its result and whether it failed.
     ToolEnded = "tool_ended" {
         tool_call_id: String,
         tool_name: String,
         result: Value,
         is_error: bool,
     }
+    /// A request to the model is ready: its size in messages, tools and
+    /// system prompt characters (the agent runtime this format comes from).
     ProviderRequestPrepared = "provider_request_prepared" {
         iteration: u64,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,12 +140,15 @@ payloads! {
         tool_count: u64,
         tools: Vec<String>,
     }
+    /// A plugin changed the context before a request (message counts before
+    /// and after).
     ContextTransformApplied = "context_transform_applied" {
         iteration: u64,
         plugin: String,
         before_count: u64,
         after_count: u64,
     }
+    /// A plugin limited which tools the model may call.
     ToolGateApplied = "tool_gate_applied" {
         iteration: u64,
         plugin: String,
@@ -133,6 +157,8 @@ payloads! {
         #[serde(skip_serializing_if = "Option::is_none")]
         allow: Option<GateAllow>,
     }
+    /// Two tool gates disagreed and one was chosen; `allow` is a boolean, or
+    /// the tool names let through, as that runtime writes it.
     ToolGateConflictResolved = "tool_gate_conflict_resolved" {
         iteration: u64,
         plugins: Vec<String>,
@@ -141,13 +167,15 @@ payloads! {
         allow: GateAllow,
         reason: String,
     }
+    /// The output token cap was raised after a cut-off answer.
     OutputTokensEscalation = "output_tokens_escalation" {
         attempt: u64,
         prev_cap: u64,
         new_cap: u64,
     }
     /// An observer's assessment after tool call `call_index`, evidence
-    /// included; `turn_index` when a generated run injected it into a turn.
+    /// included: written by an `ObserverPipeline` given a `recorder`, and by
+    /// a generated run for each assessment its agent was shown, with the turn.
     AssessmentProduced = "assessment_produced" {
         call_index: u64,
         assessment: Assessment,
@@ -189,6 +217,15 @@ payloads! {
         name: String,
         data: Value,
     }
+}
+
+/// A payload kind as the docs describe it (see [`KIND_DOCS`]).
+pub struct KindDoc {
+    pub kind: &'static str,
+    /// `(name, Rust type)`; a field of an `Option` type may be absent.
+    pub fields: &'static [(&'static str, &'static str)],
+    /// The kind's doc comment, a line per entry.
+    pub about: &'static [&'static str],
 }
 
 /// `place: kind "x" is not a record kind (did you mean "y"?)`.

@@ -7,9 +7,13 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
+use super::budget::Budget;
+use super::builtin::Detector;
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::{CallFacts, Fp};
+use super::resources::Usage;
 use super::Outcome;
+use crate::error::{Error, Result};
 use crate::number::MAX_SAFE_INTEGER;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,6 +22,37 @@ pub struct CascadeConfig {
     pub name: String,
     /// Consecutive failures that make a cascade.
     pub threshold: u64,
+}
+
+/// The `'error-cascade'` observer.
+pub struct ErrorCascade;
+
+impl Detector for ErrorCascade {
+    const KIND: &'static str = "error-cascade";
+    const REPORTS: &'static str =
+        "≥ `threshold` consecutive failures, similar errors grouped (paths, numbers and ids normalised away) with counts and call numbers";
+    const LIMITS: &'static str = "`threshold` at least 1";
+    type Config = CascadeConfig;
+    type State = CascadeState;
+
+    fn check_options(c: &CascadeConfig) -> Result<()> {
+        if c.threshold == 0 {
+            return Err(Error::invalid_argument("threshold must be a positive integer"));
+        }
+        Ok(())
+    }
+
+    fn name(c: &CascadeConfig) -> &str {
+        &c.name
+    }
+
+    fn on_call(_: &CascadeConfig, s: &mut CascadeState, facts: &CallFacts) {
+        s.on_call(facts)
+    }
+
+    fn check(c: &CascadeConfig, s: &mut CascadeState, _: &Budget, _: &Usage) -> Outcome {
+        s.check(c)
+    }
 }
 
 impl Default for CascadeConfig {

@@ -7,8 +7,11 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
+use super::budget::Budget;
+use super::builtin::{Detector, MAX_WINDOW};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::CallFacts;
+use super::resources::Usage;
 use super::Outcome;
 use crate::error::{Error, Result};
 
@@ -22,6 +25,37 @@ pub struct DriftConfig {
     pub window: usize,
     /// Share outside the scope that counts as drift.
     pub threshold: f64,
+}
+
+/// The `'drift'` observer.
+pub struct Drift;
+
+impl Detector for Drift {
+    const KIND: &'static str = "drift";
+    const REPORTS: &'static str = "≥ 70 % of the last 10 path-bearing calls outside the task's scope (paths or prefixes, matched on whole segments)";
+    const LIMITS: &'static str = "`scope` is required; `threshold` in (0, 1]; `window` from 1 to 1,000";
+    type Config = DriftConfig;
+    type State = DriftState;
+
+    fn check_options(c: &DriftConfig) -> Result<()> {
+        c.validate()?;
+        if c.window > MAX_WINDOW {
+            return Err(Error::invalid_argument(format!("window must be at most {MAX_WINDOW}")));
+        }
+        Ok(())
+    }
+
+    fn name(c: &DriftConfig) -> &str {
+        &c.name
+    }
+
+    fn on_call(c: &DriftConfig, s: &mut DriftState, facts: &CallFacts) {
+        s.on_call(c, facts)
+    }
+
+    fn check(c: &DriftConfig, s: &mut DriftState, _: &Budget, _: &Usage) -> Outcome {
+        s.check(c)
+    }
 }
 
 impl Default for DriftConfig {

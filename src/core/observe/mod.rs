@@ -24,7 +24,7 @@ mod trigger;
 
 pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
-pub use builtin::{Builtin, BUILTIN_NAMES};
+pub use builtin::{builtin_docs, Builtin, BuiltinDoc, Detector, BUILTIN_NAMES};
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
 pub use pipeline::{Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
 pub use placement::{place_context, with_text_part, Placement, INJECT_OPTIONS};

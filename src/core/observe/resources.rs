@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use super::assessment::{Assessment, Severity};
 use super::budget::Budget;
+use super::builtin::{Detector, NoState};
+use super::Outcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -14,6 +16,32 @@ pub struct ResourcesConfig {
     pub caution_threshold: f64,
     /// Remaining fraction at or below which the severity is warning.
     pub warning_threshold: f64,
+}
+
+/// The `'resources'` observer.
+pub struct Resources;
+
+impl Detector for Resources {
+    const KIND: &'static str = "resources";
+    const REPORTS: &'static str = "time, tokens and tool calls left, in words; severity from the scarcest (≤ 30 % left: caution, ≤ 10 %: warning)";
+    const LIMITS: &'static str = "0 ≤ `warningThreshold` ≤ `cautionThreshold` ≤ 1";
+    type Config = ResourcesConfig;
+    type State = NoState;
+
+    fn check_options(c: &ResourcesConfig) -> crate::error::Result<()> {
+        if !(0.0..=1.0).contains(&c.warning_threshold) || !(0.0..=1.0).contains(&c.caution_threshold) || c.warning_threshold > c.caution_threshold {
+            return Err(crate::error::Error::invalid_argument("thresholds must satisfy 0 <= warningThreshold <= cautionThreshold <= 1"));
+        }
+        Ok(())
+    }
+
+    fn name(c: &ResourcesConfig) -> &str {
+        &c.name
+    }
+
+    fn check(c: &ResourcesConfig, _: &mut NoState, budget: &Budget, usage: &Usage) -> Outcome {
+        Outcome::Report(c.observe(budget, usage))
+    }
 }
 
 impl Default for ResourcesConfig {

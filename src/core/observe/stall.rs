@@ -12,10 +12,14 @@ use std::collections::{HashMap, VecDeque};
 use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
+use super::budget::Budget;
+use super::builtin::{Detector, MAX_WINDOW};
 use super::escalation::{with_note, Escalation, Seen};
 use super::fingerprint::{mix, FileOp, FpBuild};
 use super::log::CallFacts;
+use super::resources::Usage;
 use super::Outcome;
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,6 +36,39 @@ pub struct StallConfig {
     /// Same tool on the same target this many times in the last `target_window` calls.
     pub same_target_threshold: usize,
     pub target_window: usize,
+}
+
+/// The `'stall'` observer.
+pub struct Stall;
+
+impl Detector for Stall {
+    const KIND: &'static str = "stall";
+    const REPORTS: &'static str = "within the last `window` calls: the same call with the same outcome ×4, the same call failing ×3, A/B/A/B/A/B alternation, the same tool on the same target ≥ 5 times in 10 calls, read→write→read→write on one path. Evidence names the calls.";
+    const LIMITS: &'static str = "`window` from 6, `window` and `targetWindow` at most 1,000, every threshold at least 2";
+    type Config = StallConfig;
+    type State = StallState;
+
+    fn check_options(c: &StallConfig) -> Result<()> {
+        if c.window < 6 || c.target_window == 0 || c.repeat_threshold < 2 || c.failing_repeat_threshold < 2 || c.same_target_threshold < 2 {
+            return Err(Error::invalid_argument("window must be at least 6 and every threshold at least 2"));
+        }
+        if c.window > MAX_WINDOW || c.target_window > MAX_WINDOW {
+            return Err(Error::invalid_argument(format!("window and targetWindow must be at most {MAX_WINDOW}")));
+        }
+        Ok(())
+    }
+
+    fn name(c: &StallConfig) -> &str {
+        &c.name
+    }
+
+    fn on_call(c: &StallConfig, s: &mut StallState, facts: &CallFacts) {
+        s.on_call(c, facts)
+    }
+
+    fn check(c: &StallConfig, s: &mut StallState, _: &Budget, _: &Usage) -> Outcome {
+        s.check(c)
+    }
 }
 
 impl Default for StallConfig {

@@ -89,14 +89,6 @@ pub fn well_known() -> JsResult<JsValue> {
     to_js(&v)
 }
 
-/// The closed sets of words (error codes with when they happen, record
-/// kinds, statuses, stop reasons, verdicts): the build generates the
-/// TypeScript unions and the docs' tables from them.
-#[wasm_bindgen(js_name = __vocabulary, skip_typescript)]
-pub fn vocabulary() -> JsResult<JsValue> {
-    to_js(&crate::core::vocabulary::vocabulary())
-}
-
 /// The `custom` `budget` payload of a run's limits; `place` names the option in errors.
 #[wasm_bindgen(js_name = __budgetRecord, skip_typescript)]
 pub fn budget_record(limits: JsValue, place: String) -> JsResult<JsValue> {
