@@ -17,7 +17,7 @@ ensure_build_tools
 # registry, the checkout) out of the shipped module.
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=$root=/agent-trajectories"
 cargo build --quiet --release --target wasm32-unknown-unknown --lib
-raw=target/wasm32-unknown-unknown/release/agent_trajectories.wasm
+raw=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
 rm -rf "$work" && mkdir -p "$work/web"
 wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$raw"
