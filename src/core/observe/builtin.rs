@@ -6,64 +6,18 @@
 //! list of names, the option and snapshot handling and the docs' table
 //! follow from those two places.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::budget::Budget;
 use super::cascade::ErrorCascade;
+use super::detector::{Detector, Usage};
 use super::drift::Drift;
 use super::log::CallFacts;
-use super::resources::{Resources, Usage};
+use super::resources::Resources;
 use super::stall::Stall;
 use super::Outcome;
 use crate::error::{Error, Result};
 use crate::read::{read, FromJson};
-
-/// The largest detector window: a window is scanned per check, so its size
-/// is the per-call cost; past this it would be a history scan in disguise.
-pub const MAX_WINDOW: usize = 1000;
-
-/// A built-in observer.
-pub trait Detector {
-    /// Its name in a pipeline's observer list (`'stall'`).
-    const KIND: &'static str;
-    /// What it reports, in the docs' words.
-    const REPORTS: &'static str;
-    /// Limits on its options the defaults do not show, in the docs' words
-    /// (empty when there are none).
-    const LIMITS: &'static str;
-    /// Its options (camelCase keys, every one with a default).
-    type Config: FromJson + Serialize + Default + PartialEq + Clone + std::fmt::Debug;
-    /// What it keeps between calls, saved in a pipeline snapshot.
-    type State: FromJson + Serialize + Default + PartialEq + Clone + std::fmt::Debug;
-    /// Refuses options out of range, in words (the caller names the observer).
-    fn check_options(_config: &Self::Config) -> Result<()> {
-        Ok(())
-    }
-    /// The name its assessments carry.
-    fn name(config: &Self::Config) -> &str;
-    /// Takes in a call.
-    fn on_call(_config: &Self::Config, _state: &mut Self::State, _facts: &CallFacts) {}
-    /// Its word at a check.
-    fn check(config: &Self::Config, state: &mut Self::State, budget: &Budget, usage: &Usage) -> Outcome;
-}
-
-/// The state of an observer that keeps none: `null` in a snapshot, and
-/// whatever a snapshot holds in its place is ignored on restore.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct NoState;
-
-impl Serialize for NoState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_unit()
-    }
-}
-
-impl FromJson for NoState {
-    fn from_json(_: Option<Value>, _: &crate::read::At) -> std::result::Result<Self, String> {
-        Ok(NoState)
-    }
-}
 
 fn options<T: FromJson + Default>(v: Option<&Value>, who: &str) -> Result<T> {
     match v {

@@ -8,10 +8,9 @@ use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
 use super::budget::Budget;
-use super::builtin::Detector;
+use super::detector::{Detector, Usage};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::{CallFacts, Fp};
-use super::resources::Usage;
 use super::Outcome;
 use crate::error::{Error, Result};
 use crate::number::MAX_SAFE_INTEGER;

@@ -8,10 +8,9 @@ use serde::Serialize;
 
 use super::assessment::{Assessment, Observation};
 use super::budget::Budget;
-use super::builtin::{Detector, MAX_WINDOW};
+use super::detector::{Detector, Usage, MAX_WINDOW};
 use super::escalation::{with_note, Escalation, Seen};
 use super::log::CallFacts;
-use super::resources::Usage;
 use super::Outcome;
 use crate::error::{Error, Result};
 

@@ -10,6 +10,7 @@ mod budget;
 mod builtin;
 pub mod call;
 mod cascade;
+mod detector;
 mod drift;
 mod escalation;
 pub mod fingerprint;
@@ -24,7 +25,8 @@ mod trigger;
 
 pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
-pub use builtin::{builtin_docs, Builtin, BuiltinDoc, Detector, BUILTIN_NAMES};
+pub use builtin::{builtin_docs, Builtin, BuiltinDoc, BUILTIN_NAMES};
+pub use detector::Detector;
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
 pub use pipeline::{Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
 pub use placement::{place_context, with_text_part, Placement, INJECT_OPTIONS};

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::assessment::{Assessment, Severity};
 use super::budget::Budget;
-use super::builtin::{Detector, NoState};
+use super::detector::{Detector, NoState, Usage};
 use super::Outcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,13 +48,6 @@ impl Default for ResourcesConfig {
     fn default() -> Self {
         ResourcesConfig { name: "Resources".into(), caution_threshold: 0.3, warning_threshold: 0.1 }
     }
-}
-
-/// What the observer reads, besides the budget.
-pub struct Usage {
-    pub now_ms: f64,
-    pub started_at_ms: f64,
-    pub tool_calls: u64,
 }
 
 impl ResourcesConfig {
