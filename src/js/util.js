@@ -170,3 +170,37 @@ export function checkKeys(obj, allowed, where, advice, what = 'option') {
 
 /** The AI SDK's marker of a Schema (its `jsonSchema()` result): a registered symbol, so `ai` need not be imported. */
 export const AI_SCHEMA = Symbol.for('vercel.ai.schema');
+
+/**
+ * One macrotask: resolves after the host's due timers have had their turn
+ * (a microtask would not let them). A run waits this between turns.
+ * `setImmediate` where there is one (Node), else a `MessageChannel`
+ * message (browsers, Workers; its ports closed, so they keep nothing
+ * alive), else `setTimeout(0)`.
+ * @returns {Promise<void>}
+ */
+export function macrotask() {
+  // Node's, which the DOM types the layer is checked with do not declare.
+  const { setImmediate } = /** @type {{ setImmediate?: (f: () => void) => unknown }} */ (globalThis);
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    try {
+      if (typeof setImmediate === 'function') return void setImmediate(done);
+    } catch {}
+    try {
+      if (typeof MessageChannel === 'function') {
+        const { port1, port2 } = new MessageChannel();
+        port1.onmessage = () => {
+          port1.close();
+          port2.close();
+          done();
+        };
+        return void port2.postMessage(undefined);
+      }
+    } catch {}
+    try {
+      if (typeof setTimeout === 'function') return void setTimeout(done, 0);
+    } catch {}
+    done();
+  });
+}

@@ -9,7 +9,7 @@ use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::core::background::config::misplaced_config_key;
+use crate::core::background::config::{misplaced_runner_option, RUNNER_OPTIONS};
 use crate::core::background::{run, Config, Env, Host, Objective, RunSnapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
@@ -18,9 +18,6 @@ use crate::wasm::generate::host::{call, set, CallSignal, JsModel, Mirror};
 use crate::wasm::generate::signal::JsTimer;
 use crate::wasm::generate::{harness, Harness};
 use crate::wasm::{check_options, from_js, option, options_json, property, to_js as value_to_js};
-
-/// The constructor's options; any other key is refused, naming the nearest.
-const RUNNER_OPTIONS: &[&str] = &["model", "clock", "tools", "config", "sink", "onSinkError", "onRecord", "observers", "signal", "runId"];
 
 fn config_of(config: &JsValue) -> Result<Config, Error> {
     if config.is_undefined() || config.is_null() {
@@ -36,9 +33,8 @@ fn config_of(config: &JsValue) -> Result<Config, Error> {
 pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> JsResult<()> {
     // (Keys that cannot be read are check_options' to report.)
     if let Some(keys) = opts.is_object().then(|| js_sys::Reflect::own_keys(&opts).ok()).flatten() {
-        if let Some(e) =
-            keys.iter().filter_map(|k| k.as_string()).filter(|k| !RUNNER_OPTIONS.contains(&k.as_str())).find_map(|k| misplaced_config_key(&k))
-        {
+        let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
+        if let Some(e) = misplaced_runner_option(keys.iter().map(String::as_str)) {
             return Err(to_js(e));
         }
     }
@@ -154,12 +150,13 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
     let resume: Option<Value> =
         if resume.is_undefined() || resume.is_null() { None } else { Some(from_js(&resume, "resumeFrom", ErrorCode::InvalidArgument).js()?) };
     let Harness { clock, observers, abort, events, run_id } = harness(&host, place, Rc::new(Mirror::new(Array::new(), Vec::new())))?;
+    let timer = JsTimer::of(&host);
     let env = Env {
         clock: &clock,
         model: &model,
         host: &js_host,
         tools,
-        timer: Some(&JsTimer),
+        timer: Some(&timer),
         abort: abort.as_ref().map(|a| a as _),
         observers: observers.as_ref().map(|o| o as _),
         events: &events,

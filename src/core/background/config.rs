@@ -78,6 +78,17 @@ fn flag(o: &Map<String, Value>, key: &str, default: bool) -> Result<bool> {
     }
 }
 
+/// The runner's own options (`new BackgroundAgentRunner({ ... })`); any
+/// other key is refused, naming the nearest.
+pub const RUNNER_OPTIONS: &[&str] = &["model", "clock", "tools", "config", "sink", "onSinkError", "onRecord", "observers", "signal", "runId"];
+
+/// Of the keys given as the runner's options, the first that is a config
+/// key, with the error that says where it goes (checked before the
+/// unknown-key check, which would only name the nearest option).
+pub fn misplaced_runner_option<'a>(keys: impl IntoIterator<Item = &'a str>) -> Option<Error> {
+    keys.into_iter().filter(|k| !RUNNER_OPTIONS.contains(k)).find_map(misplaced_config_key)
+}
+
 /// A config key given among the runner's own options (`{ model,
 /// maxIterations }`): the error that says where it goes, or `None` when
 /// `key` is no config key.

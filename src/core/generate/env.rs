@@ -8,6 +8,10 @@ use crate::error::Result;
 use crate::host::{Abort, Clock, LocalBoxFuture, Model, Records, Timer, ToolObservers, Usage};
 use crate::message::ModelMessage;
 
+/// What `runTrajectory` reads; any other key is refused, naming the nearest.
+pub const RUN_OPTIONS: &[&str] =
+    &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs"];
+
 /// What the agent answered: its assistant and tool messages, and the tokens
 /// the answer cost (zero when the agent does not say).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
+use crate::core::generate::env::RUN_OPTIONS;
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
@@ -104,13 +105,10 @@ pub fn create_trajectory(
     Ok(bound.into())
 }
 
-/// What `runTrajectory` reads; any other key is refused, naming the nearest.
-const RUN_OPTIONS: &[&str] =
-    &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs"];
-
-/// The run itself; the entries' `runTrajectory` normalises its options first.
+/// The run itself; the entries' `runTrajectory` normalises its options
+/// first. `host` is the JS layer's `{ macrotask }`.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
-pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
+pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
     check_options(&opts, RUN_OPTIONS, "runTrajectory options").js()?;
     let opt = |key: &str| option(&opts, key, "runTrajectory options").js();
     let agent_js = option(&t, "agent", "trajectory").js()?;
@@ -150,13 +148,14 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue) -> JsResult<JsValue> {
         if call_timeout.is_undefined() { None } else { Some(options_from_js(&call_timeout, "runTrajectory options.callTimeoutMs").js()?) };
     let call_timeout_ms = crate::core::host::CallTimeout::read(call_timeout.as_ref()).map_err(|e| e.within("runTrajectory options")).js()?;
     let agent = JsAgent::new(agent_js, respond);
+    let timer = JsTimer::of(&host);
     let model = JsModel(user_model, "userModel");
     let env = Env {
         clock: &clock,
         user_model: &model,
         agent: &agent,
         policy: policy.as_ref().map(|p| p as &dyn Policy).unwrap_or(&DefaultPolicy),
-        timer: Some(&JsTimer),
+        timer: Some(&timer),
         abort: abort.as_ref().map(|a| a as _),
         observers: observers.as_ref().map(|o| o as _),
         events: &events,

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -17,8 +17,19 @@ use crate::core::Error;
 use crate::wasm::error::from_callback;
 use crate::wasm::property;
 
-/// `setTimeout` as a future; dropping it clears the timer.
-pub struct JsTimer;
+/// `setTimeout` as a future (dropping it clears the timer), and the JS
+/// layer's one-macrotask wait (`macrotask()` of src/js/util.js), which the
+/// run's host object hands over.
+pub struct JsTimer {
+    macrotask: Option<Function>,
+}
+
+impl JsTimer {
+    /// `host.macrotask`: a function resolving after one macrotask.
+    pub fn of(host: &JsValue) -> JsTimer {
+        JsTimer { macrotask: property(host, "macrotask").dyn_into().ok() }
+    }
+}
 
 impl Timer for JsTimer {
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
@@ -26,48 +37,12 @@ impl Timer for JsTimer {
         Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, 2_147_483_647.0) as u32))
     }
 
-    /// One macrotask: `setImmediate` where there is one (Node), else a
-    /// `MessageChannel` message (browsers, Workers), else `setTimeout(0)`.
-    /// Either lets the host's due timers run, unlike a microtask.
     fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
-        let promise = Promise::new(&mut |resolve, _| {
-            let global = js_sys::global();
-            let immediate = property(&global, "setImmediate");
-            if let Some(f) = immediate.dyn_ref::<Function>() {
-                if f.call1(&JsValue::UNDEFINED, &resolve).is_ok() {
-                    return;
-                }
-            }
-            if let Some(channel) = property(&global, "MessageChannel").dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &Array::new()).ok()) {
-                let (port1, port2) = (property(&channel, "port1"), property(&channel, "port2"));
-                let (r, p1, p2) = (resolve.clone(), port1.clone(), port2.clone());
-                let on = Closure::once_into_js(move || {
-                    // Closed ports neither keep a runtime alive nor wait for GC.
-                    for port in [&p1, &p2] {
-                        if let Ok(close) = property(port, "close").dyn_into::<Function>() {
-                            let _ = close.call0(port);
-                        }
-                    }
-                    let _ = r.call0(&JsValue::UNDEFINED);
-                });
-                let posted = Reflect::set(&port1, &"onmessage".into(), &on)
-                    .ok()
-                    .and_then(|_| property(&port2, "postMessage").dyn_into::<Function>().ok())
-                    .is_some_and(|post| post.call1(&port2, &JsValue::UNDEFINED).is_ok());
-                if posted {
-                    return;
-                }
-            }
-            let timeout = property(&global, "setTimeout");
-            if let Some(f) = timeout.dyn_ref::<Function>() {
-                if f.call2(&JsValue::UNDEFINED, &resolve, &0.into()).is_ok() {
-                    return;
-                }
-            }
-            let _ = resolve.call0(&JsValue::UNDEFINED);
-        });
+        let waited = self.macrotask.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).and_then(|p| p.dyn_into::<Promise>().ok());
         Box::pin(async move {
-            let _ = JsFuture::from(promise).await;
+            if let Some(promise) = waited {
+                let _ = JsFuture::from(promise).await;
+            }
         })
     }
 }
