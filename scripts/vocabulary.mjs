@@ -43,6 +43,11 @@ export type RecordKind =${union(v.recordKinds)};
 /** The name of every built-in observer (an \`observer\` of \`ObserverPipelineOptions.observers\`). */
 export type BuiltinObserverName = ${v.observers.map((o) => quote(o.name)).join(' | ')};
 
+/** The option keys each built-in observer reads (\`options\` of its \`ObserverConfig\`). */
+export interface BuiltinObserverOptionKeys {
+${v.observers.map((o) => `  ${quote(o.name)}: ${Object.keys(o.defaults).map(quote).join(' | ')};`).join('\n')}
+}
+
 /** How a run ended (\`run_ended.outcome.status\`). */
 export type RunStatus = ${v.statuses.map(quote).join(' | ')};
 

@@ -49,6 +49,14 @@ export type RecordKind =
 /** The name of every built-in observer (an `observer` of `ObserverPipelineOptions.observers`). */
 export type BuiltinObserverName = 'resources' | 'stall' | 'error-cascade' | 'drift';
 
+/** The option keys each built-in observer reads (`options` of its `ObserverConfig`). */
+export interface BuiltinObserverOptionKeys {
+  'resources': 'name' | 'cautionThreshold' | 'warningThreshold';
+  'stall': 'name' | 'window' | 'pollingTools' | 'repeatThreshold' | 'failingRepeatThreshold' | 'sameTargetThreshold' | 'targetWindow';
+  'error-cascade': 'name' | 'threshold';
+  'drift': 'name' | 'scope' | 'window' | 'threshold';
+}
+
 /** How a run ended (`run_ended.outcome.status`). */
 export type RunStatus = 'completed' | 'stopped' | 'error' | 'aborted';
 

@@ -1,20 +1,17 @@
 //! The built-in observers by name, each with its options and its state.
 //!
-//! A built-in is a type implementing [`Detector`] (its name, what it
-//! reports, its options and their checks, its state, what it does after a
-//! call and at a check) and one line in [`builtins!`] below: the enum, the
-//! list of names, the option and snapshot handling and the docs' table
-//! follow from those two places.
+//! A built-in is a module of `builtin/` with a type implementing
+//! [`Detector`] (its name, what it reports, its options and their checks,
+//! its state, what it does after a call and at a check), and one line in
+//! `builtins!` below, which declares the module: the enum, the list of
+//! names, the option and snapshot handling and the docs' table follow from
+//! those two places.
 
 use serde_json::Value;
 
 use super::budget::Budget;
-use super::cascade::ErrorCascade;
 use super::detector::{Detector, Usage};
-use super::drift::Drift;
 use super::log::CallFacts;
-use super::resources::Resources;
-use super::stall::Stall;
 use super::Outcome;
 use crate::error::{Error, Result};
 use crate::read::{read, FromJson};
@@ -36,7 +33,12 @@ pub struct BuiltinDoc {
 }
 
 macro_rules! builtins {
-    ($( $variant:ident($detector:ty) ),* $(,)?) => {
+    ($( $variant:ident($module:ident::$name:ident) ),* $(,)?) => {
+        // Each detector's module, in builtin/.
+        $( pub mod $module; )*
+        builtins!(@list $( $variant($module::$name) ),*);
+    };
+    (@list $( $variant:ident($detector:ty) ),*) => {
         /// Every built-in observer's name, in the order the docs list them.
         pub const BUILTIN_NAMES: &[&str] = &[$( <$detector as Detector>::KIND ),*];
 
@@ -134,10 +136,10 @@ macro_rules! builtins {
 }
 
 builtins! {
-    Resources(Resources),
-    Stall(Stall),
-    ErrorCascade(ErrorCascade),
-    Drift(Drift),
+    Resources(resources::Resources),
+    Stall(stall::Stall),
+    ErrorCascade(cascade::ErrorCascade),
+    Drift(drift::Drift),
 }
 
 #[cfg(test)]

@@ -9,28 +9,24 @@ mod assessment;
 mod budget;
 mod builtin;
 pub mod call;
-mod cascade;
 mod detector;
-mod drift;
 mod escalation;
 pub mod fingerprint;
 mod log;
 pub mod options;
 mod pipeline;
 mod placement;
-mod resources;
-mod stall;
 pub mod stop_on;
 mod trigger;
 
 pub use assessment::{Assessment, CurrentAssessment, Observation, Severity};
 pub use budget::Budget;
+pub use builtin::resources::{format_duration, thousands};
 pub use builtin::{builtin_docs, Builtin, BuiltinDoc, BUILTIN_NAMES};
 pub use detector::Detector;
 pub use log::{CallFacts, ToolCallInput, ToolCallRecord, ToolLog};
 pub use pipeline::{Checkpoint, Observer, ObserverSnapshot, Pipeline, PipelineSnapshot, RawJson, Slot, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION};
 pub use placement::{place_context, with_text_part, Placement, INJECT_OPTIONS};
-pub use resources::{format_duration, thousands};
 pub use trigger::{ObserverState, Trigger};
 
 /// What one observer concluded when it ran.

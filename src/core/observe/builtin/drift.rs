@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use super::assessment::{Assessment, Observation};
-use super::budget::Budget;
-use super::detector::{Detector, Usage, MAX_WINDOW};
-use super::escalation::{with_note, Escalation, Seen};
-use super::log::CallFacts;
-use super::Outcome;
+use crate::observe::assessment::{Assessment, Observation};
+use crate::observe::budget::Budget;
+use crate::observe::detector::{Detector, Usage, MAX_WINDOW};
+use crate::observe::escalation::{with_note, Escalation, Seen};
+use crate::observe::log::CallFacts;
+use crate::observe::Outcome;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use super::assessment::{Assessment, Severity};
-use super::budget::Budget;
-use super::detector::{Detector, NoState, Usage};
-use super::Outcome;
+use crate::observe::assessment::{Assessment, Severity};
+use crate::observe::budget::Budget;
+use crate::observe::detector::{Detector, NoState, Usage};
+use crate::observe::Outcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,12 +6,12 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::assessment::{Assessment, Observation};
-use super::budget::Budget;
-use super::detector::{Detector, Usage};
-use super::escalation::{with_note, Escalation, Seen};
-use super::log::{CallFacts, Fp};
-use super::Outcome;
+use crate::observe::assessment::{Assessment, Observation};
+use crate::observe::budget::Budget;
+use crate::observe::detector::{Detector, Usage};
+use crate::observe::escalation::{with_note, Escalation, Seen};
+use crate::observe::log::{CallFacts, Fp};
+use crate::observe::Outcome;
 use crate::error::{Error, Result};
 use crate::number::MAX_SAFE_INTEGER;
 
