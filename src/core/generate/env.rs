@@ -4,9 +4,11 @@
 
 use super::policy::Policy;
 use super::trace::{End, StepTrace};
-use crate::error::Result;
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Abort, Clock, LocalBoxFuture, Model, Records, Timer, ToolObservers, Usage};
-use crate::message::ModelMessage;
+use crate::message::{normalize_messages, ModelMessage};
 
 /// What `runTrajectory` reads; any other key is refused, naming the nearest.
 pub const RUN_OPTIONS: &[&str] =
@@ -18,6 +20,29 @@ pub const RUN_OPTIONS: &[&str] =
 pub struct AgentAnswer {
     pub messages: Vec<ModelMessage>,
     pub usage: Usage,
+}
+
+impl AgentAnswer {
+    /// An agent's answer from its parts: `messages` (the bare array it
+    /// returned, or its `messages`) and `usage`, read after the messages
+    /// (absent or null: none). A malformed answer is the agent's fault:
+    /// `CALLBACK_FAILED`.
+    pub fn from_parts(messages: &Value, usage: impl FnOnce() -> Result<Option<Value>>) -> Result<AgentAnswer> {
+        let messages = normalize_messages(messages).map_err(|e| e.within("agent.respond returned"))?;
+        let usage = match usage()? {
+            None | Some(Value::Null) => Usage::default(),
+            Some(u) => Usage::from_value(&u, "agent.respond")?,
+        };
+        Ok(AgentAnswer { messages, usage })
+    }
+
+    /// The answer was neither `{ messages, usage? }` nor an array; `got` shows it.
+    pub fn not_an_answer(got: &str) -> Error {
+        Error::new(
+            ErrorCode::CallbackFailed,
+            format!("agent.respond returned {got}; expected {{ messages: ModelMessage[], usage? }} or an array of messages"),
+        )
+    }
 }
 
 /// The agent under test. `history` is the whole conversation so far, ending
@@ -53,4 +78,26 @@ pub struct Env<'a> {
     /// `timeoutMs` overrides it for that step's agent calls); `None`: no
     /// deadline. See [`crate::host::CallTimeout`].
     pub call_timeout_ms: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_answer_is_its_messages_and_usage_and_a_bad_one_is_the_agents_fault() {
+        let hello = json!([{ "role": "assistant", "content": "hi" }]);
+        let a = AgentAnswer::from_parts(&hello, || Ok(Some(json!({ "inputTokens": 3, "outputTokens": 4 })))).unwrap();
+        assert_eq!((a.messages.len(), a.usage.input_tokens, a.usage.output_tokens), (1, Some(3), Some(4)));
+        assert_eq!(AgentAnswer::from_parts(&hello, || Ok(Some(Value::Null))).unwrap().usage, Usage::default());
+        // The messages are read first: their fault is named even when the usage is bad too.
+        let e = AgentAnswer::from_parts(&json!([{ "role": "nobody" }]), || Ok(Some(json!("x")))).unwrap_err();
+        assert!(e.message.starts_with("agent.respond returned"), "{}", e.message);
+        let e = AgentAnswer::from_parts(&hello, || Ok(Some(json!("x")))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CallbackFailed);
+        let e = AgentAnswer::not_an_answer("a number (3)");
+        assert_eq!(e.code, ErrorCode::CallbackFailed);
+        assert_eq!(e.message, "agent.respond returned a number (3); expected { messages: ModelMessage[], usage? } or an array of messages");
+    }
 }

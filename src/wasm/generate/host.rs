@@ -14,8 +14,8 @@ use crate::core::capture::Payload;
 use crate::core::generate::{
     Agent, AgentAnswer, End, Policy, PolicyContext, PolicyDecision, Predicate, PredicateContext, RunEvents, StepStates, StepTrace,
 };
-use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Records, ShownAssessment, ToolObservers, Usage};
-use crate::core::message::{normalize_messages, ModelMessage};
+use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Records, ShownAssessment, ToolObservers};
+use crate::core::message::ModelMessage;
 use crate::core::observe::{CurrentAssessment, ToolCallInput};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
@@ -236,20 +236,16 @@ impl Agent for JsAgent {
                 option(&answer, "messages", "agent.respond's answer").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?
             };
             if !is_array(&list) {
-                return Err(Error::new(
-                    ErrorCode::CallbackFailed,
-                    format!("agent.respond returned {}; expected {{ messages: ModelMessage[], usage? }} or an array of messages", describe(&answer)),
-                ));
+                return Err(AgentAnswer::not_an_answer(&describe(&answer)));
             }
             let text = json_of(&list, "agent.respond messages")?;
-            let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
-            let messages = normalize_messages(&value).map_err(|e| e.within("agent.respond returned"))?;
-            let usage = match if listed { JsValue::UNDEFINED } else { property(&answer, "usage") } {
-                u if u.is_undefined() || u.is_null() => Usage::default(),
-                u => Usage::from_value(&from_js(&u, "agent.respond usage", ErrorCode::CallbackFailed)?, "agent.respond")?,
-            };
+            let messages: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
+            let answer = AgentAnswer::from_parts(&messages, || {
+                let usage = if listed { JsValue::UNDEFINED } else { property(&answer, "usage") };
+                Ok(if usage.is_undefined() { None } else { Some(from_js(&usage, "agent.respond usage", ErrorCode::CallbackFailed)?) })
+            })?;
             *self.returned.borrow_mut() = items(&list, "agent.respond messages").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
-            Ok(AgentAnswer { messages, usage })
+            Ok(answer)
         })
     }
 }
