@@ -337,8 +337,12 @@ export function fromOpenAIChat(options: OpenAIChatOptions): Model;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
   version: 1;
-  entries: { key: string; request: ModelRequest; response: ModelResponse }[];
+  /** In the order the model was asked: what it answered, or how it failed (a replay fails the same way, with the same code). */
+  entries: ModelRecordingEntry[];
 }
+export type ModelRecordingEntry =
+  | { key: string; request: ModelRequest; response: ModelResponse }
+  | { key: string; request: ModelRequest; error: { message: string; code?: ErrorCode } };
 /** A Model that keeps every request → response; read them from `.recording`. */
 export function recordingModel(model: Model | AISdkLanguageModel): Model & { readonly recording: ModelRecording };
 /**

@@ -14,7 +14,7 @@ export interface MastraTrajectoryProcessor {
   readonly id: 'agent-trajectories';
   readonly name: string;
   /** Records and observes the previous step's tool results; stops the run (a tripwire) once `stopOn` is met. */
-  processInputStep(args: { stepNumber?: number; steps?: readonly unknown[]; tools?: unknown; model?: unknown; abort?: (reason?: string, options?: { metadata?: unknown }) => never }): void;
+  processInputStep(args: { stepNumber?: number; steps?: readonly unknown[]; tools?: unknown; model?: unknown; state?: Record<string, unknown>; abort?: (reason?: string, options?: { metadata?: unknown }) => never }): void;
   /** This call's prompt with the observers' assessment after the leading system messages (not stored in memory). */
   processLLMRequest<Prompt extends readonly unknown[]>(args: { prompt: Prompt; stepNumber?: number; model?: unknown }): { prompt: Prompt } | undefined;
   /** Records the assistant's text and tool calls, and the step's tokens. */

@@ -153,7 +153,8 @@ export interface IndexedStep {
   turn: number | null;
   record: number;
   stepId: string | null;
-  method: string;
+  /** How it was chosen ('start', 'preconditions-ordered', 'llm-ranked', 'none'); null when the record does not say. */
+  method: string | null;
   candidates: { stepId: string; score: number; reasons?: string[] }[];
   rankerError: string | null;
 }
@@ -166,7 +167,8 @@ export interface IndexedFinding {
   callRecord: number | null;
   turn: number | null;
   severity: 'info' | 'caution' | 'warning' | null;
-  assessment: Assessment;
+  /** null when the record carries none. */
+  assessment: Assessment | null;
 }
 
 /** The data of a `custom` record named `step_graph` (runTrajectory records one right after `run_started` when its trajectory has steps; a harness may record its own). */
