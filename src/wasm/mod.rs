@@ -49,12 +49,10 @@ pub(crate) fn property(obj: &JsValue, key: &str) -> JsValue {
     }
 }
 
-/// An optional callback: `None` for undefined/null, an error naming `what` otherwise.
+/// An optional callback: `None` for undefined/null; anything else but a
+/// function is refused by the core's rule (`Arg::callback`), naming `what`.
 pub(crate) fn optional_function(v: JsValue, what: &str) -> Result<Option<js_sys::Function>, Error> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| Error::invalid_argument(format!("{what} must be a function")))
+    Ok(arg(&v).callback(what)?.then(|| v.unchecked_into()))
 }
 
 /// An options object as JSON text that keeps every key: functions and
