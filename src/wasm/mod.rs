@@ -198,7 +198,9 @@ pub(crate) fn catch_with(thenable: &JsValue, f: &js_sys::Function) {
     js_sys::Promise::resolve(thenable).unchecked_ref::<Catchable>().catch_fn(f);
 }
 
-/// Whether a callback answered with a Promise (or any thenable).
+/// Whether a callback answered with a Promise (or any thenable). An object
+/// first: reading a property of `undefined` throws, and an exception per
+/// record costs ~20 µs.
 pub(crate) fn is_thenable(v: &JsValue) -> bool {
     v.is_object() && property(v, "then").is_function()
 }

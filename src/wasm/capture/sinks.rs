@@ -36,9 +36,7 @@ pub enum Delivery {
 impl Delivery {
     /// Classifies what a JS callback returned: a thenable is pending.
     pub fn from_return(ret: JsValue) -> Delivery {
-        // Check for an object first: Reflect.get on `undefined` throws, and
-        // an exception per record costs ~20 µs.
-        if ret.is_object() && Reflect::get(&ret, &"then".into()).is_ok_and(|t| t.is_function()) {
+        if crate::wasm::is_thenable(&ret) {
             Delivery::Pending(Promise::resolve(&ret))
         } else {
             Delivery::Done(Ok(()))

@@ -32,7 +32,7 @@ pub(crate) async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: 
         _ => return Err(Error::new(ErrorCode::Internal, "call(): too many arguments")),
     }
     .map_err(|e| from_callback(what, &e))?;
-    if ret.is_object() && property(&ret, "then").is_function() {
+    if crate::wasm::is_thenable(&ret) {
         JsFuture::from(Promise::resolve(&ret)).await.map_err(|e| from_callback(what, &e))
     } else {
         Ok(ret)
@@ -384,7 +384,7 @@ impl Records for JsEvents {
         if let (Some(f), Some(record), true) = (on_record, record, outcome.is_ok()) {
             let v = to_js(&record).map_err(conv)?;
             match f.call1(&JsValue::UNDEFINED, &v) {
-                Ok(ret) if ret.is_object() && property(&ret, "then").is_function() => crate::wasm::catch_with(&ret, &self.on_record_catch),
+                Ok(ret) if crate::wasm::is_thenable(&ret) => crate::wasm::catch_with(&ret, &self.on_record_catch),
                 Ok(_) => {}
                 Err(e) => outcome = Err(from_callback("onRecord", &e)),
             }
