@@ -154,6 +154,7 @@ else
   record "unpacking the tarball" 0 1
 fi
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
+run_node "benchmarks, smoke run (tests/bench/all.mjs --quick: every hot path runs; timings not judged)" tests/bench/all.test.mjs
 # Seeded, and the seed is printed. CI runs a fixed seed so a landing is
 # reproducible; FUZZ_SEED (say, today's date) and FUZZ_INPUTS explore more on demand.
 FUZZ_SEED=${FUZZ_SEED:-20261123} FUZZ_INPUTS=${FUZZ_INPUTS:-100000} run_node "tarball: fuzz of every export (seeded)" tests/consumers/fuzz/*.test.mjs

@@ -1,11 +1,14 @@
 // Capture benchmark: record and serialise N records in Node through the
-// built wasm package. Prints a table; asserts nothing (timings are noisy).
+// built wasm package, beside plain JS doing the same in the same process
+// (JSON.stringify + join; JSON.parse per line). Prints a table; asserts
+// nothing (timings are noisy).
 // Usage: node tests/bench/capture.mjs [N=100000] [runs=5]
 import { performance } from 'node:perf_hooks';
 import { TrajectoryRecorder, MemorySink, JsonlSink, parseTrajectoryJsonl, serializeTrajectoryJsonl } from '../../pkg/node.mjs';
+import { QUICK, report } from './report.mjs';
 
-const N = Number(process.argv[2] ?? 100_000);
-const RUNS = Number(process.argv[3] ?? 5);
+const N = Number(process.argv[2] ?? (QUICK ? 5_000 : 100_000));
+const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 5));
 
 // A realistic mix: tool round trips with small JSON args/results and messages.
 const payloads = [
@@ -75,6 +78,18 @@ sink.free();
 row('parseTrajectoryJsonl(text) → records', measure(() => parseTrajectoryJsonl(text).length && text.length));
 row('serializeTrajectoryJsonl(records)', measure(() => serializeTrajectoryJsonl(records).length));
 row('baseline: JSON.stringify each + join (pure JS)', measure(() => records.map((r) => JSON.stringify(r)).join('\n').length));
+row('baseline: JSON.parse per line (pure JS)', measure(() => {
+  let n = 0;
+  for (const line of text.split('\n')) if (line) JSON.parse(line), n++;
+  return n && text.length;
+}));
+
+const perRecord = (what) => (rows.find((r) => r.what === what).ms * 1000) / N;
+const bench = 'capture';
+report({ bench, path: `record() from JS → JsonlSink line (${N.toLocaleString('en')} × 217 B)`, unit: 'µs', lower: true,
+  ours: perRecord('record → JsonlSink(writer) (line per call)'), baseline: perRecord('baseline: JSON.stringify each + join (pure JS)'), target: { ratio: 1 } });
+report({ bench, path: 'parseTrajectoryJsonl (217 B records)', unit: 'µs', lower: true,
+  ours: perRecord('parseTrajectoryJsonl(text) → records'), baseline: perRecord('baseline: JSON.parse per line (pure JS)'), target: { ratio: 1 } });
 
 const mem = process.memoryUsage();
 console.log(`capture benchmark: ${N.toLocaleString('en')} records, median of ${RUNS} runs, Node ${process.version}\n`);

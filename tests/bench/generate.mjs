@@ -7,9 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import { createTrajectory, runTrajectory, toJSONL, MemorySink } from '../../pkg/node.mjs';
 import { userModel, toolAgent as makeToolAgent } from './fakes.mjs';
+import { QUICK, report } from './report.mjs';
 
-const MAX = Number(process.argv[2] ?? 10_000);
-const RUNS = Number(process.argv[3] ?? 5);
+const MAX = Number(process.argv[2] ?? (QUICK ? 100 : 10_000));
+const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 5));
 const sizes = [10, 100, 1_000, 10_000].filter((n) => n <= MAX);
 const gc = globalThis.gc ?? (() => {});
 
@@ -71,4 +72,8 @@ console.log(`generation overhead per turn (median of ${RUNS} runs; Node ${proces
 console.log(`${'variant'.padEnd(32)}${pad('turns', 8)}${pad('µs/turn', 10)}${pad('total ms', 11)}${pad('toJSONL µs/turn', 17)}${pad('KB/turn kept', 14)}`);
 for (const r of rows) {
   console.log(`${r.variant.padEnd(32)}${pad(r.turns, 8)}${pad(r.usPerTurn.toFixed(1), 10)}${pad(r.totalMs.toFixed(1), 11)}${pad(r.exportUsPerTurn.toFixed(1), 17)}${pad(globalThis.gc ? r.kbPerTurn.toFixed(2) : '-', 14)}`);
+}
+for (const r of rows.filter((x) => x.turns === 100 || x.turns === 1_000)) {
+  const plain = r.variant === 'plain, no sink';
+  report({ bench: 'generate', path: `generation per turn, ${plain ? 'plain' : 'tools + sink + observers'}, ${r.turns.toLocaleString('en')} turns`, unit: 'µs', lower: true, ours: r.usPerTurn, target: { max: plain ? 20 : 40 } });
 }

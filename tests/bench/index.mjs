@@ -8,8 +8,14 @@ import { writeRun } from './viewer-data.mjs';
 
 const pkg = resolve(process.argv[2] ?? 'pkg');
 const { TrajectoryIndex, parseTrajectoryJsonl } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
+const { QUICK, report } = await import('./report.mjs');
 const dir = 'tests/.work/scale';
-const inputs = [['big-results.jsonl', { turns: 2000, callsPerTurn: 2, resultBytes: 25_000 }], ['many-records.jsonl', { turns: 25_000, callsPerTurn: 2, resultBytes: 600 }]];
+// The two fixtures (written once, reproducibly): string-heavy and many small records.
+const scale = QUICK ? 50 : 1;
+const inputs = [
+  [`big-results${QUICK ? '-quick' : ''}.jsonl`, { turns: 2000 / scale, callsPerTurn: 2, resultBytes: 25_000 }],
+  [`many-records${QUICK ? '-quick' : ''}.jsonl`, { turns: 25_000 / scale, callsPerTurn: 2, resultBytes: 600 }],
+];
 
 const best = (f, n = 3) => {
   let ms = Infinity;
@@ -49,4 +55,10 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 const rate = (r, x) => `${x.ms.toFixed(0)} ms (${(r.mb / (x.ms / 1000)).toFixed(0)} MB/s)`;
 for (const r of rows) {
   console.log(`| ${r.name} | ${r.mb.toFixed(1)} | ${r.records} | ${rate(r, r.fromText)} | ${rate(r, r.fromBytes)} | ${rate(r, r.json)} | ${rate(r, r.parse)} | ${r.search.ms.toFixed(0)} ms | ${r.regex.ms.toFixed(0)} ms |`);
+}
+for (const r of rows) {
+  const row = (path, x, target) => report({ bench: 'index', path: `${path}, ${r.name} (${r.mb.toFixed(0)} MB)`, unit: 'ms', lower: true, ours: x.ms, baseline: r.json.ms, target });
+  row('TrajectoryIndex.fromJsonl(text)', r.fromText, { ratio: 2 });
+  row('TrajectoryIndex.fromJsonl(bytes)', r.fromBytes, { ratio: 2 });
+  row('parseTrajectoryJsonl', r.parse, { ratio: 1 });
 }

@@ -1,13 +1,17 @@
 // Observer benchmark: median µs per recordToolCall with all four built-ins
 // configured (triggers every 10 calls), measured after 1k, 100k and 1M calls
 // of history, in Node through the built package. Prints a table; asserts
-// nothing. Usage: node --expose-gc tests/bench/observe.mjs [maxHistory=1000000]
+// nothing; and the size of a pipeline snapshot after 200k calls.
+// Usage: node --expose-gc tests/bench/observe.mjs [maxHistory=1000000]
 import { performance } from 'node:perf_hooks';
 import { ObserverPipeline } from '../../pkg/node.mjs';
+import { QUICK, report } from './report.mjs';
 
-const MAX = Number(process.argv[2] ?? 1_000_000);
+const MAX = Number(process.argv[2] ?? (QUICK ? 20_000 : 1_000_000));
 const SAMPLE = 5_000; // calls timed at each history size (small, so the history barely moves)
 const SIZES = [1_000, 100_000, 1_000_000].filter((n) => n <= MAX);
+// A pipeline's snapshot is measured (JSON bytes) after this many calls.
+const SNAPSHOT_AT = Math.min(200_000, MAX);
 
 // A realistic mix: reads and edits over a few dozen files, some failures.
 const calls = Array.from({ length: 997 }, (_, i) => {
@@ -57,19 +61,28 @@ function measure() {
 }
 
 const rows = [];
-for (const size of SIZES) {
+let snapshotBytes = 0;
+for (const size of [...SIZES, SNAPSHOT_AT].sort((a, b) => a - b)) {
+  if (size === SNAPSHOT_AT && !snapshotBytes) {
+    record(size - recorded);
+    snapshotBytes = JSON.stringify(pipeline.snapshot()).length;
+    if (!SIZES.includes(size)) continue;
+  }
   record(size - recorded);
   globalThis.gc?.();
   const before = process.memoryUsage();
   const us = measure();
   rows.push({ size, us, rss: before.rss });
 }
+for (const r of rows) report({ bench: 'observe', path: `recordToolCall, four built-ins, ${r.size.toLocaleString('en')} calls of history`, unit: 'µs', lower: true, ours: r.us, target: { max: 1 } });
+report({ bench: 'observe', path: `pipeline snapshot after ${SNAPSHOT_AT.toLocaleString('en')} calls (JSON)`, unit: 'MB', lower: true, ours: snapshotBytes / 1e6, target: SNAPSHOT_AT === 200_000 ? { max: 4 } : undefined });
 
 console.log(`observer benchmark: recordToolCall with resources, stall, error-cascade, drift (everyNCalls: 10), Node ${process.version}\n`);
 console.log(`${'history (calls)'.padEnd(18)}${'median µs/call'.padStart(16)}${'rss MB'.padStart(9)}`);
 for (const r of rows) {
   console.log(`${r.size.toLocaleString('en').padEnd(18)}${r.us.toFixed(2).padStart(16)}${(r.rss / 1e6).toFixed(0).padStart(9)}`);
 }
+console.log(`snapshot after ${SNAPSHOT_AT.toLocaleString('en')} calls: ${(snapshotBytes / 1e6).toFixed(1)} MB of JSON`);
 if (rows.length > 1) {
   const [a, b] = [rows[0], rows.at(-1)];
   console.log(`\nper-call cost at ${b.size.toLocaleString('en')} vs ${a.size.toLocaleString('en')}: ${((b.us / a.us - 1) * 100).toFixed(0)} %`);
