@@ -26,7 +26,12 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # --all-features emits stringref, which Node 20 refuses. -O3 for speed (see
 # Cargo.toml's release profile for the measurements); the producers and
 # target-features sections go: wasm-bindgen has read them already.
-"$WASM_OPT" -O3 --gufa-optimizing -O3 --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# PROFILE=1 keeps the functions' names (-g), for a profiler to show them;
+# that build is for measuring only (it is bigger: pair it with PKG_DIR and
+# BUDGET_GZIP_BYTES).
+names=()
+[ -n "${PROFILE:-}" ] && names=(-g)
+"$WASM_OPT" -O3 --gufa-optimizing -O3 "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

@@ -9,7 +9,7 @@
 
 import { wasm } from './binding.js';
 import { asModel } from './generate.js';
-import { fail, why, ours, guard, guarded, isObject, isArray, readOptions, macrotask, AI_SCHEMA } from './util.js';
+import { fail, why, ours, guard, guarded, isObject, isArray, readOptions, macrotask, callSignal, AI_SCHEMA } from './util.js';
 
 /** @typedef {import('./background-types').BackgroundAgentRunner} DeclaredRunner */
 
@@ -242,6 +242,7 @@ export class BackgroundAgentRunner {
       tools: specs,
       runNumber: ++this.#runs,
       macrotask,
+      callSignal,
       hasFactory: typeof factory === 'function',
       // Both settle as { ok } or { error }, never reject: the error is
       // already this package's, worded for the run, and must not be

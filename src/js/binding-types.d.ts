@@ -82,7 +82,7 @@ export interface CustomPayload { kind: 'custom'; name: string; data: any }
 /** The glue's functions the JS layer calls, by the names it calls them (src/js/binding.js maps them to the glue's). */
 export interface Binding {
   /** `__runTrajectory`: the core's run, with the options already read and adapted. */
-  runTrajectory(trajectory: unknown, opts: Record<string, unknown>, host: { macrotask(): Promise<void> }): Promise<TrajectoryResult>;
+  runTrajectory(trajectory: unknown, opts: Record<string, unknown>, host: { macrotask(): Promise<void>; callSignal(): [options: object, stop: (reason: unknown) => void] }): Promise<TrajectoryResult>;
   ObserverPipeline: typeof ObserverPipeline;
   toJSONL(result: TrajectoryResult): string[];
   /** `__checkOptions`: refuses a key of `obj` not in `allowed`, naming the nearest one. */

@@ -6,7 +6,7 @@
 
 import { wasm, importAi } from './binding.js';
 import { aiSdkAdapters } from './models.js';
-import { fail, guard, isObject, isArray, readOptions, macrotask } from './util.js';
+import { fail, guard, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
 /** @typedef {import('./generate-types').Trajectory} Trajectory */
 /** @typedef {import('./generate-types').TrajectoryResult} TrajectoryResult */
@@ -34,7 +34,7 @@ export async function runTrajectory(trajectory, opts = /** @type {any} */ ({})) 
     const runClock = isObject(o) && given.clock !== undefined && guard(`${place}.observers.clock: reading it threw`, () => o.clock) === undefined;
     observers = new wasm.ObserverPipeline(runClock ? guard(`${place}.observers: reading its options threw`, () => ({ ...o, clock: given.clock })) : o);
   }
-  return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) }, { macrotask });
+  return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) }, { macrotask, callSignal });
 }
 
 /**

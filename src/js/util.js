@@ -204,3 +204,34 @@ export function macrotask() {
     done();
   });
 }
+
+/**
+ * The options of one callback call (`{ abortSignal }`) and the way to abort
+ * it, for the core's runs (their host object's `callSignal`). The
+ * AbortController is made only when the callee reads `abortSignal`: making
+ * one costs more than the rest of a call. `stop(reason)` aborts it, and a
+ * signal first read after that is aborted already.
+ * @returns {[options: { readonly abortSignal: AbortSignal }, stop: (reason: unknown) => void]}
+ */
+export function callSignal() {
+  /** @type {AbortController | undefined} */
+  let controller;
+  let stopped = false;
+  /** @type {unknown} */
+  let why;
+  const options = {
+    get abortSignal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopped) controller.abort(why);
+      }
+      return controller.signal;
+    },
+  };
+  return [options, (reason) => {
+    if (stopped) return;
+    stopped = true;
+    why = reason;
+    controller?.abort(reason);
+  }];
+}

@@ -14,7 +14,7 @@ use crate::core::background::{run, Config, Env, Host, Objective, RunSnapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{cause, to_js, IntoJs, JsResult};
-use crate::wasm::generate::host::{call, set, CallSignal, JsModel, Mirror};
+use crate::wasm::generate::host::{call, set, CallSignals, JsModel, Mirror};
 use crate::wasm::generate::signal::JsTimer;
 use crate::wasm::generate::{harness, Harness};
 use crate::wasm::{check_options, from_js, option, options_json, property, to_js as value_to_js};
@@ -50,6 +50,7 @@ struct JsHost {
     call_tool: Function,
     deliver: Function,
     has_factory: bool,
+    signals: CallSignals,
 }
 
 fn js_of<T: serde::Serialize + ?Sized>(v: &T) -> Result<JsValue, Error> {
@@ -80,7 +81,7 @@ impl Host for JsHost {
     fn call_tool<'a>(&'a self, name: &'a str, input: &'a Value, tool_call_id: &'a str) -> LocalBoxFuture<'a, Result<Value, Error>> {
         Box::pin(async move {
             let what = format!("tool {name}");
-            let signal = CallSignal::new();
+            let signal = self.signals.make();
             let options = signal.options();
             set(options.unchecked_ref(), "toolCallId", &tool_call_id.into());
             let input = js_of(input)?;
@@ -120,11 +121,13 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
     let model = get("model")?
         .dyn_into::<Function>()
         .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
-    let model = JsModel(model, "model");
+    let signals = CallSignals::of(&host);
+    let model = JsModel(model, "model", signals.clone());
     let function = |key: &str| {
         property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))))
     };
-    let js_host = JsHost { call_tool: function("callTool")?, deliver: function("deliver")?, has_factory: property(&host, "hasFactory").is_truthy() };
+    let js_host =
+        JsHost { call_tool: function("callTool")?, deliver: function("deliver")?, has_factory: property(&host, "hasFactory").is_truthy(), signals };
     // The JS layer made these specs; read by hand (a derived reader costs module size).
     let specs: Value = from_js(&property(&host, "tools"), "tools", ErrorCode::InvalidArgument).js()?;
     let tools: Vec<ToolSpec> = specs

@@ -49,38 +49,87 @@ pub fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &key.into(), value);
 }
 
-/// The `{ abortSignal }` handed to the agent and the user model with each
-/// call. When the run stops waiting for the answer (timeoutMs expired, the
-/// run's signal fired), the call's future is dropped, and dropping this
-/// aborts the signal, so the host can cancel the work (a fetch, an AI SDK
-/// call) instead of finishing it for nobody. An answered call disarms it.
-pub(crate) struct CallSignal(Option<web_sys::AbortController>);
+/// The `{ abortSignal }` handed to the agent, the user model and a tool
+/// with each call. When the run stops waiting for the answer (timeoutMs
+/// expired, the run's signal fired), the call's future is dropped, and
+/// dropping this aborts the signal, so the host can cancel the work (a
+/// fetch, an AI SDK call) instead of finishing it for nobody. An answered
+/// call disarms it.
+pub(crate) enum CallSignal {
+    /// The JS layer's `callSignal()` (src/js/util.js): `[options, stop]`,
+    /// whose AbortController is made only if the callee reads the signal.
+    Lazy(JsValue, Option<Function>),
+    /// Without the JS layer (the binding's own tests): an AbortController
+    /// per call. Every supported runtime has one; without it, calls go
+    /// uncancelled.
+    Eager(Option<web_sys::AbortController>),
+}
 
-impl CallSignal {
-    pub(crate) fn new() -> CallSignal {
-        // Every supported runtime has AbortController; without one, calls go uncancelled.
-        CallSignal(web_sys::AbortController::new().ok())
+/// Where a run's calls get their signals: the host object's `callSignal`.
+#[derive(Clone)]
+pub struct CallSignals(Option<Function>);
+
+impl CallSignals {
+    pub fn of(host: &JsValue) -> CallSignals {
+        CallSignals(property(host, "callSignal").dyn_into().ok())
     }
 
-    pub(crate) fn options(&self) -> JsValue {
-        let obj = Object::new();
-        if let Some(c) = &self.0 {
-            set(&obj, "abortSignal", &c.signal());
+    pub(crate) fn make(&self) -> CallSignal {
+        let made = self.0.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).filter(is_array);
+        match made {
+            Some(pair) => {
+                let pair: &Array = pair.unchecked_ref();
+                CallSignal::Lazy(pair.get(0), pair.get(1).dyn_into().ok())
+            }
+            None => CallSignal::Eager(web_sys::AbortController::new().ok()),
         }
-        obj.into()
+    }
+}
+
+impl CallSignal {
+    pub(crate) fn options(&self) -> JsValue {
+        match self {
+            CallSignal::Lazy(options, _) => options.clone(),
+            CallSignal::Eager(c) => {
+                let obj = Object::new();
+                if let Some(c) = c {
+                    set(&obj, "abortSignal", &c.signal());
+                }
+                obj.into()
+            }
+        }
     }
 
     pub(crate) fn disarm(mut self) {
-        self.0 = None;
+        match &mut self {
+            CallSignal::Lazy(_, stop) => *stop = None,
+            CallSignal::Eager(c) => *c = None,
+        }
     }
 }
 
 impl Drop for CallSignal {
     fn drop(&mut self) {
-        if let Some(c) = self.0.take() {
-            let reason = js_sys::Error::new("the run stopped waiting for this call (a time limit expired or the run was aborted)");
-            reason.set_name("AbortError");
-            c.abort_with_reason(&reason);
+        let armed = match self {
+            CallSignal::Lazy(_, stop) => stop.is_some(),
+            CallSignal::Eager(c) => c.is_some(),
+        };
+        if !armed {
+            return;
+        }
+        let reason = js_sys::Error::new("the run stopped waiting for this call (a time limit expired or the run was aborted)");
+        reason.set_name("AbortError");
+        match self {
+            CallSignal::Lazy(_, stop) => {
+                if let Some(stop) = stop.take() {
+                    let _ = stop.call1(&JsValue::UNDEFINED, &reason);
+                }
+            }
+            CallSignal::Eager(c) => {
+                if let Some(c) = c.take() {
+                    c.abort_with_reason(&reason);
+                }
+            }
         }
     }
 }
@@ -149,7 +198,7 @@ impl Predicate for JsPredicate {
 
 /// `model(request, { abortSignal }) → Promise<string | { text?, toolCalls?, usage? }>`,
 /// named in errors as the caller's option is (`userModel`, `model`).
-pub struct JsModel(pub Function, pub &'static str);
+pub struct JsModel(pub Function, pub &'static str, pub CallSignals);
 
 impl Model for JsModel {
     fn complete(&self, request: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse, Error>> {
@@ -160,7 +209,7 @@ impl Model for JsModel {
                 serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
             );
             let req = to_js(&request).map_err(conv)?;
-            let signal = CallSignal::new();
+            let signal = self.2.make();
             let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;
             signal.disarm();
             let v = v?;
@@ -190,11 +239,12 @@ pub struct JsAgent {
     pub history: Array,
     synced: Cell<usize>,
     returned: RefCell<Vec<JsValue>>,
+    signals: CallSignals,
 }
 
 impl JsAgent {
-    pub fn new(object: JsValue, respond: Function) -> JsAgent {
-        JsAgent { object, respond, history: Array::new(), synced: Cell::new(0), returned: RefCell::default() }
+    pub fn new(object: JsValue, respond: Function, signals: CallSignals) -> JsAgent {
+        JsAgent { object, respond, history: Array::new(), synced: Cell::new(0), returned: RefCell::default(), signals }
     }
 }
 
@@ -221,7 +271,7 @@ impl Agent for JsAgent {
                 }
                 None => None,
             };
-            let signal = CallSignal::new();
+            let signal = self.signals.make();
             let answer = call(&self.respond, &self.object, &[&self.history.clone().into(), &signal.options()], "agent.respond").await;
             signal.disarm();
             if let Some(original) = original {

@@ -13,7 +13,7 @@ use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use self::host::{set, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
+use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::env::RUN_OPTIONS;
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
@@ -106,7 +106,7 @@ pub fn create_trajectory(
 }
 
 /// The run itself; the entries' `runTrajectory` normalises its options
-/// first. `host` is the JS layer's `{ macrotask }`.
+/// first. `host` is the JS layer's `{ macrotask, callSignal }`.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
 pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
     check_options(&opts, RUN_OPTIONS, "runTrajectory options").js()?;
@@ -147,9 +147,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let call_timeout: Option<serde_json::Value> =
         if call_timeout.is_undefined() { None } else { Some(options_from_js(&call_timeout, "runTrajectory options.callTimeoutMs").js()?) };
     let call_timeout_ms = crate::core::host::CallTimeout::read(call_timeout.as_ref()).map_err(|e| e.within("runTrajectory options")).js()?;
-    let agent = JsAgent::new(agent_js, respond);
+    let signals = CallSignals::of(&host);
+    let agent = JsAgent::new(agent_js, respond, signals.clone());
     let timer = JsTimer::of(&host);
-    let model = JsModel(user_model, "userModel");
+    let model = JsModel(user_model, "userModel", signals);
     let env = Env {
         clock: &clock,
         user_model: &model,

@@ -109,6 +109,22 @@ test('a step timeout aborts the in-flight AI SDK and Mastra calls through abortS
   }
 });
 
+test('a call whose signal is read only after the run stopped waiting sees it aborted, with the reason', async () => {
+  let options;
+  const agent = { respond: (_history, o) => { options = o; return new Promise(() => {}); } };
+  const r = await at.runTrajectory(at.createTrajectory(timed(30), agent), { userModel, clock: () => 0 });
+  assert.equal(r.end.error.code, 'TIMEOUT');
+  // Read late: the signal is made on first read, and is aborted already.
+  assert.equal(options.abortSignal.aborted, true);
+  assert.equal(options.abortSignal.reason.name, 'AbortError');
+  assert.match(options.abortSignal.reason.message, /stopped waiting for this call/);
+  // An answered call's signal is never aborted.
+  let answered;
+  await at.runTrajectory(at.createTrajectory(timed(1000), { respond: async (_h, o) => { answered = o; return [{ role: 'assistant', content: 'hi' }]; } }), { userModel, clock: () => 0 });
+  assert.equal(answered.abortSignal.aborted, false);
+  assert.deepEqual(Object.keys(answered), ['abortSignal']);
+});
+
 test('aborting the run aborts the user model call (fromAISdkModel)', async () => {
   const seen = [];
   const controller = new AbortController();
