@@ -216,9 +216,7 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     } else {
         let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
         match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
-            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
-                Some(JsObservers { object: observers_js.clone(), record, context, current, tokens })
-            }
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => Some(JsObservers::new(observers_js.clone(), record, context, current, tokens)),
             _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
         }
     };

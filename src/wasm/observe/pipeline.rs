@@ -243,6 +243,14 @@ impl ObserverPipeline {
         }
     }
 
+    /// `current()` as JSON text, for a run given this pipeline: the core
+    /// reads it back without a JS object in between.
+    #[wasm_bindgen(js_name = __currentJson, skip_typescript)]
+    pub fn current_json(&self) -> JsResult<Option<String>> {
+        let current = self.inner.read(|p| p.current().map(serde_json::to_string)).js()?;
+        current.transpose().map_err(|e| to_js(Error::new(ErrorCode::Internal, e.to_string())))
+    }
+
     /// The `n` most recent tool calls, oldest first.
     #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
     pub fn recent_tool_calls(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<JsValue> {
