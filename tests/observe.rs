@@ -320,9 +320,19 @@ fn restore_refuses_other_schemas_and_mismatched_observers() {
     let mut snap = p.snapshot();
     snap.schema = "something-else".into();
     assert_eq!(Pipeline::restore(snap, mixed()).unwrap_err().code, ErrorCode::InvalidArgument);
-    let mut snap = p.snapshot();
-    snap.version = 2;
-    assert_eq!(Pipeline::restore(snap, mixed()).unwrap_err().code, ErrorCode::UnsupportedSchemaVersion);
+    // Versions 1 and 2 are read; a newer one is refused, and so is version 0.
+    for (version, ok) in [(0, false), (1, true), (2, true), (3, false)] {
+        let mut snap = p.snapshot();
+        snap.version = version;
+        match Pipeline::restore(snap, mixed()) {
+            Ok(_) => assert!(ok, "version {version} restored"),
+            Err(e) => {
+                assert!(!ok, "version {version}: {}", e.message);
+                assert_eq!(e.code, ErrorCode::UnsupportedSchemaVersion);
+                assert!(e.message.contains("is not one this build reads (1 to 2)"), "{}", e.message);
+            }
+        }
+    }
     let mut fewer = mixed();
     fewer.pop();
     assert!(Pipeline::restore(p.snapshot(), fewer).unwrap_err().message.contains("5 observers but the options configure 4"));

@@ -254,15 +254,27 @@ export interface ObserverPipelineOptions {
 /** JSON-safe; pass to `ObserverPipeline.restore` with the same observers. */
 export interface PipelineSnapshot {
   schema: 'agent-trajectories/observer-pipeline';
+  /** 2; `restore` reads version 1 too (whose `log` is a `ToolCallRecord[]`). */
   version: number;
   startedAt: number;
   maxAgeCalls: number;
-  log: ToolCallRecord[];
+  log: PipelineSnapshotLog;
   state: ObserverState;
   budget: Budget;
   current: CurrentAssessment | null;
   observers: { observer: string; name: string; state: JsonValue }[];
 }
+
+/**
+ * The calls a pipeline snapshot keeps, compact (a call as an object would be
+ * ~120 bytes of JSON): each distinct tool name, summary and error message
+ * once in `strings`, and four numbers per call in `calls`: its time
+ * (milliseconds after the previous call's, or since the epoch when
+ * `absoluteTimes`), its tool name and its summary (indexes into `strings`),
+ * and `2 × (its error message's index + 1, or 0) + (1 if it succeeded)`.
+ * To read calls as objects, ask the pipeline: `recentToolCalls(n)`.
+ */
+export interface PipelineSnapshotLog { strings: string[]; calls: number[]; absoluteTimes: boolean }
 
 /** Parses JSONL (text, or UTF-8 bytes); throws a coded error with `line` on the first bad line or seq gap. */
 export function parseTrajectoryJsonl(text: string | Uint8Array, opts?: { lenient?: false }): TrajectoryRecord[];

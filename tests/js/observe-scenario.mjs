@@ -139,11 +139,19 @@ export const checks = {
     for (let i = 0; i < 23; i++) { now += 700; a.recordToolCall(script(i)); a.recordTokens(10); }
     const snap = JSON.parse(JSON.stringify(a.snapshot()));
     eq(snap.schema, 'agent-trajectories/observer-pipeline', 'schema');
-    eq(snap.log.length, 23, 'the log is in it');
+    eq([snap.version, snap.log.calls.length, snap.log.absoluteTimes], [2, 23 * 4, false], 'the log is in it, four numbers a call');
+    eq(snap.log.strings.includes('f1.txt'), true, 'each string once');
+    // A version 1 snapshot (the log as call objects) restores the same way.
+    const v1 = { ...snap, version: 1, log: a.recentToolCalls(23) };
+    eq(v1.log.length, 23, 'version 1: every call');
     const b = at.ObserverPipeline.restore(snap, { clock: () => now, observers: observers() });
+    const c = at.ObserverPipeline.restore(v1, { clock: () => now, observers: observers() });
+    eq(c.snapshot(), b.snapshot(), 'version 1 restores to the same state');
     for (let i = 23; i < 70; i++) {
       now += 700;
-      eq(b.recordToolCall(script(i)), a.recordToolCall(script(i)), `same result at call ${i + 1}`);
+      const want = a.recordToolCall(script(i));
+      eq(b.recordToolCall(script(i)), want, `same result at call ${i + 1}`);
+      eq(c.recordToolCall(script(i)), want, `same result at call ${i + 1} (from version 1)`);
       eq(b.context(), a.context(), `same context at call ${i + 1}`);
     }
     eq(b.snapshot(), a.snapshot(), 'same end state');

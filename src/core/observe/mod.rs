@@ -16,6 +16,7 @@ mod log;
 pub mod options;
 mod pipeline;
 mod placement;
+mod saved_log;
 pub mod stop_on;
 mod trigger;
 

@@ -10,8 +10,9 @@ use super::assessment::CurrentAssessment;
 use super::budget::Budget;
 use super::builtin::Builtin;
 use super::detector::Usage;
-use super::log::{ToolCallInput, ToolCallRecord, ToolLog};
+use super::log::{ToolCallInput, ToolLog};
 use super::placement::{place_context, Placement};
+use super::saved_log::SavedLog;
 use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
@@ -20,7 +21,9 @@ use crate::number::MAX_SAFE_INTEGER;
 use crate::value::check_clock;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// Version 2 writes the log compact (see [`SavedLog`]); version 1 snapshots
+/// are still read.
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq)]
 // Few slots per pipeline, so the size gap between variants costs nothing worth a Box.
@@ -105,11 +108,24 @@ pub struct PipelineSnapshot {
     pub version: u32,
     pub started_at: f64,
     pub max_age_calls: u64,
-    pub log: Vec<ToolCallRecord>,
+    pub log: SavedLog,
     pub state: ObserverState,
     pub budget: Budget,
     pub current: Option<CurrentAssessment>,
     pub observers: Vec<ObserverSnapshot>,
+}
+
+/// The snapshot versions this build restores: this one, and version 1
+/// (whose log is an array of calls).
+fn reads_version(v: u64) -> bool {
+    (1..=u64::from(SNAPSHOT_VERSION)).contains(&v)
+}
+
+fn unsupported_version(shown: &str) -> Error {
+    Error::new(
+        ErrorCode::UnsupportedSchemaVersion,
+        format!("observer pipeline snapshot version {shown} is not one this build reads (1 to {SNAPSHOT_VERSION})"),
+    )
 }
 
 impl PipelineSnapshot {
@@ -126,14 +142,8 @@ impl PipelineSnapshot {
             )));
         }
         let version = v.get("version").and_then(Value::as_u64);
-        if version != Some(u64::from(SNAPSHOT_VERSION)) {
-            return Err(Error::new(
-                ErrorCode::UnsupportedSchemaVersion,
-                format!(
-                    "observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads",
-                    v.get("version").map_or("(missing)".to_owned(), Value::to_string)
-                ),
-            ));
+        if !version.is_some_and(reads_version) {
+            return Err(unsupported_version(&v.get("version").map_or("(missing)".to_owned(), Value::to_string)));
         }
         crate::read::read(v, "snapshot").map_err(Error::invalid_argument)
     }
@@ -322,7 +332,7 @@ impl Pipeline {
             version: SNAPSHOT_VERSION,
             started_at: self.started_at,
             max_age_calls: self.max_age_calls,
-            log: self.log.records().to_vec(),
+            log: SavedLog(self.log.records().to_vec()),
             state: self.state.clone(),
             budget: self.budget.clone(),
             current: self.current.clone(),
@@ -356,11 +366,8 @@ impl Pipeline {
                 snapshot.schema
             )));
         }
-        if snapshot.version != SNAPSHOT_VERSION {
-            return Err(Error::new(
-                ErrorCode::UnsupportedSchemaVersion,
-                format!("observer pipeline snapshot version {} is not {SNAPSHOT_VERSION}, the version this build reads", snapshot.version),
-            ));
+        if !reads_version(u64::from(snapshot.version)) {
+            return Err(unsupported_version(&snapshot.version.to_string()));
         }
         if snapshot.observers.len() != slots.len() {
             return Err(Error::invalid_argument(format!(
@@ -398,7 +405,7 @@ impl Pipeline {
         Ok(Pipeline {
             since_run,
             slots,
-            log: ToolLog::from_records(snapshot.log)?,
+            log: ToolLog::from_records(snapshot.log.0)?,
             state: snapshot.state,
             budget: snapshot.budget,
             current: snapshot.current,

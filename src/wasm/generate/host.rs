@@ -50,20 +50,15 @@ pub fn set(obj: &Object, key: &str, value: &JsValue) {
 }
 
 /// The `{ abortSignal }` handed to the agent, the user model and a tool
-/// with each call. When the run stops waiting for the answer (timeoutMs
+/// with each call: the JS layer's `callSignal()` (src/js/util.js) makes
+/// `[options, stop]`, whose AbortController is made only if the callee
+/// reads the signal. When the run stops waiting for the answer (timeoutMs
 /// expired, the run's signal fired), the call's future is dropped, and
-/// dropping this aborts the signal, so the host can cancel the work (a
-/// fetch, an AI SDK call) instead of finishing it for nobody. An answered
-/// call disarms it.
-pub(crate) enum CallSignal {
-    /// The JS layer's `callSignal()` (src/js/util.js): `[options, stop]`,
-    /// whose AbortController is made only if the callee reads the signal.
-    Lazy(JsValue, Option<Function>),
-    /// Without the JS layer (the binding's own tests): an AbortController
-    /// per call. Every supported runtime has one; without it, calls go
-    /// uncancelled.
-    Eager(Option<web_sys::AbortController>),
-}
+/// dropping this calls `stop`, so the host can cancel the work (a fetch,
+/// an AI SDK call) instead of finishing it for nobody. An answered call
+/// disarms it. Without the JS layer (the binding's own tests), a call's
+/// options are empty.
+pub(crate) struct CallSignal(JsValue, Option<Function>);
 
 /// Where a run's calls get their signals: the host object's `callSignal`.
 #[derive(Clone)]
@@ -75,61 +70,32 @@ impl CallSignals {
     }
 
     pub(crate) fn make(&self) -> CallSignal {
-        let made = self.0.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).filter(is_array);
-        match made {
+        match self.0.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).filter(is_array) {
             Some(pair) => {
                 let pair: &Array = pair.unchecked_ref();
-                CallSignal::Lazy(pair.get(0), pair.get(1).dyn_into().ok())
+                CallSignal(pair.get(0), pair.get(1).dyn_into().ok())
             }
-            None => CallSignal::Eager(web_sys::AbortController::new().ok()),
+            None => CallSignal(Object::new().into(), None),
         }
     }
 }
 
 impl CallSignal {
     pub(crate) fn options(&self) -> JsValue {
-        match self {
-            CallSignal::Lazy(options, _) => options.clone(),
-            CallSignal::Eager(c) => {
-                let obj = Object::new();
-                if let Some(c) = c {
-                    set(&obj, "abortSignal", &c.signal());
-                }
-                obj.into()
-            }
-        }
+        self.0.clone()
     }
 
     pub(crate) fn disarm(mut self) {
-        match &mut self {
-            CallSignal::Lazy(_, stop) => *stop = None,
-            CallSignal::Eager(c) => *c = None,
-        }
+        self.1 = None;
     }
 }
 
 impl Drop for CallSignal {
     fn drop(&mut self) {
-        let armed = match self {
-            CallSignal::Lazy(_, stop) => stop.is_some(),
-            CallSignal::Eager(c) => c.is_some(),
-        };
-        if !armed {
-            return;
-        }
-        let reason = js_sys::Error::new("the run stopped waiting for this call (a time limit expired or the run was aborted)");
-        reason.set_name("AbortError");
-        match self {
-            CallSignal::Lazy(_, stop) => {
-                if let Some(stop) = stop.take() {
-                    let _ = stop.call1(&JsValue::UNDEFINED, &reason);
-                }
-            }
-            CallSignal::Eager(c) => {
-                if let Some(c) = c.take() {
-                    c.abort_with_reason(&reason);
-                }
-            }
+        if let Some(stop) = self.1.take() {
+            let reason = js_sys::Error::new("the run stopped waiting for this call (a time limit expired or the run was aborted)");
+            reason.set_name("AbortError");
+            let _ = stop.call1(&JsValue::UNDEFINED, &reason);
         }
     }
 }
@@ -372,8 +338,9 @@ impl ToolObservers for JsObservers {
         if let Some((fields, _)) = &self.own {
             let params = call.params_json.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
             let error = call.error_message.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-            let args = Array::of5(&call.tool_name.as_str().into(), &params, &JsValue::UNDEFINED, &call.success.into(), &error);
-            return fields.apply(&self.object, &args).map(drop).map_err(|e| from_callback("observers.recordToolCall", &e));
+            let (name, success) = (JsValue::from_str(&call.tool_name), JsValue::from_bool(call.success));
+            let done = fields.call5(&self.object, &name, &params, &JsValue::UNDEFINED, &success, &error);
+            return done.map(drop).map_err(|e| from_callback("observers.recordToolCall", &e));
         }
         let obj = Object::new();
         set(&obj, "toolName", &call.tool_name.as_str().into());
