@@ -37,6 +37,9 @@ impl Timer for JsTimer {
         Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, 2_147_483_647.0) as u32))
     }
 
+    /// One macrotask, through the JS layer's `macrotask()` (it lets the
+    /// host's due timers run, unlike a microtask); without the JS layer
+    /// (the binding's own tests), no wait.
     fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
         let waited = self.macrotask.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).and_then(|p| p.dyn_into::<Promise>().ok());
         Box::pin(async move {
