@@ -21,7 +21,8 @@ function u32() {
   } while (b & 0x80);
   return r >>> 0;
 }
-const skipName = () => { p += u32(); };
+// (Not `p += u32()`: that adds to p as it was before the length was read.)
+const skipName = () => { const length = u32(); p += length; };
 const skipLimits = () => { const flags = buf[p++]; u32(); if (flags & 1) u32(); };
 
 let importedFunctions = 0;
