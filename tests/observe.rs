@@ -223,6 +223,37 @@ fn error_cascade_groups_similar_errors() {
 }
 
 #[test]
+fn error_cascade_lists_the_most_frequent_error_first_and_ties_in_order() {
+    let mut p = pipeline(vec![builtin("error-cascade", json!({ "afterConsecutiveErrors": 6 }), Value::Null)]);
+    let a = only(
+        &mut p,
+        vec![
+            fail("a", json!({}), "alpha failed"),
+            fail("b", json!({}), "beta failed"),
+            fail("c", json!({}), "gamma failed"),
+            fail("c", json!({}), "gamma failed"),
+            fail("b", json!({}), "beta failed"),
+            fail("c", json!({}), "gamma failed"),
+        ],
+    );
+    let order: Vec<_> = a[0].observations.iter().map(|o| o.evidence.clone().unwrap_or_default()).collect();
+    // gamma 3 times, then beta and alpha; beta (2) before alpha (1).
+    assert_eq!(order, ["gamma failed", "beta failed", "alpha failed"]);
+    let mut q = pipeline(vec![builtin("error-cascade", json!({ "afterConsecutiveErrors": 4 }), Value::Null)]);
+    let ties = only(
+        &mut q,
+        vec![
+            fail("a", json!({}), "alpha failed"),
+            fail("b", json!({}), "beta failed"),
+            fail("b", json!({}), "beta failed"),
+            fail("a", json!({}), "alpha failed"),
+        ],
+    );
+    let order: Vec<_> = ties[0].observations.iter().map(|o| o.evidence.clone().unwrap_or_default()).collect();
+    assert_eq!(order, ["alpha failed", "beta failed"], "equal counts keep the order they first failed in");
+}
+
+#[test]
 fn drift_flags_work_outside_the_scope_only() {
     let scope = json!({ "scope": ["src/parser", "tests/"] });
     let mut p = pipeline(vec![builtin("drift", json!({ "onEveryCall": true }), scope.clone())]);

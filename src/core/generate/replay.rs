@@ -19,7 +19,8 @@ pub fn canonical(v: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            // An object's keys are distinct, so an unstable sort gives the one order.
+            keys.sort_unstable_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
             Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&o[k]))).collect())
         }
         other => other.clone(),

@@ -123,8 +123,16 @@ impl CascadeState {
                 if self.groups.len() == 1 { "" } else { "s" }
             );
             let mut a = Assessment::new(cfg.name.clone(), with_note(summary, reported[0].1), severity);
+            // Most frequent first; equal counts keep their order. At most
+            // MAX_GROUPS: an insertion sort (no sort routine of its own in the module).
             let mut groups: Vec<&Group> = self.groups.iter().collect();
-            groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+            for i in 1..groups.len() {
+                let mut j = i;
+                while j > 0 && groups[j - 1].count < groups[j].count {
+                    groups.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
             for g in groups {
                 let calls = g.calls.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ");
                 let shown =
