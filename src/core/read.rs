@@ -11,7 +11,7 @@
 //! are ignored, an absent list reads as empty, an absent option or `Value`
 //! as none / null. Everything else absent is a "missing field" error.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 
@@ -273,19 +273,6 @@ impl<A: FromJson, B: FromJson, C: FromJson> FromJson for (A, B, C) {
     }
 }
 
-/// Integer-keyed maps: JSON keys are strings of digits.
-impl<V: FromJson> FromJson for BTreeMap<u64, V> {
-    fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
-        let mut out = BTreeMap::new();
-        for (key, value) in object(v, at)? {
-            let here = At::Key(at, &key);
-            let k = key.parse::<u64>().map_err(|_| format!("{here}: the key must be a whole number"))?;
-            out.insert(k, V::from_json(Some(value), &here)?);
-        }
-        Ok(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,9 +305,6 @@ mod tests {
             "log[0].retries: 5000000000 is too large (at most 4294967295)"
         );
         assert_eq!(bad(json!({})), "log: invalid type: an object, expected an array");
-        let m: BTreeMap<u64, (u32, u64)> = read(json!({ "7": [1, 2] }), "problems").unwrap();
-        assert_eq!(m.get(&7), Some(&(1, 2)));
-        assert_eq!(read::<BTreeMap<u64, (u32, u64)>>(json!({ "x": [1, 2] }), "p").unwrap_err(), "p.x: the key must be a whole number");
         assert_eq!(read::<(u32, u64)>(json!([1]), "p").unwrap_err(), "p: invalid type: an array, expected an array of 2 items");
     }
 }

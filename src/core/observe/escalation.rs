@@ -3,17 +3,60 @@
 //! a resolved pattern stops being reported. Repeats without new evidence
 //! (the same old calls still in the window) are not reported again.
 
-use std::collections::BTreeMap;
-
+use serde::ser::SerializeMap;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::assessment::{Assessment, Severity};
 use super::Outcome;
+use crate::read::{object, At, FromJson};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Escalation {
-    /// problem key -> (times reported, newest call index reported as evidence)
-    problems: BTreeMap<u64, (u32, u64)>,
+    problems: Problems,
+}
+
+/// problem key -> (times reported, newest call index reported as evidence),
+/// in key order (a snapshot writes them so, as a JSON object). A detector
+/// tracks a few problems: a sorted list, with no map routine of its own in
+/// the module.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Problems(Vec<(u64, (u32, u64))>);
+
+impl Problems {
+    fn entry(&mut self, key: u64) -> &mut (u32, u64) {
+        let i = match self.0.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (key, (0, 0)));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+}
+
+impl Serialize for Problems {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// JSON keys are strings of digits.
+impl FromJson for Problems {
+    fn from_json(v: Option<Value>, at: &At) -> std::result::Result<Self, String> {
+        let mut out = Problems::default();
+        for (key, value) in object(v, at)? {
+            let here = At::Key(at, &key);
+            let k = key.parse::<u64>().map_err(|_| format!("{here}: the key must be a whole number"))?;
+            *out.entry(k) = FromJson::from_json(Some(value), &here)?;
+        }
+        Ok(out)
+    }
 }
 
 /// A problem a detector sees now, with the newest call that shows it.
@@ -45,11 +88,11 @@ pub fn level(times: u32) -> Severity {
 
 impl Escalation {
     pub fn update(&mut self, seen: &[Seen]) -> Verdict {
-        let had_any = !self.problems.is_empty();
-        self.problems.retain(|k, _| seen.iter().any(|s| s.key == *k));
+        let had_any = !self.problems.0.is_empty();
+        self.problems.0.retain(|(k, _)| seen.iter().any(|s| s.key == *k));
         let mut reported = Vec::new();
         for (i, s) in seen.iter().enumerate() {
-            let entry = self.problems.entry(s.key).or_insert((0, 0));
+            let entry = self.problems.entry(s.key);
             if entry.0 == 0 || s.latest > entry.1 {
                 entry.0 = entry.0.saturating_add(1);
                 entry.1 = s.latest;
@@ -59,7 +102,7 @@ impl Escalation {
         if !reported.is_empty() {
             let severity = reported.iter().map(|(_, n)| level(*n)).max().unwrap_or_default();
             Verdict::Report { reported, severity }
-        } else if !self.problems.is_empty() {
+        } else if !self.problems.0.is_empty() {
             Verdict::Quiet
         } else if had_any {
             Verdict::Resolved
@@ -130,5 +173,17 @@ mod tests {
         assert_eq!(ordinal(2), "2nd");
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(23), "23rd");
+    }
+
+    #[test]
+    fn problems_are_saved_as_an_object_in_key_order_and_read_back() {
+        let mut e = Escalation::default();
+        e.update(&[Seen { key: 70, latest: 2 }, Seen { key: 7, latest: 1 }, Seen { key: 700, latest: 3 }]);
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"problems":{"7":[1,1],"70":[1,2],"700":[1,3]}}"#);
+        let back: Escalation = crate::read::read(v, "").unwrap();
+        assert_eq!(back, e);
+        let e = crate::read::read::<Escalation>(serde_json::json!({ "problems": { "x": [1, 2] } }), "state").unwrap_err();
+        assert_eq!(e, "state.problems.x: the key must be a whole number");
     }
 }
