@@ -2,11 +2,12 @@
 //! and key, matching a request to its recorded answers, and the words of a
 //! miss. The JS layer wraps models and turns values into JSON; this decides.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::observe::fingerprint::FastBuild;
 
 /// The recording's `format`, and the newest `version` this build reads and writes.
 pub const FORMAT: &str = "agent-trajectories/model-recording";
@@ -101,7 +102,8 @@ pub enum Answer {
 /// A recording, ready to answer requests in the order they were recorded.
 #[derive(Debug, Default)]
 pub struct Replay {
-    by_text: BTreeMap<String, (Vec<Answer>, usize)>,
+    /// By canonical request text: its recorded answers, and how many were given.
+    by_text: HashMap<String, (Vec<Answer>, usize), FastBuild>,
     requests: Vec<Value>,
 }
 
