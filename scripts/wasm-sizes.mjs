@@ -1,7 +1,7 @@
 // Where the module's bytes go: code bytes per Rust module path, and the
 // biggest functions, of a build that kept its function names:
-//   PROFILE=1 PKG_DIR=/tmp/pkg-prof BUDGET_GZIP_BYTES=9000000 scripts/build.sh
-//   node scripts/wasm-sizes.mjs /tmp/pkg-prof/agent_trajectories_bg.wasm [rows=40]
+//   PROFILE=1 PKG_DIR=target/pkg-prof BUDGET_GZIP_BYTES=9000000 scripts/build.sh
+//   node scripts/wasm-sizes.mjs target/pkg-prof/agent_trajectories_bg.wasm [rows=40]
 // Reads the import, code and name sections of the binary itself.
 import { readFileSync } from 'node:fs';
 
