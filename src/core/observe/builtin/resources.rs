@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::observe::assessment::{Assessment, Severity};
 use crate::observe::budget::Budget;
 use crate::observe::detector::{Detector, NoState, Usage};
+use crate::error::{Error, Result};
 use crate::observe::Outcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,9 +29,9 @@ impl Detector for Resources {
     type Config = ResourcesConfig;
     type State = NoState;
 
-    fn check_options(c: &ResourcesConfig) -> crate::error::Result<()> {
+    fn check_options(c: &ResourcesConfig) -> Result<()> {
         if !(0.0..=1.0).contains(&c.warning_threshold) || !(0.0..=1.0).contains(&c.caution_threshold) || c.warning_threshold > c.caution_threshold {
-            return Err(crate::error::Error::invalid_argument("thresholds must satisfy 0 <= warningThreshold <= cautionThreshold <= 1"));
+            return Err(Error::invalid_argument("thresholds must satisfy 0 <= warningThreshold <= cautionThreshold <= 1"));
         }
         Ok(())
     }
