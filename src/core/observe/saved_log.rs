@@ -115,12 +115,18 @@ impl FromJson for SavedLog {
                 let strings: Vec<Rc<str>> = strings.into_iter().map(Rc::from).collect();
                 let calls_at = At::Key(at, "calls");
                 let bad = |i: usize, what: &str| format!("{}: {} is not {what}", At::Index(&calls_at, i), show(calls[i]));
-                let string = |i: usize, k: Option<u64>| k.and_then(|k| strings.get(k as usize).cloned()).ok_or_else(|| bad(i, "an index of strings"));
+                let string = |i: usize, k: Option<u64>| {
+                    k.and_then(|k| usize::try_from(k).ok()).and_then(|k| strings.get(k).cloned()).ok_or_else(|| bad(i, "an index of strings"))
+                };
                 let mut records = Vec::with_capacity(calls.len() / PER_CALL);
                 let mut prev = 0.0;
                 for (k, call) in calls.chunks_exact(PER_CALL).enumerate() {
                     let i = k * PER_CALL;
                     let timestamp = if deltas { prev + call[0] } else { call[0] };
+                    if !timestamp.is_finite() {
+                        // Past f64's range as a sum: no clock reads that.
+                        return Err(bad(i, "a time that adds up to one"));
+                    }
                     prev = timestamp;
                     let code = whole(call[3]).ok_or_else(|| bad(i + 3, "a call's outcome"))?;
                     let error_message = match code / 2 {
@@ -200,6 +206,11 @@ mod tests {
         let bad = serde_json::json!({ "strings": ["t"], "calls": [0, 0, 4, 1], "absoluteTimes": false });
         let e = crate::read::read::<SavedLog>(bad, "log").unwrap_err();
         assert!(e.contains("calls[2]") && e.contains("not an index of strings"), "{e}");
+        let huge = serde_json::json!({ "strings": ["t"], "calls": [1.7e308, 0, 0, 1, 1.7e308, 0, 0, 1], "absoluteTimes": false });
+        let e = crate::read::read::<SavedLog>(huge, "log").unwrap_err();
+        assert!(e.starts_with("log.calls[4]: ") && e.ends_with("is not a time that adds up to one"), "{e}");
+        let far = serde_json::json!({ "strings": ["t"], "calls": [0, 4294967296u64, 0, 1], "absoluteTimes": false });
+        assert!(crate::read::read::<SavedLog>(far, "log").unwrap_err().contains("calls[1]: 4294967296 is not an index of strings"));
         let odd = serde_json::json!({ "strings": [], "calls": [0, 0], "absoluteTimes": false });
         assert!(crate::read::read::<SavedLog>(odd, "log").unwrap_err().contains("not 4 per call"));
         let times = serde_json::json!({ "strings": [], "calls": [], "absoluteTimes": "later" });
