@@ -1,0 +1,227 @@
+//! `checkRun`: a run's own facts (how it ended, its findings, failed calls,
+//! tokens, turns, the steps it reached) against limits, as pass/fail with a
+//! reason per check: a detected loop or a warning fails a test with no
+//! model asked.
+
+use serde_json::{Map, Value};
+
+use super::facts::RunFacts;
+use crate::error::{Error, Result};
+use crate::generate::Verdict;
+use crate::number;
+use crate::observe::Severity;
+use crate::options::check_keys;
+
+pub const CHECK_OPTIONS: [&str; 9] = ["verdict", "reason", "maxSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
+
+/// The limits a run is held to; `None` is not checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOptions {
+    /// The verdicts that pass (default: `pass`; `null`: not checked).
+    pub verdicts: Option<Vec<String>>,
+    /// The stop reasons that pass.
+    pub reasons: Option<Vec<String>>,
+    /// Findings above this fail; `Some(None)` ('none'): any finding fails.
+    pub max_severity: Option<Option<Severity>>,
+    pub max_failed_calls: Option<u64>,
+    pub max_tool_calls: Option<u64>,
+    pub max_tokens: Option<u64>,
+    pub max_turns: Option<u64>,
+    pub reached_steps: Vec<String>,
+}
+
+fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
+    let one = |w: &Value| match (w.as_str(), valid) {
+        (Some(s), Some(valid)) if !valid.contains(&s) => {
+            Err(Error::invalid_argument(format!("{at} must be one of {}, got {}", valid.join(", "), number::show_value(w))))
+        }
+        (Some(s), _) => Ok(s.to_owned()),
+        (None, _) => Err(Error::invalid_argument(format!("{at} must be a string or an array of strings, got {}", number::show_value(w)))),
+    };
+    match v {
+        Value::Array(items) => items.iter().map(one).collect(),
+        w => Ok(vec![one(w)?]),
+    }
+}
+
+impl CheckOptions {
+    pub fn read(v: &Value, place: &str) -> Result<CheckOptions> {
+        let empty = Map::new();
+        let o = match v {
+            Value::Null => &empty,
+            Value::Object(o) => o,
+            other => return Err(Error::invalid_argument(format!("{place} must be an object, got {}", number::show_value(other)))),
+        };
+        check_keys(o.keys().map(String::as_str), &CHECK_OPTIONS, place)?;
+        let at = |k: &str| format!("{place}.{k}");
+        let count = |k: &str| match o.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => number::safe_count(n.as_f64().unwrap_or(f64::NAN), &at(k)).map(Some),
+            Some(other) => Err(Error::invalid_argument(format!(
+                "{} must be a whole number from 0 to {}, got {}",
+                at(k),
+                number::MAX_SAFE_INTEGER,
+                number::show_value(other)
+            ))),
+        };
+        let verdicts = Verdict::ALL.map(Verdict::as_str);
+        let severities = ["none", "info", "caution", "warning"];
+        Ok(CheckOptions {
+            verdicts: match o.get("verdict") {
+                None => Some(vec!["pass".into()]),
+                Some(Value::Null) => None,
+                Some(v) => Some(words(v, &at("verdict"), Some(&verdicts))?),
+            },
+            reasons: o.get("reason").filter(|r| !r.is_null()).map(|r| words(r, &at("reason"), None)).transpose()?,
+            max_severity: match o.get("maxSeverity") {
+                None | Some(Value::Null) => None,
+                Some(v) => {
+                    let w = words(v, &at("maxSeverity"), Some(&severities))?;
+                    match w.as_slice() {
+                        [one] => Some(Severity::parse(one)),
+                        _ => return Err(Error::invalid_argument(format!("{} must be one of {}, got {}", at("maxSeverity"), severities.join(", "), number::show_value(v)))),
+                    }
+                }
+            },
+            max_failed_calls: count("maxFailedCalls")?,
+            max_tool_calls: count("maxToolCalls")?,
+            max_tokens: count("maxTokens")?,
+            max_turns: count("maxTurns")?,
+            reached_steps: o.get("reachedSteps").filter(|r| !r.is_null()).map(|r| words(r, &at("reachedSteps"), None)).transpose()?.unwrap_or_default(),
+        })
+    }
+}
+
+/// One check and how the run fared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// The option it checks (`verdict`, `maxSeverity`, ...).
+    pub check: &'static str,
+    pub pass: bool,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckResult {
+    pub pass: bool,
+    pub checks: Vec<Check>,
+    /// The failed checks' messages, one line each after a heading.
+    pub message: String,
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// Holds `f` to `o`.
+pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
+    let mut checks = Vec::new();
+    let mut add = |check: &'static str, pass: bool, message: String| checks.push(Check { check, pass, message });
+    let run = f.run_id.as_deref().map_or("the run".to_owned(), |id| format!("run {id:?}"));
+    let ended = |e: &crate::capture::EndRead| format!("verdict {}, reason {}", e.verdict, e.reason.as_deref().unwrap_or(&e.status));
+    if let Some(v) = &o.verdicts {
+        match &f.end {
+            None => add("verdict", false, format!("{run} has no end (no run_ended record): it did not finish")),
+            Some(e) => add("verdict", v.contains(&e.verdict), format!("{run} ended with {}; passing: {}", ended(e), list(v))),
+        }
+    }
+    if let Some(r) = &o.reasons {
+        let reason = f.end.as_ref().and_then(|e| e.reason.clone());
+        let pass = reason.as_ref().is_some_and(|x| r.contains(x));
+        add("reason", pass, format!("{run} ended with reason {}; passing: {}", reason.as_deref().unwrap_or("none"), list(r)));
+    }
+    if let Some(max) = o.max_severity {
+        let over: Vec<String> = f
+            .findings
+            .iter()
+            .filter(|x| max.is_none_or(|m| x.severity > m))
+            .map(|x| format!("{} {} ({}{})", x.severity.as_str(), x.observer, x.summary, x.turn.map_or(String::new(), |t| format!(", turn {t}"))))
+            .collect();
+        let limit = max.map_or("none", Severity::as_str);
+        add("maxSeverity", over.is_empty(), format!("{} finding(s) above maxSeverity {limit}{}", over.len(), if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) }));
+    }
+    if let Some(max) = o.max_failed_calls {
+        let failed: Vec<String> = f
+            .calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.ok != Some(true))
+            .map(|(i, c)| format!("call {} {}{}{}", i + 1, c.name, c.turn.map_or(String::new(), |t| format!(" at turn {t}")), if c.ok.is_none() { " (unfinished)" } else { "" }))
+            .collect();
+        let n = failed.len() as u64;
+        add("maxFailedCalls", n <= max, format!("{n} failed call(s), maxFailedCalls {max}{}", if n == 0 { String::new() } else { format!(": {}", failed.join(", ")) }));
+    }
+    if let Some(max) = o.max_tool_calls {
+        let n = f.calls.len() as u64;
+        add("maxToolCalls", n <= max, format!("{n} tool call(s), maxToolCalls {max}"));
+    }
+    if let Some(max) = o.max_tokens {
+        add("maxTokens", f.tokens <= max, format!("{} tokens, maxTokens {}", crate::observe::thousands(f.tokens), crate::observe::thousands(max)));
+    }
+    if let Some(max) = o.max_turns {
+        add("maxTurns", f.turns <= max, format!("{} turn(s), maxTurns {max}", f.turns));
+    }
+    for s in &o.reached_steps {
+        let pass = f.steps.contains(s);
+        add("reachedSteps", pass, format!("step {s:?} {} (reached: {})", if pass { "was reached" } else { "was never reached" }, list(&f.steps)));
+    }
+    let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
+    let pass = failed.is_empty();
+    let head = if pass { format!("{run} passes {} check(s)", checks.len()) } else { format!("{run} fails {} of {} check(s)", failed.len(), checks.len()) };
+    let message = std::iter::once(head).chain(failed.iter().map(|c| format!("- {}: {}", c.check, c.message))).collect::<Vec<_>>().join("\n");
+    CheckResult { pass, checks, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::facts::tests::facts;
+    use serde_json::json;
+
+    fn check(o: Value) -> CheckResult {
+        check_run(&facts(), &CheckOptions::read(&o, "checkRun: options").unwrap())
+    }
+
+    #[test]
+    fn the_end_passes_by_default() {
+        let r = check(Value::Null);
+        assert!(r.pass, "{}", r.message);
+        assert_eq!(r.checks.len(), 1);
+        let r = check(json!({ "verdict": "agent" }));
+        assert_eq!(r.message, "run \"r\" fails 1 of 1 check(s)\n- verdict: run \"r\" ended with verdict pass, reason goal-reached; passing: agent");
+        assert!(check(json!({ "verdict": null })).checks.is_empty());
+        assert!(check(json!({ "reason": ["goal-reached", "max-turns"] })).pass);
+    }
+
+    #[test]
+    fn findings_failed_calls_budget_and_steps() {
+        let r = check(json!({ "maxSeverity": "info" }));
+        assert_eq!(r.checks[1].message, "1 finding(s) above maxSeverity info: caution stall (same call twice, turn 1)");
+        assert!(check(json!({ "maxSeverity": "caution" })).pass);
+        assert!(!check(json!({ "maxSeverity": "none" })).pass);
+        let r = check(json!({ "maxFailedCalls": 0 }));
+        assert_eq!(r.checks[1].message, "1 failed call(s), maxFailedCalls 0: call 2 book at turn 1 (unfinished)");
+        assert!(check(json!({ "maxFailedCalls": 1, "maxTokens": 15, "maxTurns": 2, "maxToolCalls": 2 })).pass);
+        assert!(!check(json!({ "maxTokens": 14 })).pass);
+        assert!(!check(json!({ "maxTurns": 1 })).pass);
+        let r = check(json!({ "reachedSteps": ["greet", "pay"] }));
+        assert_eq!(r.checks.iter().map(|c| c.pass).collect::<Vec<_>>(), [true, true, false]);
+        assert_eq!(r.checks[2].message, "step \"pay\" was never reached (reached: greet)");
+    }
+
+    #[test]
+    fn bad_options_say_where() {
+        let e = CheckOptions::read(&json!({ "maxTurn": 3 }), "checkRun: options").unwrap_err();
+        assert!(e.message.contains("did you mean \"maxTurns\""), "{}", e.message);
+        let e = CheckOptions::read(&json!({ "maxTokens": -1 }), "checkRun: options").unwrap_err();
+        assert_eq!(e.message, "checkRun: options.maxTokens must be a whole number from 0 to 9007199254740991, got -1");
+        let e = CheckOptions::read(&json!({ "maxSeverity": "high" }), "o").unwrap_err();
+        assert_eq!(e.message, "o.maxSeverity must be one of none, info, caution, warning, got \"high\"");
+        let e = CheckOptions::read(&json!({ "verdict": "won" }), "o").unwrap_err();
+        assert!(e.message.starts_with("o.verdict must be one of pass, agent"), "{}", e.message);
+    }
+}

@@ -1,0 +1,190 @@
+//! What a run did, as the judging functions read it: its tool calls in
+//! order, its findings, turns, tokens, the steps it worked on and how it
+//! ended. Read from a run's records; a generated run's result becomes its
+//! records first (`index::steps`), so every shape is read by one rule.
+
+use serde_json::Value;
+
+use crate::capture::{well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
+use crate::error::{Error, Result};
+use crate::observe::Severity;
+
+/// One tool call of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Value,
+    /// `None` while unfinished: the run ended before the call did.
+    pub ok: Option<bool>,
+    /// The turn it was made in (a background run's iteration), from 0.
+    pub turn: Option<u64>,
+}
+
+/// An observer's finding, with the turn it was shown in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub observer: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub turn: Option<u64>,
+}
+
+/// The facts of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFacts {
+    pub run_id: Option<String>,
+    pub calls: Vec<Call>,
+    pub findings: Vec<Finding>,
+    /// Turns begun (a background run's iterations).
+    pub turns: u64,
+    /// Every model call's tokens (its `model_usage` records).
+    pub tokens: u64,
+    /// Steps the run worked on, in the order first selected.
+    pub steps: Vec<String>,
+    /// How the run ended; `None` without a `run_ended`.
+    pub end: Option<EndRead>,
+}
+
+impl RunFacts {
+    /// Failed calls: those whose `tool_ended` says so, and those the run ended without finishing.
+    pub fn failed_calls(&self) -> u64 {
+        self.calls.iter().filter(|c| c.ok != Some(true)).count() as u64
+    }
+
+    /// The most severe finding, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    /// The facts of the top-level run among `records` named `run_id`, or of
+    /// the only top-level run when `run_id` is `None`. Child runs' records
+    /// (depth > 0) are their own runs'. `place` names the argument.
+    pub fn of_records(records: &[TrajectoryRecord], run_id: Option<&str>, place: &str) -> Result<RunFacts> {
+        let top: Vec<Option<&str>> = {
+            let mut ids: Vec<Option<&str>> = Vec::new();
+            for r in records.iter().filter(|r| r.depth == 0) {
+                if !ids.contains(&r.run_id.as_deref()) {
+                    ids.push(r.run_id.as_deref());
+                }
+            }
+            ids
+        };
+        let shown = |ids: &[Option<&str>]| ids.iter().map(|i| format!("{:?}", i.unwrap_or(""))).collect::<Vec<_>>().join(", ");
+        let chosen = match run_id {
+            Some(id) => {
+                if !records.iter().any(|r| r.run_id.as_deref() == Some(id)) {
+                    return Err(Error::invalid_argument(format!("{place}: no run {id:?} in the records (runs: {})", shown(&top))));
+                }
+                Some(id)
+            }
+            None => match top.as_slice() {
+                [] => return Err(Error::invalid_argument(format!("{place}: no records of a run (an empty list)"))),
+                [one] => *one,
+                many => {
+                    return Err(Error::invalid_argument(format!(
+                        "{place}: the records hold {} runs ({}); say which with the runId option",
+                        many.len(),
+                        shown(many)
+                    )))
+                }
+            },
+        };
+        let mut f = RunFacts { run_id: chosen.map(str::to_owned), ..RunFacts::default() };
+        let mut open: Vec<(String, usize)> = Vec::new();
+        let mut turn: Option<u64> = None;
+        for r in records.iter().filter(|r| r.run_id.as_deref() == chosen) {
+            match &r.payload {
+                Payload::TurnStarted { turn_index } => {
+                    turn = Some(turn_index.unwrap_or(f.turns));
+                    f.turns += 1;
+                }
+                Payload::IterationStarted { iteration } => {
+                    turn = Some(*iteration);
+                    f.turns += 1;
+                }
+                Payload::StepSelected { step_id: Some(id), .. } if !f.steps.contains(id) => f.steps.push(id.clone()),
+                Payload::ToolStarted { tool_call_id, tool_name, args } => {
+                    open.push((tool_call_id.clone(), f.calls.len()));
+                    f.calls.push(Call { name: tool_name.clone(), args: args.clone(), ok: None, turn });
+                }
+                Payload::ToolEnded { tool_call_id, tool_name, is_error, .. } => match open.iter().position(|(id, _)| id == tool_call_id) {
+                    Some(k) => {
+                        let (_, i) = open.remove(k);
+                        f.calls[i].ok = Some(!is_error);
+                    }
+                    // A stream that records only ends: the call is its end.
+                    None => f.calls.push(Call { name: tool_name.clone(), args: Value::Null, ok: Some(!is_error), turn }),
+                },
+                Payload::AssessmentProduced { assessment, turn_index, .. } => f.findings.push(Finding {
+                    observer: assessment.observer_name.clone(),
+                    severity: assessment.severity,
+                    summary: assessment.summary.clone(),
+                    turn: turn_index.or(turn),
+                }),
+                Payload::Custom { name, data } if name == well_known::MODEL_USAGE => {
+                    f.tokens = f.tokens.saturating_add(ModelUsage::read(data).map_or(0, |u| u.total()));
+                }
+                Payload::RunEnded { outcome, .. } => f.end = Some(EndRead::read(&serde_json::to_value(outcome).unwrap_or(Value::Null))),
+                _ => {}
+            }
+        }
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::capture::jsonl;
+
+    pub(crate) const RUN: &str = concat!(
+        r#"{"schema_version":1,"seq":0,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"run_started","identity":{"run_id":"r"}}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":1,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started","turn_index":0}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":2,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"step_selected","turn_index":0,"step_id":"greet","method":"start"}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":3,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"tool_started","tool_call_id":"a","tool_name":"search","args":{"q":"paris"}}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":4,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"tool_ended","tool_call_id":"a","tool_name":"search","result":1,"is_error":false}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":5,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"model_usage","data":{"inputTokens":10,"outputTokens":5}}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":6,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started","turn_index":1}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":7,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"assessment_produced","call_index":1,"assessment":{"observerName":"stall","summary":"same call twice","severity":"caution"},"turn_index":1}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":8,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"tool_started","tool_call_id":"b","tool_name":"book","args":{"city":"paris","n":2}}}"#,
+        "\n",
+        r#"{"schema_version":1,"seq":9,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"run_ended","outcome":{"status":"completed","reason":"goal-reached","verdict":"pass"}}}"#,
+        "\n",
+    );
+
+    pub(crate) fn facts() -> RunFacts {
+        RunFacts::of_records(&jsonl::parse(RUN).unwrap(), None, "run").unwrap()
+    }
+
+    #[test]
+    fn reads_calls_findings_tokens_steps_and_end() {
+        let f = facts();
+        assert_eq!(f.run_id.as_deref(), Some("r"));
+        assert_eq!(f.calls.iter().map(|c| (c.name.as_str(), c.ok, c.turn)).collect::<Vec<_>>(), [("search", Some(true), Some(0)), ("book", None, Some(1))]);
+        assert_eq!((f.turns, f.tokens, f.failed_calls()), (2, 15, 1), "the unfinished call failed with the run");
+        assert_eq!(f.steps, ["greet"]);
+        assert_eq!(f.worst(), Some(Severity::Caution));
+        assert_eq!(f.findings[0].turn, Some(1));
+        assert!(f.end.unwrap().passed);
+    }
+
+    #[test]
+    fn several_runs_need_a_run_id() {
+        let two = format!("{RUN}{}", RUN.replace("\"r\"", "\"s\""));
+        let records = jsonl::parse(&two).unwrap();
+        let e = RunFacts::of_records(&records, None, "run").unwrap_err();
+        assert_eq!(e.message, "run: the records hold 2 runs (\"r\", \"s\"); say which with the runId option");
+        assert_eq!(RunFacts::of_records(&records, Some("s"), "run").unwrap().run_id.as_deref(), Some("s"));
+        let e = RunFacts::of_records(&records, Some("t"), "run").unwrap_err();
+        assert_eq!(e.message, "run: no run \"t\" in the records (runs: \"r\", \"s\")");
+        assert!(RunFacts::of_records(&[], None, "run").is_err());
+    }
+}

@@ -1,0 +1,447 @@
+//! `matchTrajectory`: a run's tool calls against an expected list, in one
+//! of five modes, with arguments compared per tool. Every mismatch names
+//! its position and the nearest candidate, in words a failing test prints.
+
+use serde_json::{Map, Value};
+
+use super::facts::Call;
+use crate::error::{Error, Result};
+use crate::number;
+use crate::options::check_keys;
+
+/// How the calls must line up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The same calls in the same order, nothing else.
+    Strict,
+    /// The expected calls in order; other calls may come between.
+    InOrder,
+    /// The same calls, each once, in any order.
+    Unordered,
+    /// Every actual call is one of the expected calls (an expected call may be made more than once, or not at all).
+    Subset,
+    /// Every expected call was made (a call listed twice, twice); other calls may come too.
+    Superset,
+}
+
+pub const MODES: [(&str, Mode); 5] =
+    [("strict", Mode::Strict), ("in-order", Mode::InOrder), ("unordered", Mode::Unordered), ("subset", Mode::Subset), ("superset", Mode::Superset)];
+
+/// How a tool's arguments must agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Args {
+    /// Equal JSON (numbers by value).
+    Exact,
+    /// Not compared.
+    Ignore,
+    /// The expected keys only, compared the same way, to any depth.
+    Subset,
+    /// The caller's function decides.
+    Custom,
+}
+
+pub const ARGS_MODES: [(&str, Args); 3] = [("exact", Args::Exact), ("ignore", Args::Ignore), ("subset", Args::Subset)];
+
+/// An expected call: a tool name and, unless any will do, its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expected {
+    pub name: String,
+    pub args: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchOptions {
+    pub mode: Mode,
+    pub args: Args,
+    /// Per tool, overriding `args`.
+    pub per_tool: Vec<(String, Args)>,
+}
+
+pub const MATCH_OPTIONS: [&str; 3] = ["mode", "args", "runId"];
+
+fn word<T: Copy>(v: &Value, table: &[(&str, T)], at: &str) -> Result<T> {
+    let names = || table.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+    v.as_str()
+        .and_then(|s| table.iter().find(|(n, _)| *n == s).map(|(_, m)| *m))
+        .ok_or_else(|| Error::invalid_argument(format!("{at} must be one of {}, got {}", names(), number::show_value(v))))
+}
+
+impl MatchOptions {
+    /// `{ mode?, args?, runId? }`: `args` a mode for every tool, or an object
+    /// of modes by tool name; tools in `custom` have a function there (the
+    /// binding keeps it), `default` is `args` for tools not named.
+    pub fn read(v: &Value, custom: &[String], place: &str) -> Result<MatchOptions> {
+        let empty = Map::new();
+        let o = match v {
+            Value::Null => &empty,
+            Value::Object(o) => o,
+            other => return Err(Error::invalid_argument(format!("{place} must be an object, got {}", number::show_value(other)))),
+        };
+        check_keys(o.keys().map(String::as_str), &MATCH_OPTIONS, place)?;
+        let mode = o.get("mode").filter(|m| !m.is_null()).map_or(Ok(Mode::Strict), |m| word(m, &MODES, &format!("{place}.mode")))?;
+        let mut opts = MatchOptions { mode, args: Args::Exact, per_tool: custom.iter().map(|t| (t.clone(), Args::Custom)).collect() };
+        match o.get("args") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(tools)) => {
+                for (tool, m) in tools {
+                    if custom.contains(tool) {
+                        continue;
+                    }
+                    let m = word(m, &ARGS_MODES, &format!("{place}.args[{tool:?}]")).map_err(|e| {
+                        Error::invalid_argument(format!("{}, or a function (expected, actual) => boolean", e.message))
+                    })?;
+                    opts.per_tool.push((tool.clone(), m));
+                }
+            }
+            Some(m) => opts.args = word(m, &ARGS_MODES, &format!("{place}.args")).map_err(|e| Error::invalid_argument(format!("{}, or an object of them by tool name", e.message)))?,
+        }
+        Ok(opts)
+    }
+
+    fn args_for(&self, tool: &str) -> Args {
+        self.per_tool.iter().find(|(t, _)| t == tool).map_or(self.args, |(_, m)| *m)
+    }
+}
+
+/// The expected list: tool names, or `{ toolName, input? }` (no `input`: any arguments).
+pub fn read_expected(v: &Value, place: &str) -> Result<Vec<Expected>> {
+    let Value::Array(items) = v else {
+        return Err(Error::invalid_argument(format!("{place} must be an array of tool names or {{ toolName, input? }}, got {}", number::show_value(v))));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(name) => Ok(Expected { name: name.clone(), args: None }),
+            Value::Object(o) => {
+                let at = format!("{place}[{i}]");
+                check_keys(o.keys().map(String::as_str), &["toolName", "input"], &at)?;
+                let name = o.get("toolName").and_then(Value::as_str).ok_or_else(|| {
+                    Error::invalid_argument(format!("{at}.toolName must be a string, got {}", o.get("toolName").map_or("nothing".into(), number::show_value)))
+                })?;
+                Ok(Expected { name: name.to_owned(), args: o.get("input").cloned() })
+            }
+            other => Err(Error::invalid_argument(format!("{place}[{i}] must be a tool name or {{ toolName, input? }}, got {}", number::show_value(other)))),
+        })
+        .collect()
+}
+
+/// One way the run differs from the expected list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// `missing` (an expected call not made), `unexpected` (a call not
+    /// expected), `different` (strict: another call at this position).
+    pub kind: &'static str,
+    pub expected_index: Option<usize>,
+    pub actual_index: Option<usize>,
+    /// The actual call closest to a missing one (same tool, else none).
+    pub nearest: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchResult {
+    pub pass: bool,
+    /// Matched calls over the calls the mode counts (1 when there are none).
+    pub score: f64,
+    pub matched: usize,
+    pub mismatches: Vec<Mismatch>,
+    pub message: String,
+}
+
+/// Equal JSON, numbers by value.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        _ => a == b,
+    }
+}
+
+/// `expected`'s keys agree with `actual`'s, to any depth.
+fn within(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, v)| a.get(k).is_some_and(|w| within(v, w))),
+        _ => same(expected, actual),
+    }
+}
+
+/// The first place `actual` differs from `expected`, in words.
+fn difference(expected: &Value, actual: &Value, subset: bool, path: &str) -> Option<String> {
+    let at = |p: &str| if p.is_empty() { "the arguments".to_owned() } else { format!("argument {p}") };
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, v) in e {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match a.get(k) {
+                    None => return Some(format!("{} is missing (expected {})", at(&p), clip(v))),
+                    Some(w) => {
+                        if let Some(d) = difference(v, w, subset, &p) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            let extra = a.keys().find(|k| !e.contains_key(*k)).filter(|_| !subset)?;
+            let p = if path.is_empty() { extra.clone() } else { format!("{path}.{extra}") };
+            Some(format!("{} was not expected (got {})", at(&p), clip(&a[extra])))
+        }
+        _ if same(expected, actual) => None,
+        _ => Some(format!("{}: expected {}, got {}", at(path), clip(expected), clip(actual))),
+    }
+}
+
+fn clip(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
+fn show_call(name: &str, args: Option<&Value>) -> String {
+    match args {
+        Some(a) => format!("{name}({})", clip(a)),
+        None => format!("{name}(…)"),
+    }
+}
+
+/// Compares `actual` with `expected`. `custom(tool, expected, actual)` is
+/// asked for tools whose arguments a function compares, once per pair of
+/// calls of that tool; its error ends the match.
+pub fn match_calls(
+    actual: &[Call],
+    expected: &[Expected],
+    opts: &MatchOptions,
+    custom: &mut dyn FnMut(&str, &Value, &Value) -> Result<bool>,
+) -> Result<MatchResult> {
+    // Which expected call each actual call may stand for.
+    let mut ok = vec![vec![false; actual.len()]; expected.len()];
+    for (i, e) in expected.iter().enumerate() {
+        for (j, a) in actual.iter().enumerate() {
+            ok[i][j] = e.name == a.name
+                && match (&e.args, opts.args_for(&e.name)) {
+                    (None, _) | (_, Args::Ignore) => true,
+                    (Some(x), Args::Exact) => same(x, &a.args),
+                    (Some(x), Args::Subset) => within(x, &a.args),
+                    (Some(x), Args::Custom) => custom(&e.name, x, &a.args)?,
+                };
+        }
+    }
+    let args_mode = |name: &str| opts.args_for(name);
+    let nearest_to = |i: usize, from: usize, taken: &dyn Fn(usize) -> bool| {
+        let e = &expected[i];
+        (from..actual.len()).chain(0..from).find(|&j| actual[j].name == e.name && !taken(j))
+    };
+    let missing = |i: usize, nearest: Option<usize>| {
+        let e = &expected[i];
+        let mut message = format!("expected call {} {} was not made", i + 1, show_call(&e.name, e.args.as_ref()));
+        if let Some(j) = nearest {
+            let a = &actual[j];
+            message += &format!("; nearest: call {} {}", j + 1, show_call(&a.name, Some(&a.args)));
+            if let Some(d) = e.args.as_ref().and_then(|x| difference(x, &a.args, args_mode(&e.name) == Args::Subset, "")) {
+                message += &format!(" ({d})");
+            } else if args_mode(&e.name) == Args::Custom {
+                message += " (the arguments function said no)";
+            }
+        }
+        Mismatch { kind: "missing", expected_index: Some(i), actual_index: None, nearest, message }
+    };
+    let unexpected = |j: usize| {
+        let a = &actual[j];
+        Mismatch { kind: "unexpected", expected_index: None, actual_index: Some(j), nearest: None, message: format!("call {} {} was not expected", j + 1, show_call(&a.name, Some(&a.args))) }
+    };
+    let mut mismatches = Vec::new();
+    let (matched, counted) = match opts.mode {
+        Mode::Strict => {
+            let mut n = 0;
+            for k in 0..expected.len().max(actual.len()) {
+                match (k < expected.len(), k < actual.len()) {
+                    (true, true) if ok[k][k] => n += 1,
+                    (true, true) => {
+                        let (e, a) = (&expected[k], &actual[k]);
+                        let mut message = format!("call {}: expected {}, got {}", k + 1, show_call(&e.name, e.args.as_ref()), show_call(&a.name, Some(&a.args)));
+                        if let Some(d) = e.args.as_ref().filter(|_| e.name == a.name).and_then(|x| difference(x, &a.args, args_mode(&e.name) == Args::Subset, "")) {
+                            message += &format!(" ({d})");
+                        }
+                        mismatches.push(Mismatch { kind: "different", expected_index: Some(k), actual_index: Some(k), nearest: Some(k), message });
+                    }
+                    (true, false) => mismatches.push(missing(k, None)),
+                    _ => mismatches.push(unexpected(k)),
+                }
+            }
+            (n, expected.len().max(actual.len()))
+        }
+        Mode::InOrder => {
+            let (mut n, mut from) = (0, 0);
+            for i in 0..expected.len() {
+                match (from..actual.len()).find(|&j| ok[i][j]) {
+                    Some(j) => {
+                        n += 1;
+                        from = j + 1;
+                    }
+                    None => mismatches.push(missing(i, nearest_to(i, from, &|_| false))),
+                }
+            }
+            (n, expected.len())
+        }
+        Mode::Unordered | Mode::Superset => {
+            let pair = bipartite(&ok, actual.len());
+            let taken = |j: usize| pair.iter().any(|p| *p == Some(j));
+            for (i, p) in pair.iter().enumerate() {
+                if p.is_none() {
+                    mismatches.push(missing(i, nearest_to(i, 0, &taken)));
+                }
+            }
+            let n = pair.iter().flatten().count();
+            if opts.mode == Mode::Unordered {
+                mismatches.extend((0..actual.len()).filter(|&j| !taken(j)).map(unexpected));
+                (n, expected.len().max(actual.len()))
+            } else {
+                (n, expected.len())
+            }
+        }
+        Mode::Subset => {
+            let mut n = 0;
+            for j in 0..actual.len() {
+                if (0..expected.len()).any(|i| ok[i][j]) {
+                    n += 1;
+                } else {
+                    mismatches.push(unexpected(j));
+                }
+            }
+            (n, actual.len())
+        }
+    };
+    let pass = mismatches.is_empty();
+    let score = if counted == 0 { 1.0 } else { matched as f64 / counted as f64 };
+    let mode = MODES.iter().find(|(_, m)| *m == opts.mode).map_or("", |(n, _)| n);
+    let head = if pass {
+        format!("the {} calls match the {} expected ({mode})", actual.len(), expected.len())
+    } else {
+        format!("the calls do not match ({mode}, score {}): {} of {} matched", number::show((score * 1000.0).round() / 1000.0), matched, counted)
+    };
+    let message = std::iter::once(head).chain(mismatches.iter().map(|m| format!("- {}", m.message))).collect::<Vec<_>>().join("\n");
+    Ok(MatchResult { pass, score, matched, mismatches, message })
+}
+
+/// A maximum matching of expected calls to distinct actual calls (Kuhn's
+/// augmenting paths: lists are short, E × A at most).
+fn bipartite(ok: &[Vec<bool>], actuals: usize) -> Vec<Option<usize>> {
+    fn augment(i: usize, ok: &[Vec<bool>], seen: &mut [bool], owner: &mut [Option<usize>]) -> bool {
+        for j in 0..owner.len() {
+            if ok[i][j] && !seen[j] {
+                seen[j] = true;
+                if owner[j].is_none_or(|k| augment(k, ok, seen, owner)) {
+                    owner[j] = Some(i);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; actuals];
+    for i in 0..ok.len() {
+        augment(i, ok, &mut vec![false; actuals], &mut owner);
+    }
+    let mut pair = vec![None; ok.len()];
+    for (j, o) in owner.iter().enumerate() {
+        if let Some(i) = o {
+            pair[*i] = Some(j);
+        }
+    }
+    pair
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, args: Value) -> Call {
+        Call { name: name.into(), args, ok: Some(true), turn: None }
+    }
+
+    fn run(actual: &[Call], expected: Value, opts: Value) -> MatchResult {
+        let e = read_expected(&expected, "expected").unwrap();
+        let o = MatchOptions::read(&opts, &[], "options").unwrap();
+        match_calls(actual, &e, &o, &mut |_, _, _| unreachable!()).unwrap()
+    }
+
+    fn calls() -> Vec<Call> {
+        vec![call("search", json!({ "q": "Paris", "n": 1 })), call("weather", json!({ "city": "Paris" })), call("book", json!({ "city": "Paris" }))]
+    }
+
+    #[test]
+    fn strict_wants_the_same_calls_in_order() {
+        let r = run(&calls(), json!(["search", "weather", "book"]), Value::Null);
+        assert!(r.pass, "{}", r.message);
+        assert_eq!((r.score, r.matched), (1.0, 3));
+        let r = run(&calls(), json!(["search", { "toolName": "book", "input": { "city": "Paris" } }]), Value::Null);
+        assert!(!r.pass);
+        assert_eq!(r.mismatches.iter().map(|m| m.kind).collect::<Vec<_>>(), ["different", "unexpected"]);
+        assert_eq!(r.mismatches[0].message, r#"call 2: expected book({"city":"Paris"}), got weather({"city":"Paris"})"#);
+        assert_eq!(r.message.lines().next().unwrap(), "the calls do not match (strict, score 0.333): 1 of 3 matched");
+    }
+
+    #[test]
+    fn in_order_allows_calls_between_and_names_the_nearest() {
+        let r = run(&calls(), json!(["search", "book"]), json!({ "mode": "in-order" }));
+        assert!(r.pass, "{}", r.message);
+        let r = run(&calls(), json!([{ "toolName": "search", "input": { "q": "paris", "n": 1 } }, "book"]), json!({ "mode": "in-order" }));
+        assert!(!r.pass);
+        assert_eq!(r.score, 0.5);
+        assert_eq!(r.mismatches[0].nearest, Some(0));
+        assert_eq!(r.mismatches[0].message, r#"expected call 1 search({"q":"paris","n":1}) was not made; nearest: call 1 search({"q":"Paris","n":1}) (argument q: expected "paris", got "Paris")"#);
+        let r = run(&calls(), json!(["book", "search"]), json!({ "mode": "in-order" }));
+        assert_eq!((r.pass, r.matched), (false, 1), "order matters");
+    }
+
+    #[test]
+    fn unordered_subset_and_superset_count_calls() {
+        let r = run(&calls(), json!(["book", "search", "weather"]), json!({ "mode": "unordered" }));
+        assert!(r.pass);
+        let r = run(&calls(), json!(["book", "search", "search"]), json!({ "mode": "unordered" }));
+        assert_eq!(r.mismatches.iter().map(|m| (m.kind, m.expected_index, m.actual_index)).collect::<Vec<_>>(), [("missing", Some(2), None), ("unexpected", None, Some(1))]);
+        let r = run(&calls(), json!(["search", "weather", "book", "cancel"]), json!({ "mode": "subset" }));
+        assert!(r.pass, "every call was expected");
+        let r = run(&calls(), json!(["search", "book"]), json!({ "mode": "subset" }));
+        assert_eq!((r.pass, r.mismatches[0].actual_index), (false, Some(1)));
+        let r = run(&calls(), json!(["book", "search"]), json!({ "mode": "superset" }));
+        assert!(r.pass);
+        let r = run(&calls(), json!(["book", "book"]), json!({ "mode": "superset" }));
+        assert_eq!((r.pass, r.score), (false, 0.5), "a call listed twice must happen twice");
+    }
+
+    #[test]
+    fn argument_modes() {
+        let sub = json!([{ "toolName": "search", "input": { "q": "Paris" } }]);
+        assert!(!run(&calls()[..1], sub.clone(), Value::Null).pass, "exact by default");
+        assert!(run(&calls()[..1], sub.clone(), json!({ "args": "subset" })).pass);
+        assert!(run(&calls()[..1], sub.clone(), json!({ "args": { "search": "subset" } })).pass);
+        assert!(run(&calls()[..1], json!([{ "toolName": "search", "input": 1 }]), json!({ "args": "ignore" })).pass);
+        assert!(run(&[call("t", json!({ "a": 1.0 }))], json!([{ "toolName": "t", "input": { "a": 1 } }]), Value::Null).pass, "numbers by value");
+        let e = read_expected(&sub, "expected").unwrap();
+        let o = MatchOptions::read(&json!({ "args": { "search": null } }), &["search".into()], "options").unwrap();
+        let mut asked = 0;
+        let r = match_calls(&calls(), &e, &o, &mut |_, _, a| {
+            asked += 1;
+            Ok(a["n"] == 1)
+        })
+        .unwrap();
+        assert_eq!((r.pass, asked), (false, 1), "strict: the other calls are unexpected");
+    }
+
+    #[test]
+    fn bad_options_say_where() {
+        let e = MatchOptions::read(&json!({ "mod": "strict" }), &[], "matchTrajectory: options").unwrap_err();
+        assert!(e.message.contains("mode"), "{}", e.message);
+        let e = MatchOptions::read(&json!({ "mode": "loose" }), &[], "matchTrajectory: options").unwrap_err();
+        assert_eq!(e.message, "matchTrajectory: options.mode must be one of 'strict', 'in-order', 'unordered', 'subset', 'superset', got \"loose\"");
+        let e = read_expected(&json!([{ "tool": "x" }]), "expected").unwrap_err();
+        assert!(e.message.starts_with("expected[0]: unknown option \"tool\"; did you mean \"toolName\"?"), "{}", e.message);
+        let e = read_expected(&json!([3]), "expected").unwrap_err();
+        assert_eq!(e.message, "expected[0] must be a tool name or { toolName, input? }, got 3");
+    }
+}

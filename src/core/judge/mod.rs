@@ -1,0 +1,15 @@
+//! Judging runs: whether a run's tool calls match what was expected
+//! ([`matching`]), whether its own facts stay within limits ([`checks`]),
+//! how reliable an agent is over repeated runs ([`reliability`]), and what
+//! changed between two batches ([`compare`]). All read a run as
+//! [`facts::RunFacts`], taken from its records.
+
+pub mod checks;
+pub mod compare;
+pub mod facts;
+pub mod matching;
+pub mod reliability;
+
+pub use checks::{check_run, CheckOptions, CheckResult};
+pub use facts::{Call, Finding, RunFacts};
+pub use matching::{match_calls, read_expected, MatchOptions, MatchResult, Mismatch};

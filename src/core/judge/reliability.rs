@@ -1,0 +1,104 @@
+//! Reliability over repeated runs, by τ-bench's definitions: of an item's
+//! `n` trials with `c` passes, pass^k = C(c, k) / C(n, k) (k trials drawn
+//! at random all pass) and pass@k = 1 − C(n − c, k) / C(n, k) (at least
+//! one passes). Only the trials the agent decided count (verdict `pass` or
+//! `agent`): the simulator's and the harness's faults and aborted runs are
+//! left out, as the batch summary leaves them out of `agentPassRate`.
+
+use serde_json::{json, Value};
+
+use crate::generate::Verdict;
+
+/// C(c, k) / C(n, k), as a product (no factorial overflows): 0 when c < k.
+fn ratio(c: u64, n: u64, k: u64) -> f64 {
+    (0..k).map(|i| c.saturating_sub(i) as f64 / (n - i) as f64).product()
+}
+
+/// pass^k of `c` passes in `n` trials; `None` when `n < k`.
+pub fn pass_hat(c: u64, n: u64, k: u64) -> Option<f64> {
+    (n >= k && c <= n).then(|| ratio(c, n, k))
+}
+
+/// pass@k of `c` passes in `n` trials; `None` when `n < k`.
+pub fn pass_at(c: u64, n: u64, k: u64) -> Option<f64> {
+    (n >= k && c <= n).then(|| 1.0 - ratio(n - c, n, k))
+}
+
+fn mean(xs: impl Iterator<Item = Option<f64>>) -> Value {
+    let xs: Vec<f64> = xs.flatten().collect();
+    if xs.is_empty() {
+        Value::Null
+    } else {
+        json!(xs.iter().sum::<f64>() / xs.len() as f64)
+    }
+}
+
+/// Per item (its id and its trials' verdicts, `None` for a run with none)
+/// and overall (the mean over items with at least `k` decided trials):
+/// pass@k and pass^k at `k`, and at every j from 1 to `k` in `byK`.
+pub fn reliability(items: &[(String, Vec<Option<Verdict>>)], k: u64) -> Value {
+    let counts: Vec<(u64, u64)> = items
+        .iter()
+        .map(|(_, v)| {
+            let decided = v.iter().filter(|v| matches!(v, Some(Verdict::Pass | Verdict::Agent))).count() as u64;
+            let passes = v.iter().filter(|v| **v == Some(Verdict::Pass)).count() as u64;
+            (passes, decided)
+        })
+        .collect();
+    let opt = |x: Option<f64>| x.map_or(Value::Null, |x| json!(x));
+    let per_item: Vec<Value> = items
+        .iter()
+        .zip(&counts)
+        .map(|((id, v), &(c, n))| json!({ "id": id, "runs": v.len(), "decided": n, "passes": c, "passAtK": opt(pass_at(c, n, k)), "passHatK": opt(pass_hat(c, n, k)) }))
+        .collect();
+    let by_k: Vec<Value> = (1..=k)
+        .map(|j| {
+            json!({
+                "k": j,
+                "passAtK": mean(counts.iter().map(|&(c, n)| pass_at(c, n, j))),
+                "passHatK": mean(counts.iter().map(|&(c, n)| pass_hat(c, n, j))),
+            })
+        })
+        .collect();
+    json!({
+        "k": k,
+        "passAtK": mean(counts.iter().map(|&(c, n)| pass_at(c, n, k))),
+        "passHatK": mean(counts.iter().map(|&(c, n)| pass_hat(c, n, k))),
+        "byK": by_k,
+        "items": per_item,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Verdict::*;
+
+    #[test]
+    fn tau_bench_formulas() {
+        // 4 trials, 2 passes: pass^1 = 2/4, pass^2 = C(2,2)/C(4,2) = 1/6; pass@2 = 1 - C(2,2)/C(4,2) = 5/6.
+        assert_eq!(pass_hat(2, 4, 1), Some(0.5));
+        assert!((pass_hat(2, 4, 2).unwrap() - 1.0 / 6.0).abs() < 1e-12);
+        assert!((pass_at(2, 4, 2).unwrap() - 5.0 / 6.0).abs() < 1e-12);
+        assert_eq!(pass_hat(1, 4, 2), Some(0.0));
+        assert_eq!(pass_at(3, 4, 2), Some(1.0), "two fails cannot fill a draw of 2 from 1 fail");
+        assert_eq!(pass_hat(4, 4, 4), Some(1.0));
+        assert_eq!(pass_hat(1, 1, 2), None);
+    }
+
+    #[test]
+    fn items_and_the_mean_leave_out_faults() {
+        let items = vec![
+            ("a".to_owned(), vec![Some(Pass), Some(Pass), Some(Agent)]),
+            ("b".to_owned(), vec![Some(Pass), Some(Simulator), Some(Agent)]),
+        ];
+        let r = reliability(&items, 2);
+        // a: c=2, n=3: pass^2 = 1/3, pass@2 = 1; b: c=1, n=2: pass^2 = 0, pass@2 = 1.
+        assert_eq!(r["items"][1]["decided"], 2);
+        assert!((r["passHatK"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(r["passAtK"], 1.0);
+        assert_eq!(r["byK"][0]["passHatK"], json!((2.0 / 3.0 + 0.5) / 2.0));
+        let r = reliability(&[("c".to_owned(), vec![Some(Harness)])], 1);
+        assert_eq!((r["passHatK"].clone(), r["items"][0]["passHatK"].clone()), (Value::Null, Value::Null), "no decided trial: no rate");
+    }
+}
