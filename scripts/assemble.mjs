@@ -316,6 +316,8 @@ ${fragment('ai-sdk-types.d.ts')}
 ${fragment('mastra-types.d.ts')}
 
 ${fragment('background-types.d.ts')}
+
+${fragment('judge-types.d.ts')}
 `;
 const undeclared = [...new Set(importedNames)].filter((n) => !new RegExp(`^export (declare )?(interface|type|class|function|const) ${n}\\b`, 'm').test(publicTypes));
 if (undeclared.length) throw new Error(`assemble: src/js's .d.ts files import ${undeclared.join(', ')}, which index.d.ts does not declare`);

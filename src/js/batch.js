@@ -58,19 +58,28 @@ function readItem(item, i) {
  */
 export async function runTrajectories(items, opts) {
   if (!isArray(items)) throw fail('INVALID_ARGUMENT', `${place}: items must be an array of { trajectory, options, id? }, got ${why(items)}`);
-  wasm.checkOptions(opts, ['concurrency', 'signal', 'onProgress'], `${place}: opts`);
-  const { concurrency = 4, signal, onProgress } = opts ?? {};
+  wasm.checkOptions(opts, ['concurrency', 'signal', 'onProgress', 'repeat'], `${place}: opts`);
+  const { concurrency = 4, signal, onProgress, repeat = 1 } = opts ?? {};
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000) {
+    throw fail('INVALID_ARGUMENT', `${place}: opts.repeat must be a whole number from 1 to 1000, got ${shown(repeat)}`);
+  }
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
     throw fail('INVALID_ARGUMENT', `${place}: opts.concurrency must be a whole number from 1 to 10000, got ${shown(concurrency)}`);
   }
   if (onProgress !== undefined && typeof onProgress !== 'function') throw fail('INVALID_ARGUMENT', `${place}: opts.onProgress must be a function, got ${why(onProgress)}`);
   if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) throw fail('INVALID_ARGUMENT', `${place}: opts.signal must be an AbortSignal, got ${why(signal)}`);
-  const jobs = items.map(readItem);
+  const given = items.map(readItem);
   const ids = new Set();
-  for (const j of jobs) {
+  for (const j of given) {
     if (ids.has(j.id)) throw fail('INVALID_ARGUMENT', `${place}: two items have the id ${JSON.stringify(j.id)}; ids name runs in the summary`);
     ids.add(j.id);
   }
+  // Each item `repeat` times, each run with an id (and records) of its own.
+  const jobs = given.flatMap((j) => Array.from({ length: repeat }, (_, r) => {
+    const id = wasm.repeatId(j.id, r + 1, repeat);
+    const own = repeat > 1 ? { trajectory: { ...j.trajectory, conversationId: id }, options: { ...j.options, runId: id } } : j;
+    return { ...own, id, item: j.id, repeat: r + 1 };
+  }));
   const started = Date.now();
   const runs = new Array(jobs.length);
   let next = 0;
@@ -79,9 +88,9 @@ export async function runTrajectories(items, opts) {
 
   /** @param {number} k */
   async function one(k) {
-    const { id, trajectory, options } = jobs[k];
+    const { id, item, repeat, trajectory, options } = jobs[k];
     /** @type {Run} */
-    const run = { id, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0 };
+    const run = { id, item, repeat, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0 };
     runs[k] = run;
     if (signal?.aborted) Object.assign(run, wasm.batchTally('unstarted', undefined, undefined, [], 0)); // never started
     else await go(run, trajectory, options);
@@ -142,7 +151,9 @@ export async function runTrajectories(items, opts) {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   const all = runs.map(view);
-  return { runs: all, summary: wasm.batchSummary(all.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })), Date.now() - started, place) };
+  const summary = wasm.batchSummary(all.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })), Date.now() - started, place);
+  const trials = given.map((j) => ({ id: j.id, verdicts: all.filter((r) => r.item === j.id).map((r) => r.verdict) }));
+  return { runs: all, summary: { ...summary, reliability: wasm.reliability(trials, repeat) } };
 }
 
 /**

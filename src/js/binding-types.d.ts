@@ -9,8 +9,9 @@
 // index.d.ts has the glue's own, complete declarations.
 
 import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayload, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
-import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording } from './generate-types';
+import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording, BatchReliability } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
+import type { TrajectoryMatch, RunChecks, BatchComparison } from './judge-types';
 
 /** The glue's ObserverPipeline (the parts the JS layer uses). */
 export declare class ObserverPipeline {
@@ -106,6 +107,8 @@ export interface Binding {
   budgetRecord(limits: unknown, place: string): CustomPayload;
   /** `__batchItemId`: a batch run's id (its own, a fork's, the conversation's, run-N). */
   batchItemId(id: string | undefined, forkParent: string | undefined, atTurn: number | undefined, runId: string | undefined, conversationId: string | undefined, index: number): string;
+  /** `__repeatId`: repeat `n` (from 1) of `of` of an item's run id. */
+  repeatId(item: string, n: number, of: number): string;
   /** `__batchTally`: what a run counts; `how` is 'finished', 'thrown' or 'unstarted'. */
   batchTally(how: 'finished' | 'thrown' | 'unstarted', reason: string | undefined, verdict: string | undefined, turnTokens: ArrayLike<number>, kept: number): BatchTally;
   /** `__batchSummary`: the summary of runs (checked, naming `place`); `ms` undefined outside a batch. */
@@ -120,6 +123,12 @@ export interface Binding {
   recordingEntry(request: string, answer: string): ModelRecording['entries'][number];
   /** `__recordingFormat`: the recording's format and version. */
   recordingFormat(): { format: ModelRecording['format']; version: ModelRecording['version'] };
+  /** `__matchTrajectory`: `customTools` have a function in `options.args`, called through `custom`. */
+  matchTrajectory(run: unknown, expected: unknown, options: unknown, customTools: string[], custom: (tool: string, expected: unknown, actual: unknown) => unknown): TrajectoryMatch;
+  checkRun(run: unknown, options: unknown): RunChecks;
+  compareBatches(baseline: unknown, current: unknown): BatchComparison;
+  /** `__reliability`: pass@k and pass^k of items' verdicts at `k`. */
+  reliability(items: { id: string; verdicts: (string | null)[] }[], k: number): BatchReliability;
 }
 
 /** What a main entry sets besides the binding. */

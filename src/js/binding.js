@@ -31,6 +31,7 @@ export const GLUE = {
   budgetRecord: ['__budgetRecord', 'observeAISdk'],
   batchItemId: ['__batchItemId', 'runTrajectories'],
   batchTally: ['__batchTally', 'runTrajectories'],
+  repeatId: ['__repeatId', 'runTrajectories'],
   batchSummary: ['__batchSummary', 'summarizeBatch'],
   matrixId: ['__matrixId', 'trajectoryMatrix'],
   StopOn: ['__StopOn', 'observeAISdk'],
@@ -38,6 +39,10 @@ export const GLUE = {
   requestKey: ['__modelRequestKey', 'modelRequestKey'],
   recordingEntry: ['__recordingEntry', 'recordingModel'],
   recordingFormat: ['__recordingFormat', 'recordingModel'],
+  matchTrajectory: ['__matchTrajectory', 'matchTrajectory'],
+  checkRun: ['__checkRun', 'checkRun'],
+  compareBatches: ['__compareBatches', 'compareBatches'],
+  reliability: ['__reliability', 'runTrajectories'],
 };
 
 /**

@@ -211,7 +211,12 @@ export function replayAgent(recording: AgentRecording | string): AgentHandle;
 /** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: a fork's own id, else the trajectory's conversationId, else `run-<n>`). */
 export interface BatchItem { trajectory: Trajectory & { agent: AgentHandle }; options: RunTrajectoryOptions; id?: string }
 export interface BatchRun {
+  /** The run's id: its item's, or with `repeat`, `<item>#<n>` (also the run's conversation id and records' run_id). */
   id: string;
+  /** The item's id (`id` without the repeat). */
+  item: string;
+  /** Which repeat of its item, from 1. */
+  repeat: number;
   /** Its place in `items`. */
   index: number;
   /** Null when the run was refused before it ran (see `error`) or never started (the batch's signal). */
@@ -243,6 +248,24 @@ export interface BatchSummary {
   tokensPerRun: number | null;
   /** Wall time of the batch (null from summarizeBatch). */
   ms: number | null;
+  /** Per item and overall pass@k and pass^k (runTrajectories only; k = `repeat`). */
+  reliability?: BatchReliability;
+}
+/**
+ * Reliability over repeats, by τ-bench's definitions: of an item's n
+ * decided runs (verdict pass or agent: the simulator's and the harness's
+ * faults and aborted runs left out) with c passes, pass^k = C(c,k)/C(n,k)
+ * (k runs drawn at random all pass) and pass@k = 1 − C(n−c,k)/C(n,k) (at
+ * least one does). Overall: the mean over items with at least k decided
+ * runs; null when there is none.
+ */
+export interface BatchReliability {
+  k: number;
+  passAtK: number | null;
+  passHatK: number | null;
+  /** At every j from 1 to k. */
+  byK: { k: number; passAtK: number | null; passHatK: number | null }[];
+  items: { id: string; runs: number; decided: number; passes: number; passAtK: number | null; passHatK: number | null }[];
 }
 /** The summary of runs reported elsewhere (say, by Queue consumers, one run each), as runTrajectories sums its own. */
 export function summarizeBatch(runs: readonly { reason: StopReason | string | null; verdict: Verdict | null; turns?: number; tokens?: number }[]): BatchSummary;
@@ -256,6 +279,8 @@ export interface RunTrajectoriesOptions {
   signal?: AbortSignalLike;
   /** Each record as it arrives (a throw ends that run with 'error', side 'recorder'), and each run's end. */
   onProgress?: (progress: BatchProgress) => void;
+  /** Runs each item this many times (1 to 1000, default 1), as `<id>#1` ... `<id>#k`; the summary's `reliability` gives pass@k and pass^k. */
+  repeat?: number;
 }
 /** Runs many trajectories, at most `concurrency` at a time; one failing run never stops the others. */
 export function runTrajectories(items: readonly BatchItem[], opts?: RunTrajectoriesOptions): Promise<{ runs: BatchRun[]; summary: BatchSummary }>;

@@ -7,6 +7,7 @@ pub mod error;
 pub mod generate;
 mod host;
 pub mod index;
+pub mod judge;
 pub mod message;
 pub mod observe;
 pub mod types;

@@ -30,6 +30,17 @@ pub fn item_id(id: Option<&str>, fork: Option<(&str, u64, Option<&str>)>, conver
     conversation_id.map_or_else(|| format!("run-{}", index.saturating_add(1)), str::to_owned)
 }
 
+/// The run id of repeat `n` (from 1) of an item run `of` times: the item's
+/// id alone when it runs once, else `{id}#{n}`, so that every run of a
+/// batch, and its records, has an id of its own.
+pub fn repeat_id(item: &str, n: u64, of: u64) -> String {
+    if of <= 1 {
+        item.to_owned()
+    } else {
+        format!("{item}#{n}")
+    }
+}
+
 /// The parts of a matrix cell's id, `scenario/persona/agent`; a name may
 /// not hold the `/` that separates them.
 pub fn matrix_id(scenario: &str, persona: &str, agent: &str) -> String {
@@ -143,6 +154,7 @@ mod tests {
         assert_eq!(item_id(None, None, Some("c"), 0), "c");
         assert_eq!(item_id(None, None, None, 6), "run-7");
         assert_eq!(matrix_id("refund", "calm", "v2"), "refund/calm/v2");
+        assert_eq!((repeat_id("a", 1, 1), repeat_id("a", 2, 3)), ("a".to_owned(), "a#2".to_owned()));
         assert!(check_matrix_name("personas", "a/b", "m").unwrap_err().message.contains("holds \"/\""));
     }
 

@@ -4,7 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::capture::{OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
+use crate::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
+use crate::observe::CurrentAssessment;
 use crate::generate::trace::parse_iso8601;
 
 /// The records a run of `steps` would have written, one JSON text a line.
@@ -42,6 +43,11 @@ pub fn steps_to_jsonl(steps: &[Value]) -> String {
         if let Some(input) = present(s, "input").or_else(|| present(s, "userMessage")).filter(|v| truthy(v)) {
             rec(t, json!({ "kind": "message_appended", "message": input }));
         }
+        // What the observers showed the agent with this turn's message, as a run records it.
+        let shown = present(m, "assessment").or_else(|| present(s, "assessment")).and_then(Value::as_str).and_then(CurrentAssessment::read_rendered);
+        for a in shown.iter().flat_map(|c| c.assessments.iter().map(move |a| (c.call_index, a))) {
+            rec(t, json!({ "kind": "assessment_produced", "call_index": a.0, "assessment": a.1, "turn_index": turn }));
+        }
         let output = present(s, "output").or_else(|| present(s, "agentMessages")).and_then(Value::as_array).cloned().unwrap_or_default();
         for msg in &output {
             rec(t, json!({ "kind": "message_appended", "message": msg }));
@@ -61,6 +67,10 @@ pub fn steps_to_jsonl(steps: &[Value]) -> String {
                     _ => {}
                 }
             }
+        }
+        // The turn's tokens, as one model_usage record (a run records one per model call).
+        if let Some(n) = present(m, "tokens").or_else(|| present(s, "tokens")).and_then(Value::as_u64).filter(|n| *n > 0) {
+            rec(t, json!({ "kind": "custom", "name": well_known::MODEL_USAGE, "data": { "totalTokens": n } }));
         }
         let answer = output.iter().rev().find(|x| x.get("role").and_then(Value::as_str) == Some("assistant")).cloned();
         let mut ended = json!({ "kind": "turn_ended", "assistant": answer.unwrap_or_else(|| json!({ "role": "assistant", "content": "" })), "tool_results": [], "turn_index": turn });

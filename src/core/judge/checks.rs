@@ -28,6 +28,8 @@ pub struct CheckOptions {
     pub max_tokens: Option<u64>,
     pub max_turns: Option<u64>,
     pub reached_steps: Vec<String>,
+    /// The run to read, among several.
+    pub run_id: Option<String>,
 }
 
 fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
@@ -88,6 +90,11 @@ impl CheckOptions {
             max_tokens: count("maxTokens")?,
             max_turns: count("maxTurns")?,
             reached_steps: o.get("reachedSteps").filter(|r| !r.is_null()).map(|r| words(r, &at("reachedSteps"), None)).transpose()?.unwrap_or_default(),
+            run_id: match o.get("runId") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(id)) => Some(id.clone()),
+                Some(other) => return Err(Error::invalid_argument(format!("{} must be a string, got {}", at("runId"), number::show_value(other)))),
+            },
         })
     }
 }
@@ -107,6 +114,14 @@ pub struct CheckResult {
     pub checks: Vec<Check>,
     /// The failed checks' messages, one line each after a heading.
     pub message: String,
+}
+
+impl CheckResult {
+    /// The result as JS reads it.
+    pub fn to_value(&self) -> Value {
+        let checks = self.checks.iter().map(|c| serde_json::json!({ "check": c.check, "pass": c.pass, "message": c.message }));
+        serde_json::json!({ "pass": self.pass, "checks": checks.collect::<Vec<_>>(), "message": self.message })
+    }
 }
 
 fn list(items: &[String]) -> String {

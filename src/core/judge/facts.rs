@@ -5,9 +5,54 @@
 
 use serde_json::Value;
 
-use crate::capture::{well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
+use crate::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
 use crate::error::{Error, Result};
+use crate::index::steps::steps_to_jsonl;
+use crate::number;
 use crate::observe::Severity;
+
+/// A run as callers hand it over: record JSONL text, an array of records,
+/// or a generated run's result (`{ steps, end }`, read as the records its
+/// steps stand for). `run_id` picks a run among several. Records are read
+/// as `parseTrajectoryJsonl` reads them (schema, versions, seq holes), an
+/// error naming the line, or the item of an array.
+pub fn read_run(v: &Value, run_id: Option<&str>, place: &str) -> Result<RunFacts> {
+    let records = match v {
+        Value::String(text) => jsonl::parse(text).map_err(|e| e.within(place))?,
+        Value::Array(items) => {
+            let text: String = items.iter().map(|r| format!("{r}\n")).collect();
+            jsonl::parse(&text).map_err(|mut e| {
+                if let Some(n) = e.line.take() {
+                    let rest = e.message.strip_prefix(&format!("line {n}: ")).unwrap_or(&e.message).to_owned();
+                    e.message = format!("{place}[{}]: {rest}", n - 1);
+                }
+                e
+            })?
+        }
+        Value::Object(o) if o.get("steps").is_some_and(Value::is_array) && o.contains_key("end") => {
+            // The result's id names the run, as the steps of a `toJSONL` export carry it.
+            let mut steps = o.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
+            if let Some(id) = o.get("conversationId").filter(|c| c.is_string()) {
+                steps.iter_mut().filter_map(Value::as_object_mut).for_each(|s| {
+                    s.entry("conversationId").or_insert_with(|| id.clone());
+                });
+            }
+            jsonl::parse(&steps_to_jsonl(&steps)).map_err(|e| e.within(place))?
+        }
+        Value::Object(o) if o.contains_key("snapshot") && o.contains_key("iterations") => {
+            return Err(Error::invalid_argument(format!(
+                "{place}: a background run's result keeps only its last five tool calls; pass the run's records instead (its sink's, or those onRecord saw)"
+            )))
+        }
+        other => {
+            return Err(Error::invalid_argument(format!(
+                "{place} must be a run: its records (an array, or JSONL text), a runTrajectory result, or a TrajectoryIndex; got {}",
+                number::show_value(other)
+            )))
+        }
+    };
+    RunFacts::of_records(&records, run_id, place)
+}
 
 /// One tool call of a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,5 +231,29 @@ pub(crate) mod tests {
         let e = RunFacts::of_records(&records, Some("t"), "run").unwrap_err();
         assert_eq!(e.message, "run: no run \"t\" in the records (runs: \"r\", \"s\")");
         assert!(RunFacts::of_records(&[], None, "run").is_err());
+    }
+
+    #[test]
+    fn a_run_is_read_from_text_records_or_a_result() {
+        let text = Value::String(RUN.to_owned());
+        assert_eq!(read_run(&text, None, "run").unwrap(), facts());
+        let records: Vec<Value> = RUN.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(read_run(&Value::Array(records.clone()), None, "run").unwrap(), facts());
+        let e = read_run(&Value::Array(records[1..].to_vec()), None, "matchTrajectory: run").unwrap_err();
+        assert_eq!(e.message, "matchTrajectory: run[0]: run \"r\" starts at seq 1: seq 0 is missing");
+        let e = read_run(&Value::String(RUN.replace("\"seq\":3", "\"seq\":30")), None, "run").unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (Some(4), "run: line 4: run \"r\" jumps from seq 2 to 30: seqs 3 to 29 are missing"));
+        let result = serde_json::json!({ "conversationId": "c", "end": {}, "steps": [{
+            "turnIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "stepId": null, "selection": { "method": "none" },
+            "userMessage": { "role": "user", "content": "hi" },
+            "agentMessages": [{ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "1", "toolName": "search", "input": { "q": 1 } }] }],
+            "tokens": 12, "assessment": "## Trajectory Assessment\n\n_Generated after tool call #3_\n\n### stall [warning]\n\nsame call\n",
+            "end": { "isFinal": true, "reason": "max-turns", "completed": false, "verdict": "agent" }
+        }] });
+        let f = read_run(&result, None, "run").unwrap();
+        assert_eq!((f.run_id.as_deref(), f.calls.len(), f.calls[0].name.as_str(), f.turns), (Some("c"), 1, "search", 1));
+        assert_eq!((f.tokens, f.worst(), f.findings[0].summary.as_str(), f.findings[0].turn), (12, Some(Severity::Warning), "same call", Some(0)));
+        assert_eq!(f.end.unwrap().verdict, "agent");
+        assert!(read_run(&serde_json::json!(3), None, "run").unwrap_err().message.starts_with("run must be a run"));
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::facts::Call;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::number;
 use crate::options::check_keys;
 
@@ -55,6 +55,8 @@ pub struct MatchOptions {
     pub args: Args,
     /// Per tool, overriding `args`.
     pub per_tool: Vec<(String, Args)>,
+    /// The run to read, among several.
+    pub run_id: Option<String>,
 }
 
 pub const MATCH_OPTIONS: [&str; 3] = ["mode", "args", "runId"];
@@ -79,7 +81,12 @@ impl MatchOptions {
         };
         check_keys(o.keys().map(String::as_str), &MATCH_OPTIONS, place)?;
         let mode = o.get("mode").filter(|m| !m.is_null()).map_or(Ok(Mode::Strict), |m| word(m, &MODES, &format!("{place}.mode")))?;
-        let mut opts = MatchOptions { mode, args: Args::Exact, per_tool: custom.iter().map(|t| (t.clone(), Args::Custom)).collect() };
+        let run_id = match o.get("runId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(id)) => Some(id.clone()),
+            Some(other) => return Err(Error::invalid_argument(format!("{place}.runId must be a string, got {}", number::show_value(other)))),
+        };
+        let mut opts = MatchOptions { mode, args: Args::Exact, per_tool: custom.iter().map(|t| (t.clone(), Args::Custom)).collect(), run_id };
         match o.get("args") {
             None | Some(Value::Null) => {}
             Some(Value::Object(tools)) => {
@@ -149,6 +156,24 @@ pub struct MatchResult {
     pub message: String,
 }
 
+impl MatchResult {
+    /// The result as JS reads it.
+    pub fn to_value(&self) -> Value {
+        let mismatches = self.mismatches.iter().map(|m| {
+            let mut o = Map::new();
+            o.insert("kind".into(), m.kind.into());
+            for (k, v) in [("expectedIndex", m.expected_index), ("actualIndex", m.actual_index), ("nearest", m.nearest)] {
+                if let Some(v) = v {
+                    o.insert(k.into(), v.into());
+                }
+            }
+            o.insert("message".into(), m.message.clone().into());
+            Value::Object(o)
+        });
+        serde_json::json!({ "pass": self.pass, "score": self.score, "matched": self.matched, "mismatches": mismatches.collect::<Vec<_>>(), "message": self.message })
+    }
+}
+
 /// Equal JSON, numbers by value.
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -207,15 +232,16 @@ fn show_call(name: &str, args: Option<&Value>) -> String {
     }
 }
 
-/// Compares `actual` with `expected`. `custom(tool, expected, actual)` is
-/// asked for tools whose arguments a function compares, once per pair of
-/// calls of that tool; its error ends the match.
-pub fn match_calls(
-    actual: &[Call],
-    expected: &[Expected],
-    opts: &MatchOptions,
-    custom: &mut dyn FnMut(&str, &Value, &Value) -> Result<bool>,
-) -> Result<MatchResult> {
+/// The caller's argument function for a tool: `(tool, what, expected,
+/// actual)`, `what` naming it in errors; its answer, or a description of
+/// an answer that is not a boolean.
+pub type ArgsFn<'a> = dyn FnMut(&str, &str, &Value, &Value) -> Result<std::result::Result<bool, String>> + 'a;
+
+/// Compares `actual` with `expected`. `custom` is asked for tools whose
+/// arguments a function compares, once per pair of calls of that tool; its
+/// error, or an answer other than a boolean, ends the match. `place` names
+/// the options in errors.
+pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, place: &str, custom: &mut ArgsFn) -> Result<MatchResult> {
     // Which expected call each actual call may stand for.
     let mut ok = vec![vec![false; actual.len()]; expected.len()];
     for (i, e) in expected.iter().enumerate() {
@@ -225,7 +251,12 @@ pub fn match_calls(
                     (None, _) | (_, Args::Ignore) => true,
                     (Some(x), Args::Exact) => same(x, &a.args),
                     (Some(x), Args::Subset) => within(x, &a.args),
-                    (Some(x), Args::Custom) => custom(&e.name, x, &a.args)?,
+                    (Some(x), Args::Custom) => {
+                        let what = format!("{place}.args[{:?}]", e.name);
+                        custom(&e.name, &what, x, &a.args)?.map_err(|got| {
+                            Error::new(ErrorCode::CallbackFailed, format!("{what} must return true or false, returned {got}"))
+                        })?
+                    }
                 };
         }
     }
@@ -366,7 +397,7 @@ mod tests {
     fn run(actual: &[Call], expected: Value, opts: Value) -> MatchResult {
         let e = read_expected(&expected, "expected").unwrap();
         let o = MatchOptions::read(&opts, &[], "options").unwrap();
-        match_calls(actual, &e, &o, &mut |_, _, _| unreachable!()).unwrap()
+        match_calls(actual, &e, &o, "options", &mut |_, _, _, _| unreachable!()).unwrap()
     }
 
     fn calls() -> Vec<Call> {
@@ -425,12 +456,15 @@ mod tests {
         let e = read_expected(&sub, "expected").unwrap();
         let o = MatchOptions::read(&json!({ "args": { "search": null } }), &["search".into()], "options").unwrap();
         let mut asked = 0;
-        let r = match_calls(&calls(), &e, &o, &mut |_, _, a| {
+        let r = match_calls(&calls(), &e, &o, "options", &mut |tool, what, _, a| {
             asked += 1;
-            Ok(a["n"] == 1)
+            assert_eq!((tool, what), ("search", "options.args[\"search\"]"));
+            Ok(Ok(a["n"] == 1))
         })
         .unwrap();
         assert_eq!((r.pass, asked), (false, 1), "strict: the other calls are unexpected");
+        let e = match_calls(&calls(), &e, &o, "options", &mut |_, _, _, _| Ok(Err("3".into()))).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::CallbackFailed, "options.args[\"search\"] must return true or false, returned 3"));
     }
 
     #[test]

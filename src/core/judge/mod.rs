@@ -10,6 +10,7 @@ pub mod facts;
 pub mod matching;
 pub mod reliability;
 
+pub use crate::generate::Verdict;
 pub use checks::{check_run, CheckOptions, CheckResult};
 pub use facts::{Call, Finding, RunFacts};
 pub use matching::{match_calls, read_expected, MatchOptions, MatchResult, Mismatch};

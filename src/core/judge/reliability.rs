@@ -33,6 +33,20 @@ fn mean(xs: impl Iterator<Item = Option<f64>>) -> Value {
     }
 }
 
+/// Trials as the batch runner hands them over: `[{ id, verdicts }]`, a
+/// verdict `null` (or unknown) for a run that has none.
+pub fn read_trials(v: &Value) -> Vec<(String, Vec<Option<Verdict>>)> {
+    let items = v.as_array().map(Vec::as_slice).unwrap_or_default();
+    items
+        .iter()
+        .map(|i| {
+            let id = i.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let verdicts = i.get("verdicts").and_then(Value::as_array).into_iter().flatten().map(|v| v.as_str().and_then(Verdict::parse)).collect();
+            (id, verdicts)
+        })
+        .collect()
+}
+
 /// Per item (its id and its trials' verdicts, `None` for a run with none)
 /// and overall (the mean over items with at least `k` decided trials):
 /// pass@k and pass^k at `k`, and at every j from 1 to `k` in `byK`.

@@ -110,6 +110,33 @@ impl CurrentAssessment {
         lines.join("\n")
     }
 
+    /// The assessments of a rendered text (what a trace's `assessment`
+    /// holds), as far as [`CurrentAssessment::render`] keeps them: each
+    /// observer's name, severity and summary, and the call index; `None`
+    /// for text that is not one.
+    pub fn read_rendered(text: &str) -> Option<CurrentAssessment> {
+        let mut lines = text.lines().peekable();
+        if lines.next()? != "## Trajectory Assessment" {
+            return None;
+        }
+        let mut call_index = 0;
+        let mut assessments = Vec::new();
+        while let Some(line) = lines.next() {
+            if let Some(n) = line.strip_prefix("_Generated after tool call #").and_then(|l| l.strip_suffix('_')) {
+                call_index = n.parse().ok()?;
+            } else if let Some((name, severity)) = line.strip_prefix("### ").and_then(|h| h.strip_suffix(']')).and_then(|h| h.rsplit_once(" [")) {
+                let severity = Severity::parse(severity)?;
+                while lines.next_if(|l| l.is_empty()).is_some() {}
+                let mut summary = Vec::new();
+                while let Some(l) = lines.next_if(|l| !l.is_empty() && !l.starts_with("### ")) {
+                    summary.push(l);
+                }
+                assessments.push(Assessment::new(name, &summary.join("\n"), severity));
+            }
+        }
+        Some(CurrentAssessment { assessments, generated_at: 0.0, call_index })
+    }
+
     /// Stale once more than `max_age_calls` calls have followed it.
     pub fn is_stale(&self, current_call_index: u64, max_age_calls: u64) -> bool {
         current_call_index.saturating_sub(self.call_index) > max_age_calls
@@ -131,6 +158,18 @@ from_json_struct!(CurrentAssessment { assessments: "assessments", generated_at: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rendered_assessment_reads_back() {
+        let mut a = Assessment::new("stall", "same call 3 times\nin a row", Severity::Warning);
+        a.observations.push(Observation { category: "repeat".into(), description: "d".into(), evidence: Some("e".into()) });
+        let c = CurrentAssessment { assessments: vec![a, Assessment::new("my [x] check", "ok", Severity::Info)], generated_at: 5.0, call_index: 7 };
+        let back = CurrentAssessment::read_rendered(&c.render()).unwrap();
+        assert_eq!(back.call_index, 7);
+        let read: Vec<_> = back.assessments.iter().map(|a| (a.observer_name.as_str(), a.severity, a.summary.as_str())).collect();
+        assert_eq!(read, [("stall", Severity::Warning, "same call 3 times\nin a row"), ("my [x] check", Severity::Info, "ok")]);
+        assert_eq!(CurrentAssessment::read_rendered("hello"), None);
+    }
 
     #[test]
     fn renders_the_spec_example_byte_for_byte() {

@@ -34,6 +34,12 @@ pub fn item_id(
     batch::item_id(id.as_deref(), fork, conversation_id.as_deref(), index as usize)
 }
 
+/// Repeat `n` of `of` of an item's run id (see `batch::repeat_id`).
+#[wasm_bindgen(js_name = __repeatId, skip_typescript)]
+pub fn repeat_id(item: &str, n: u32, of: u32) -> String {
+    batch::repeat_id(item, u64::from(n), u64::from(of))
+}
+
 /// What a run counts: `"thrown"`, `"unstarted"`, or a finished run's
 /// reason, verdict and per-turn tokens with the turns a fork kept.
 #[wasm_bindgen(js_name = __batchTally, skip_typescript)]

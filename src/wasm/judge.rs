@@ -1,0 +1,67 @@
+//! Judging for JS: the run, the expected calls and the options cross as
+//! JSON; the core (`core::judge`) reads and decides. A per-tool arguments
+//! function stays in JS and is called through `custom`.
+
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::core::judge::{check_run, compare, facts::read_run, match_calls, read_expected, reliability, CheckOptions, MatchOptions};
+use crate::core::Error;
+use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
+use crate::wasm::{json_of, options_json, to_js};
+
+fn value(v: &JsValue, what: &str) -> Result<Value, Error> {
+    if v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    Ok(serde_json::from_str(&json_of(v, what)?).unwrap_or(Value::Null))
+}
+
+fn options(v: &JsValue, what: &str) -> Result<Value, Error> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(serde_json::from_str(&options_json(v, what)?).unwrap_or(Value::Null))
+}
+
+/// `matchTrajectory(run, expected, options)`; `custom_tools` name the
+/// tools whose `args` entry is a function, called as `custom(tool, expected, actual)`.
+#[wasm_bindgen(js_name = __matchTrajectory, skip_typescript)]
+pub fn match_trajectory(run: JsValue, expected: JsValue, opts: JsValue, custom_tools: Vec<String>, custom: js_sys::Function) -> JsResult<JsValue> {
+    let o = MatchOptions::read(&options(&opts, "matchTrajectory: options").js()?, &custom_tools, "matchTrajectory: options").js()?;
+    let expected = read_expected(&value(&expected, "matchTrajectory: expected").js()?, "matchTrajectory: expected").js()?;
+    let facts = read_run(&value(&run, "matchTrajectory: run").js()?, o.run_id.as_deref(), "matchTrajectory: run").js()?;
+    let r = match_calls(&facts.calls, &expected, &o, "matchTrajectory: options", &mut |tool, what, e, a| {
+        // Plain JSON values: parsing serde_json's own text cannot fail.
+        let json = |v: &Value| js_sys::JSON::parse(&v.to_string()).unwrap_or(JsValue::NULL);
+        let answer = custom.call3(&JsValue::NULL, &tool.into(), &json(e), &json(a));
+        match answer {
+            Ok(b) => Ok(b.as_bool().ok_or_else(|| describe(&b))),
+            Err(thrown) => Err(from_callback(what, &thrown)),
+        }
+    });
+    to_js(&r.js()?.to_value())
+}
+
+/// `checkRun(run, options)`.
+#[wasm_bindgen(js_name = __checkRun, skip_typescript)]
+pub fn check(run: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    let o = CheckOptions::read(&options(&opts, "checkRun: options").js()?, "checkRun: options").js()?;
+    let facts = read_run(&value(&run, "checkRun: run").js()?, o.run_id.as_deref(), "checkRun: run").js()?;
+    to_js(&check_run(&facts, &o).to_value())
+}
+
+/// `compareBatches(baseline, current)`.
+#[wasm_bindgen(js_name = __compareBatches, skip_typescript)]
+pub fn compare_batches(baseline: JsValue, current: JsValue) -> JsResult<JsValue> {
+    let b = compare::read_batch(&value(&baseline, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
+    let c = compare::read_batch(&value(&current, "compareBatches: current").js()?, "compareBatches: current").js()?;
+    to_js(&compare::compare(&b, &c))
+}
+
+/// pass@k and pass^k of `items` (`[{ id, verdicts }]`) at `k`.
+#[wasm_bindgen(js_name = __reliability, skip_typescript)]
+pub fn reliability_of(items: JsValue, k: u32) -> JsResult<JsValue> {
+    let items = reliability::read_trials(&value(&items, "runTrajectories: runs").js()?);
+    to_js(&reliability::reliability(&items, u64::from(k)))
+}
