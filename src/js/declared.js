@@ -15,7 +15,7 @@ import { writeArtifacts } from './node-entry.js';
 /**
  * What index.d.ts declares of the JS layer.
  * @typedef {typeof import('./generate-types') & typeof import('./ai-sdk-types') & typeof import('./mastra-types')
- *   & typeof import('./background-types') & typeof import('./trajectory-index-types')} Declared
+ *   & typeof import('./background-types') & typeof import('./trajectory-index-types') & typeof import('./judge-types')} Declared
  */
 /**
  * Each export of `M` as `D` declares it (`never` where `D` does not).

@@ -8,8 +8,9 @@ import { checks as background } from './background-scenario.mjs';
 import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
 import { forkChecks as fork } from './fork-scenario.mjs';
 import { recordChecks as records } from './records-scenario.mjs';
+import { judgeChecks as judge } from './judge-scenario.mjs';
 
-export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork, records };
+export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork, records, judge };
 
 // A suite that exports no checks (a renamed export, an emptied object) would
 // pass in every host without running anything: refuse it when loading.

@@ -5,7 +5,8 @@
 //! `agent`): the simulator's and the harness's faults and aborted runs are
 //! left out, as the batch summary leaves them out of `agentPassRate`.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::generate::Verdict;
 
@@ -24,13 +25,9 @@ pub fn pass_at(c: u64, n: u64, k: u64) -> Option<f64> {
     (n >= k && c <= n).then(|| 1.0 - ratio(n - c, n, k))
 }
 
-fn mean(xs: impl Iterator<Item = Option<f64>>) -> Value {
-    let xs: Vec<f64> = xs.flatten().collect();
-    if xs.is_empty() {
-        Value::Null
-    } else {
-        json!(xs.iter().sum::<f64>() / xs.len() as f64)
-    }
+fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let (sum, n) = xs.flatten().fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| sum / f64::from(n))
 }
 
 /// Trials as the batch runner hands them over: `[{ id, verdicts }]`, a
@@ -47,10 +44,41 @@ pub fn read_trials(v: &Value) -> Vec<(String, Vec<Option<Verdict>>)> {
         .collect()
 }
 
+/// pass@k and pass^k at one k.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AtK {
+    pub k: u64,
+    pub pass_at_k: Option<f64>,
+    pub pass_hat_k: Option<f64>,
+}
+
+/// An item's trials.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemReliability {
+    pub id: String,
+    pub runs: u64,
+    pub decided: u64,
+    pub passes: u64,
+    pub pass_at_k: Option<f64>,
+    pub pass_hat_k: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reliability {
+    pub k: u64,
+    pub pass_at_k: Option<f64>,
+    pub pass_hat_k: Option<f64>,
+    pub by_k: Vec<AtK>,
+    pub items: Vec<ItemReliability>,
+}
+
 /// Per item (its id and its trials' verdicts, `None` for a run with none)
 /// and overall (the mean over items with at least `k` decided trials):
 /// pass@k and pass^k at `k`, and at every j from 1 to `k` in `byK`.
-pub fn reliability(items: &[(String, Vec<Option<Verdict>>)], k: u64) -> Value {
+pub fn reliability(items: &[(String, Vec<Option<Verdict>>)], k: u64) -> Reliability {
     let counts: Vec<(u64, u64)> = items
         .iter()
         .map(|(_, v)| {
@@ -59,28 +87,26 @@ pub fn reliability(items: &[(String, Vec<Option<Verdict>>)], k: u64) -> Value {
             (passes, decided)
         })
         .collect();
-    let opt = |x: Option<f64>| x.map_or(Value::Null, |x| json!(x));
-    let per_item: Vec<Value> = items
+    let at = |j: u64| AtK {
+        k: j,
+        pass_at_k: mean(counts.iter().map(|&(c, n)| pass_at(c, n, j))),
+        pass_hat_k: mean(counts.iter().map(|&(c, n)| pass_hat(c, n, j))),
+    };
+    let by_k: Vec<AtK> = (1..=k).map(at).collect();
+    let AtK { pass_at_k, pass_hat_k, .. } = at(k);
+    let items = items
         .iter()
         .zip(&counts)
-        .map(|((id, v), &(c, n))| json!({ "id": id, "runs": v.len(), "decided": n, "passes": c, "passAtK": opt(pass_at(c, n, k)), "passHatK": opt(pass_hat(c, n, k)) }))
-        .collect();
-    let by_k: Vec<Value> = (1..=k)
-        .map(|j| {
-            json!({
-                "k": j,
-                "passAtK": mean(counts.iter().map(|&(c, n)| pass_at(c, n, j))),
-                "passHatK": mean(counts.iter().map(|&(c, n)| pass_hat(c, n, j))),
-            })
+        .map(|((id, v), &(c, n))| ItemReliability {
+            id: id.clone(),
+            runs: v.len() as u64,
+            decided: n,
+            passes: c,
+            pass_at_k: pass_at(c, n, k),
+            pass_hat_k: pass_hat(c, n, k),
         })
         .collect();
-    json!({
-        "k": k,
-        "passAtK": mean(counts.iter().map(|&(c, n)| pass_at(c, n, k))),
-        "passHatK": mean(counts.iter().map(|&(c, n)| pass_hat(c, n, k))),
-        "byK": by_k,
-        "items": per_item,
-    })
+    Reliability { k, pass_at_k, pass_hat_k, by_k, items }
 }
 
 #[cfg(test)]
@@ -108,11 +134,13 @@ mod tests {
         ];
         let r = reliability(&items, 2);
         // a: c=2, n=3: pass^2 = 1/3, pass@2 = 1; b: c=1, n=2: pass^2 = 0, pass@2 = 1.
-        assert_eq!(r["items"][1]["decided"], 2);
-        assert!((r["passHatK"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-12);
-        assert_eq!(r["passAtK"], 1.0);
-        assert_eq!(r["byK"][0]["passHatK"], json!((2.0 / 3.0 + 0.5) / 2.0));
+        assert_eq!(r.items[1].decided, 2);
+        assert!((r.pass_hat_k.unwrap() - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(r.pass_at_k, Some(1.0));
+        assert_eq!(r.by_k[0].pass_hat_k, Some((2.0 / 3.0 + 0.5) / 2.0));
         let r = reliability(&[("c".to_owned(), vec![Some(Harness)])], 1);
-        assert_eq!((r["passHatK"].clone(), r["items"][0]["passHatK"].clone()), (Value::Null, Value::Null), "no decided trial: no rate");
+        assert_eq!((r.pass_hat_k, r.items[0].pass_hat_k), (None, None), "no decided trial: no rate");
+        let json = serde_json::to_value(reliability(&items, 1)).unwrap();
+        assert!(json["byK"][0]["passAtK"].is_number() && json["items"][0]["passHatK"].is_number(), "camelCase for JS");
     }
 }

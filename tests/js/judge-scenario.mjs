@@ -1,0 +1,150 @@
+// Judging runs, in every runtime: matchTrajectory over each shape a run
+// comes in, checkRun over a run's own facts, runTrajectories' repeat with
+// pass@k / pass^k, and compareBatches. Runtime-agnostic (see
+// capture-scenario.mjs).
+import { assert, eq } from './capture-scenario.mjs';
+import { scriptedUser, chain, clock, throws, rejects } from './generate-scenario.mjs';
+
+/** An agent that calls `search` then `book` on its first turn, and answers after. */
+function toolAgent(city = 'Paris') {
+  let n = 0;
+  return {
+    async respond() {
+      n++;
+      if (n > 1) return { messages: [{ role: 'assistant', content: `done ${n}` }], usage: { inputTokens: 10, outputTokens: 5 } };
+      return {
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: city, n: 2 } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'json', value: ['a'] } }] },
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'book', input: { city } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'book', output: { type: 'error-text', value: 'full' } }] },
+          { role: 'assistant', content: 'booked' },
+        ],
+        usage: { inputTokens: 10, outputTokens: 5 },
+      };
+    },
+  };
+}
+
+async function judgedRun(at, city) {
+  const sink = new at.MemorySink();
+  const result = await at.runTrajectory(at.createTrajectory(chain(), toolAgent(city)), { userModel: scriptedUser(), clock, sink });
+  return { result, records: sink.records() };
+}
+
+export const judgeChecks = {
+  async 'matchTrajectory reads a result, its records, their JSONL and an index the same way, in every mode'(at) {
+    const { result, records } = await judgedRun(at, 'Paris');
+    const jsonl = records.map((r) => JSON.stringify(r)).join('\n');
+    const index = at.TrajectoryIndex.fromJsonl(jsonl);
+    const expected = ['search', { toolName: 'book', input: { city: 'Paris' } }];
+    for (const run of [result, records, jsonl, new TextEncoder().encode(jsonl), index]) {
+      const m = at.matchTrajectory(run, expected);
+      assert(m.pass, m.message);
+      eq([m.score, m.matched, m.mismatches], [1, 2, []], 'all matched');
+    }
+    index.free();
+    eq(at.matchTrajectory(result, ['book'], { mode: 'superset' }).pass, true, 'superset');
+    eq(at.matchTrajectory(result, ['book'], { mode: 'subset' }).pass, false, 'subset: search was not expected');
+    eq(at.matchTrajectory(result, ['book', 'search'], { mode: 'unordered' }).pass, true, 'unordered');
+    const m = at.matchTrajectory(result, ['book', 'search'], { mode: 'in-order' });
+    eq([m.pass, m.score], [false, 0.5], 'in-order: out of order');
+    const wrong = at.matchTrajectory(result, [{ toolName: 'search', input: { q: 'paris' } }, 'book'], { mode: 'in-order', args: 'subset' });
+    eq(wrong.mismatches.map((x) => [x.kind, x.expectedIndex, x.nearest]), [['missing', 0, 0]], 'the nearest call is named');
+    eq(wrong.mismatches[0].message, 'expected call 1 search({"q":"paris"}) was not made; nearest: call 1 search({"q":"Paris","n":2}) (argument q: expected "paris", got "Paris")', 'in words');
+    assert(wrong.message.startsWith('the calls do not match (in-order, score 0.5): 1 of 2 matched\n- expected call 1'), wrong.message);
+  },
+
+  async 'matchTrajectory: per-tool argument functions, and their faults, coded with the cause kept'(at) {
+    const { result } = await judgedRun(at, 'Rome');
+    const seen = [];
+    const m = at.matchTrajectory(result, [{ toolName: 'search', input: { q: 'rome' } }, 'book'], {
+      args: { search: (e, a) => (seen.push([e, a]), a.q.toLowerCase() === e.q), book: 'ignore' },
+    });
+    assert(m.pass, m.message);
+    eq(seen, [[{ q: 'rome' }, { q: 'Rome', n: 2 }]], 'the function sees expected and actual arguments');
+    const boom = new Error('boom');
+    throws(() => at.matchTrajectory(result, [{ toolName: 'search', input: {} }], { args: { search: () => { throw boom; } } }), 'CALLBACK_FAILED', 'a throwing function', boom);
+    const e = throws(() => at.matchTrajectory(result, [{ toolName: 'search', input: {} }], { args: { search: () => 'yes' } }), 'CALLBACK_FAILED', 'a non-boolean answer');
+    eq(e.message, 'matchTrajectory: options.args["search"] must return true or false, returned "yes"', 'says what came back');
+    const bad = throws(() => at.matchTrajectory(result, [], { mod: 'strict' }), 'INVALID_ARGUMENT', 'a misspelt option');
+    assert(bad.message.includes('did you mean "mode"'), bad.message);
+    throws(() => at.matchTrajectory(result, [3]), 'INVALID_ARGUMENT', 'an expected call that is not one');
+    throws(() => at.matchTrajectory({ nope: 1 }, []), 'INVALID_ARGUMENT', 'a run that is not one');
+    const gap = throws(() => at.matchTrajectory('{"schema_version":1,"seq":1,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}', []), 'SEQ_GAP', 'a hole in the records');
+    eq(gap.line, 1, 'the line is named');
+  },
+
+  async 'checkRun: the end, findings, failed calls, tokens, turns and steps, each with a reason'(at) {
+    const { result, records } = await judgedRun(at, 'Paris');
+    const ok = at.checkRun(result);
+    assert(ok.pass, ok.message);
+    const r = at.checkRun(records, { maxFailedCalls: 0, maxTokens: 10, maxTurns: 5, reachedSteps: ['greet', 'nowhere'] });
+    eq(r.checks.map((c) => [c.check, c.pass]), [['verdict', true], ['maxFailedCalls', false], ['maxTokens', false], ['maxTurns', true], ['reachedSteps', true], ['reachedSteps', false]], 'each check');
+    eq(r.checks[1].message, '1 failed call(s), maxFailedCalls 0: call 2 book at turn 0', 'the failed call is named');
+    eq(at.checkRun(result, { maxTokens: 10 }).checks[1].message, at.checkRun(records, { maxTokens: 10 }).checks[1].message, 'a result and its records count the same tokens');
+    assert(r.message.startsWith('run "conv-1" fails 3 of 6 check(s)\n- maxFailedCalls'), r.message);
+    const limited = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 1 }, toolAgent()), { userModel: scriptedUser(), clock });
+    eq(at.checkRun(limited).pass, false, 'max-turns is not a pass');
+    eq(at.checkRun(limited, { verdict: ['pass', 'agent'], reason: 'max-turns' }).pass, true, 'unless allowed');
+    throws(() => at.checkRun(result, { maxTurn: 1 }), 'INVALID_ARGUMENT', 'a misspelt option');
+    throws(() => at.checkRun(result, { maxSeverity: 'high' }), 'INVALID_ARGUMENT', 'an unknown severity');
+  },
+
+  async 'checkRun fails a run whose observers warned'(at) {
+    const sink = new at.MemorySink();
+    const observers = { observers: [{ observer: 'stall', trigger: { onEveryCall: true }, options: { repeatThreshold: 2 } }], clock };
+    const looping = { async respond() { return { messages: [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'poll', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'poll', output: { type: 'text', value: 'same' } }] },
+      { role: 'assistant', content: 'waiting' },
+    ] }; } };
+    const result = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 4 }, looping), { userModel: scriptedUser(), clock, sink, observers });
+    const severities = sink.records().filter((r) => r.payload.kind === 'assessment_produced').map((r) => r.payload.assessment.severity);
+    eq(severities, ['info', 'caution'], 'the stall observer spoke, then escalated');
+    const r = at.checkRun(sink.records(), { verdict: null, maxSeverity: 'info' });
+    eq(r.pass, false, 'a caution fails maxSeverity info');
+    assert(r.message.includes('1 finding(s) above maxSeverity info: caution Stall (Possible stall'), r.message);
+    eq(at.checkRun(result, { verdict: null, maxSeverity: 'info' }).message, r.message, 'the result carries the same findings');
+    eq(at.checkRun(result, { verdict: null, maxSeverity: 'caution' }).pass, true, 'nothing above caution');
+  },
+
+  async 'runTrajectories repeat: k runs per item with ids of their own, pass@k and pass^k by the formulas'(at) {
+    let calls = 0;
+    // Fails every third turn-1 answer: some repeats pass, some do not.
+    const flaky = { async respond() { calls++; if (calls % 3 === 0) throw new Error('flaky'); return { messages: [{ role: 'assistant', content: 'ok' }] }; } };
+    const items = [
+      { id: 'steady', trajectory: at.createTrajectory(chain(), { async respond() { return { messages: [{ role: 'assistant', content: 'ok' }] }; } }), options: { userModel: scriptedUser(), clock } },
+      { id: 'flaky', trajectory: at.createTrajectory(chain(), flaky), options: { userModel: scriptedUser(), clock } },
+    ];
+    const { runs, summary } = await at.runTrajectories(items, { repeat: 3, concurrency: 1 });
+    eq(runs.map((r) => [r.id, r.item, r.repeat]), [['steady#1', 'steady', 1], ['steady#2', 'steady', 2], ['steady#3', 'steady', 3], ['flaky#1', 'flaky', 1], ['flaky#2', 'flaky', 2], ['flaky#3', 'flaky', 3]], 'ids');
+    eq(runs.map((r) => r.result.conversationId), runs.map((r) => r.id), 'each run is its own conversation');
+    const rel = summary.reliability;
+    const c = runs.filter((r) => r.item === 'flaky' && r.verdict === 'pass').length;
+    const choose = (n, k) => (k > n ? 0 : Array.from({ length: k }, (_, i) => (n - i) / (i + 1)).reduce((a, b) => a * b, 1));
+    eq(rel.k, 3, 'k');
+    eq(rel.items.map((i) => [i.id, i.runs, i.decided]), [['steady', 3, 3], ['flaky', 3, 3]], 'items');
+    const near = (a, b, what) => assert(Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b}`);
+    near(rel.items[1].passHatK, choose(c, 3) / choose(3, 3), 'pass^3 of flaky');
+    near(rel.items[1].passAtK, 1 - choose(3 - c, 3) / choose(3, 3), 'pass@3 of flaky');
+    near(rel.byK[0].passHatK, (1 + c / 3) / 2, 'pass^1 is the mean pass rate');
+    near(rel.passHatK, (1 + choose(c, 3)) / 2, 'overall pass^3');
+    await rejects(at.runTrajectories(items, { repeat: 0 }), 'INVALID_ARGUMENT', 'repeat 0');
+  },
+
+  async 'compareBatches: regressions first, improvements, added and removed, per-run changes, markdown'(at) {
+    const ok = { async respond() { return { messages: [{ role: 'assistant', content: 'ok' }] }; } };
+    const down = { async respond() { throw new Error('down'); } };
+    const batch = (agents) => at.runTrajectories(Object.entries(agents).map(([id, a]) => ({ id, trajectory: at.createTrajectory(chain(), a), options: { userModel: scriptedUser(), clock } })));
+    const baseline = await batch({ a: ok, b: down, gone: ok });
+    const current = await batch({ a: down, b: ok, fresh: ok });
+    const c = at.compareBatches(baseline, current);
+    eq([c.regressed, c.improved, c.added, c.removed], [['a'], ['b'], ['fresh'], ['gone']], 'what changed');
+    eq(c.items.map((i) => i.status), ['regressed', 'added', 'removed', 'improved'], 'regressions first');
+    eq(typeof c.items[0].turns, 'number', 'turn change');
+    assert(c.markdown.includes('**1 regressed**, 1 improved, 1 added, 1 removed'), c.markdown);
+    eq(at.compareBatches(JSON.parse(JSON.stringify(baseline)), JSON.parse(JSON.stringify(current))).regressed, ['a'], 'a batch read back from its JSON');
+    throws(() => at.compareBatches(3, current), 'INVALID_ARGUMENT', 'a baseline that is not a batch');
+  },
+};
