@@ -62,6 +62,8 @@ export interface CheckRunOptions {
   reason?: StopReason | (string & {}) | readonly string[];
   /** The most severe finding allowed; `'none'`: any finding fails. */
   maxSeverity?: Severity | 'none';
+  /** A finding at or above this fails (the other way to say maxSeverity; give one of them). */
+  failOnSeverity?: Severity;
   /** Calls that failed, or that the run ended without finishing. */
   maxFailedCalls?: number;
   maxToolCalls?: number;

@@ -12,7 +12,8 @@ use crate::number;
 use crate::observe::Severity;
 use crate::options::check_keys;
 
-pub const CHECK_OPTIONS: [&str; 9] = ["verdict", "reason", "maxSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
+pub const CHECK_OPTIONS: [&str; 10] =
+    ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
 
 /// The limits a run is held to; `None` is not checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +47,13 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
     }
 }
 
+fn one_word(v: &Value, at: &str, valid: &[&str]) -> Result<String> {
+    match v.as_str() {
+        Some(s) if valid.contains(&s) => Ok(s.to_owned()),
+        _ => Err(Error::invalid_argument(format!("{at} must be one of {}, got {}", valid.join(", "), number::show_value(v)))),
+    }
+}
+
 impl CheckOptions {
     pub fn read(v: &Value, place: &str) -> Result<CheckOptions> {
         let empty = Map::new();
@@ -75,15 +83,16 @@ impl CheckOptions {
                 Some(v) => Some(words(v, &at("verdict"), Some(&verdicts))?),
             },
             reasons: o.get("reason").filter(|r| !r.is_null()).map(|r| words(r, &at("reason"), None)).transpose()?,
-            max_severity: match o.get("maxSeverity") {
-                None | Some(Value::Null) => None,
-                Some(v) => {
-                    let w = words(v, &at("maxSeverity"), Some(&severities))?;
-                    match w.as_slice() {
-                        [one] => Some(Severity::parse(one)),
-                        _ => return Err(Error::invalid_argument(format!("{} must be one of {}, got {}", at("maxSeverity"), severities.join(", "), number::show_value(v)))),
-                    }
-                }
+            max_severity: match (o.get("maxSeverity").filter(|v| !v.is_null()), o.get("failOnSeverity").filter(|v| !v.is_null())) {
+                (Some(_), Some(_)) => return Err(Error::invalid_argument(format!("{place}: give maxSeverity or failOnSeverity, not both"))),
+                (Some(v), None) => Some(Severity::parse(&one_word(v, &at("maxSeverity"), &severities)?)),
+                // At or above `s` fails: the most severe allowed is the one below it.
+                (None, Some(v)) => Some(match Severity::parse(&one_word(v, &at("failOnSeverity"), &severities[1..])?) {
+                    Some(Severity::Warning) => Some(Severity::Caution),
+                    Some(Severity::Caution) => Some(Severity::Info),
+                    _ => None,
+                }),
+                (None, None) => None,
             },
             max_failed_calls: count("maxFailedCalls")?,
             max_tool_calls: count("maxToolCalls")?,
@@ -218,6 +227,11 @@ mod tests {
         assert_eq!(r.checks[1].message, "1 finding(s) above maxSeverity info: caution stall (same call twice, turn 1)");
         assert!(check(json!({ "maxSeverity": "caution" })).pass);
         assert!(!check(json!({ "maxSeverity": "none" })).pass);
+        assert!(!check(json!({ "failOnSeverity": "caution" })).pass, "at or above caution");
+        assert!(!check(json!({ "failOnSeverity": "info" })).pass);
+        assert!(check(json!({ "failOnSeverity": "warning" })).pass);
+        assert!(CheckOptions::read(&json!({ "failOnSeverity": "none" }), "o").is_err());
+        assert!(CheckOptions::read(&json!({ "failOnSeverity": "info", "maxSeverity": "info" }), "o").is_err());
         let r = check(json!({ "maxFailedCalls": 0 }));
         assert_eq!(r.checks[1].message, "1 failed call(s), maxFailedCalls 0: call 2 book at turn 1 (unfinished)");
         assert!(check(json!({ "maxFailedCalls": 1, "maxTokens": 15, "maxTurns": 2, "maxToolCalls": 2 })).pass);
