@@ -1,0 +1,362 @@
+// The `agent-trajectories` command (Node only; the package's cli.mjs):
+// report, compare and view over record JSONL and saved batch results. It
+// decides nothing itself: runs are judged by agent-trajectories/report
+// (checkRun, in the core), batches compared by compareBatches, and the
+// viewer written by agent-trajectories/viewer, each imported by the
+// package's own name so the command shares their one loaded instance.
+// Exit status: 0 all passed, 1 something failed (or regressed), 2 the
+// command could not do its work (bad usage or input), said in words with
+// the error's code.
+
+import * as main from 'agent-trajectories';
+import { writeViewerHtml } from 'agent-trajectories/viewer';
+import { judgeRuns, junitReport, githubReport, markdownReport, textReport } from 'agent-trajectories/report';
+import { fail, ours, why } from './util.js';
+
+/** @typedef {import('./report-types').JudgedRun} JudgedRun */
+/** @typedef {{ type: 'string' | 'boolean', short?: string, multiple?: boolean, value?: string, about: string }} Option */
+/** @typedef {{ kind: string, name?: string, rawName?: string, value?: string, inlineValue?: boolean }} Token */
+/** @typedef {{ summary: string, args: string, min: number, max: number, options: Record<string, Option>, more: string }} Command */
+/**
+ * The parts of Node this command uses. src/js is type-checked without
+ * Node's types (see ambient.d.ts), and its modules are loaded by a
+ * specifier bundlers leave alone, as the viewer loads node:fs.
+ * @typedef {{
+ *   util: { parseArgs(config: object): { values: Record<string, any>, positionals: string[], tokens: Token[] } },
+ *   fs: { readFile(path: string | URL): Promise<Uint8Array>, writeFile(path: string, data: string): Promise<void>, appendFile(path: string, data: string): Promise<void>, mkdir(path: string, options: { recursive: true }): Promise<unknown> },
+ *   path: { dirname(path: string): string, basename(path: string): string },
+ *   os: { hostname(): string },
+ * }} Node
+ * @typedef {{ argv: string[], env: Record<string, string | undefined>, stdout: { write(s: string): unknown }, stderr: { write(s: string): unknown } }} Process
+ */
+
+/** @param {string} name @returns {Promise<any>} */
+const importNode = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+/** @type {Process} */
+const proc = /** @type {any} */ (globalThis).process;
+const NAME = 'agent-trajectories';
+
+const help = { type: 'boolean', short: 'h', about: 'show this help' };
+/** @type {Record<string, Command>} */
+const COMMANDS = {
+  report: {
+    summary: 'judge runs (record JSONL or saved batch results) and report them for CI',
+    args: '<files…>',
+    min: 1,
+    max: Infinity,
+    options: {
+      junit: { type: 'string', value: 'FILE', about: 'write JUnit XML to FILE (a testsuite per file, a testcase per run)' },
+      github: { type: 'boolean', about: 'print ::error annotations; append the summary table to $GITHUB_STEP_SUMMARY (else print it)' },
+      markdown: { type: 'string', value: 'FILE', about: 'write the markdown report to FILE' },
+      'fail-on': { type: 'string', multiple: true, value: 'WORD', about: 'also fail runs that ended with this stop reason (max-turns, ...) or have a finding at or above this severity (info, caution, warning); repeatable' },
+      help: /** @type {Option} */ (help),
+    },
+    more: `Each run is held to checkRun's default (it ended with verdict pass) and to every --fail-on;
+a failed judgement criterion fails it too. Prints a line per run and the count.
+
+A batch result is the JSON of what runTrajectories resolves:
+  writeFileSync('batch.json', JSON.stringify(await runTrajectories(items, { repeat: 3 })))
+
+Exit status: 0 every run passed, 1 a run failed, 2 bad usage or input.`,
+  },
+  compare: {
+    summary: 'compare two batches item by item: regressions, improvements, added, removed',
+    args: '<baseline> <current>',
+    min: 2,
+    max: 2,
+    options: {
+      json: { type: 'boolean', about: 'print the comparison as JSON instead of markdown' },
+      github: { type: 'boolean', about: 'print ::error annotations for regressions; append the table to $GITHUB_STEP_SUMMARY' },
+      help: /** @type {Option} */ (help),
+    },
+    more: `Each side is a saved batch result or record JSONL. An item passes when every run of it passed.
+Exit status: 0 nothing regressed, 1 an item regressed or a judge criterion newly fails, 2 bad usage or input.`,
+  },
+  view: {
+    summary: 'write the one-file run viewer with the runs in it',
+    args: '<files…>',
+    min: 1,
+    max: Infinity,
+    options: {
+      output: { type: 'string', short: 'o', value: 'FILE', about: 'where to write the page (default runs.html)' },
+      title: { type: 'string', value: 'TEXT', about: 'the page title' },
+      help: /** @type {Option} */ (help),
+    },
+    more: `Record JSONL files go in as they are; each run of a saved batch result as its step export.
+The page opens from file:// with no server. Exit status: 0 written, 2 bad usage or input.`,
+  },
+};
+
+/** @param {string} name @param {Command} c */
+function usage(name, c) {
+  const flag = (/** @type {string} */ k, /** @type {Option} */ o) => `${o.short ? `-${o.short}, ` : ''}--${k}${o.value ? ` ${o.value}` : ''}`;
+  const width = Math.max(...Object.entries(c.options).map(([k, o]) => flag(k, o).length));
+  const lines = Object.entries(c.options).map(([k, o]) => `  ${flag(k, o).padEnd(width)}  ${o.about}`);
+  return `Usage: ${NAME} ${name} ${c.args} [options]\n\n${c.summary[0].toUpperCase()}${c.summary.slice(1)}.\n\nOptions:\n${lines.join('\n')}\n\n${c.more}\n`;
+}
+
+const MAIN_HELP = `Usage: ${NAME} <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(8)} ${c.summary}`).join('\n')}
+
+${NAME} <command> --help shows a command's options; ${NAME} --version its version.
+Exit status: 0 all passed, 1 something failed (or regressed), 2 bad usage or input.
+`;
+
+/**
+ * The closest of `names` to `word` by edit distance, if close enough to be a slip.
+ * @param {string} word
+ * @param {string[]} names
+ * @returns {string | undefined}
+ */
+function nearest(word, names) {
+  /** @param {string} a @param {string} b */
+  const distance = (a, b) => {
+    let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  const ranked = names.map((n) => ({ n, d: distance(word.toLowerCase(), n) })).sort((x, y) => x.d - y.d);
+  return ranked.length && ranked[0].d <= Math.max(2, Math.floor(word.length / 3)) ? ranked[0].n : undefined;
+}
+
+/**
+ * A command's arguments read by util.parseArgs, checked here so every refusal is in words: an
+ * unknown option names the nearest one, a value left out or given to a flag is named.
+ * @param {Node} node
+ * @param {string} name
+ * @param {Command} c
+ * @param {string[]} args
+ */
+function parse(node, name, c, args) {
+  const options = Object.fromEntries(Object.entries(c.options).map(([k, o]) => [k, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]));
+  const { values, positionals, tokens } = node.util.parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const more = ` (${NAME} ${name} --help lists the options)`;
+  const seen = new Set();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name === undefined) continue;
+    const o = c.options[t.name];
+    if (!o) {
+      const near = nearest(t.name, Object.keys(c.options));
+      throw fail('INVALID_ARGUMENT', `unknown option ${t.rawName}${near ? `; did you mean --${near}?` : ''}${more}`);
+    }
+    const flag = `--${t.name}${o.value ? ` ${o.value}` : ''}`;
+    if (o.type === 'boolean' && t.value !== undefined) throw fail('INVALID_ARGUMENT', `--${t.name} takes no value, got ${JSON.stringify(t.value)}`);
+    // parseArgs takes the next argument as the value even when it is an option.
+    if (o.type === 'string' && (t.value === undefined || (!t.inlineValue && t.value.startsWith('-') && t.value.length > 1))) {
+      throw fail('INVALID_ARGUMENT', `${t.rawName} needs a value: ${flag}${t.value === undefined ? '' : ` (got the option ${t.value}; for a value starting with "-", write --${t.name}=${t.value})`}`);
+    }
+    if (o.type === 'string' && t.value === '') throw fail('INVALID_ARGUMENT', `${t.rawName} needs a value: ${flag} (got an empty one)`);
+    if (!o.multiple && o.type === 'string' && seen.has(t.name)) throw fail('INVALID_ARGUMENT', `--${t.name} is given twice; give it once`);
+    seen.add(t.name);
+  }
+  if (!values.help && (positionals.length < c.min || positionals.length > c.max)) {
+    const n = c.min === c.max ? `${c.min}` : `at least ${c.min}`;
+    throw fail('INVALID_ARGUMENT', `expected ${n} file argument(s) (${c.args}), got ${positionals.length}${positionals.length ? `: ${positionals.join(' ')}` : ''}${more}`);
+  }
+  return { values, files: positionals };
+}
+
+/**
+ * @param {Node} node
+ * @param {string} file
+ */
+async function read(node, file) {
+  try {
+    return await node.fs.readFile(file);
+  } catch (e) {
+    const code = /** @type {{ code?: string }} */ (e).code;
+    const said = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : why(e);
+    throw fail('INVALID_ARGUMENT', `cannot read ${file}: ${said}`, e);
+  }
+}
+
+/**
+ * @param {Node} node
+ * @param {string} file
+ * @param {string} text
+ * @param {boolean} [append]
+ */
+async function write(node, file, text, append = false) {
+  try {
+    await node.fs.mkdir(node.path.dirname(file), { recursive: true });
+    await (append ? node.fs.appendFile(file, text) : node.fs.writeFile(file, text));
+  } catch (e) {
+    throw fail('SINK_FAILED', `cannot write ${file}: ${why(e)}`, e);
+  }
+}
+
+/**
+ * A saved batch result ({ runs, ... } as JSON), or null for anything else (JSONL).
+ * @param {string} text
+ * @returns {{ runs: Record<string, any>[] } | null}
+ */
+function batchOf(text) {
+  if (!/^\uFEFF?\s*\{/.test(text)) return null;
+  try {
+    const v = JSON.parse(text.replace(/^\uFEFF/, ''));
+    return v !== null && typeof v === 'object' && Array.isArray(v.runs) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {Node} node @param {string} summary */
+async function stepSummary(node, summary) {
+  const file = proc.env.GITHUB_STEP_SUMMARY;
+  if (file) await write(node, file, `${summary}\n`, true);
+  else proc.stdout.write(summary);
+}
+
+/**
+ * @param {Node} node
+ * @param {Record<string, any>} values
+ * @param {string[]} files
+ */
+async function report(node, values, files) {
+  /** @type {JudgedRun[]} */
+  const runs = [];
+  for (const file of files) {
+    const judged = judgeRuns(await read(node, file), { source: file, failOn: values['fail-on'] ?? [] });
+    if (judged.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs (no records, or a batch without runs)`);
+    runs.push(...judged);
+  }
+  proc.stdout.write(textReport(runs));
+  if (values.junit) await write(node, values.junit, junitReport(runs, { hostname: node.os.hostname() || 'localhost' }));
+  if (values.markdown) await write(node, values.markdown, markdownReport(runs));
+  if (values.github) {
+    const gh = githubReport(runs);
+    proc.stdout.write(gh.annotations);
+    await stepSummary(node, gh.summary);
+  }
+  return runs.every((r) => r.pass) ? 0 : 1;
+}
+
+/**
+ * One side of a comparison: a saved batch as it is, or record JSONL's runs with their facts.
+ * @param {Node} node
+ * @param {string} file
+ */
+async function side(node, file) {
+  const bytes = await read(node, file);
+  const batch = batchOf(new TextDecoder().decode(bytes));
+  if (batch) return batch;
+  const runs = judgeRuns(bytes, { source: file });
+  if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs`);
+  return { runs: runs.map((r) => ({ id: r.id, item: r.item, verdict: r.verdict, turns: r.turns ?? 0, tokens: r.tokens ?? 0, judgements: r.judgements })) };
+}
+
+/**
+ * @param {Node} node
+ * @param {Record<string, any>} values
+ * @param {string[]} files
+ */
+async function compare(node, values, [baseline, current]) {
+  const [b, c] = [await side(node, baseline), await side(node, current)];
+  let cmp;
+  try {
+    cmp = main.compareBatches(/** @type {any} */ (b), /** @type {any} */ (c));
+  } catch (e) {
+    if (!ours(e)) throw e;
+    throw fail(e.code, `compare: ${e.message.replace(/^compareBatches: /, '')} (baseline: ${baseline}, current: ${current})`, e);
+  }
+  proc.stdout.write(values.json ? `${JSON.stringify(cmp, null, 2)}\n` : `${cmp.markdown}\n`);
+  if (values.github) {
+    /** @param {import('./judge-types').BatchItemSide | null} s */
+    const said = (s) => (s ? `${s.passed ? 'pass' : 'fail'} (${s.passes}/${s.runs})` : 'none');
+    const esc = (/** @type {string} */ s) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    const title = (/** @type {string} */ s) => esc(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+    for (const it of cmp.items.filter((i) => i.status === 'regressed')) {
+      proc.stdout.write(`::error title=${title(`item ${it.id} regressed`)}::${esc(`item ${JSON.stringify(it.id)}: baseline ${said(it.baseline)}, current ${said(it.current)}`)}\n`);
+    }
+    for (const j of cmp.newlyFailedJudges) {
+      proc.stdout.write(`::error title=${title(`judge criterion newly fails on ${j.id}`)}::${esc(`item ${JSON.stringify(j.id)}: criterion ${JSON.stringify(j.criterion)} did not fail in the baseline and fails now`)}\n`);
+    }
+    if (proc.env.GITHUB_STEP_SUMMARY || values.json) await stepSummary(node, `${cmp.markdown}\n`);
+  }
+  return cmp.regressed.length > 0 || cmp.newlyFailedJudges.length > 0 ? 1 : 0;
+}
+
+/**
+ * @param {Node} node
+ * @param {Record<string, any>} values
+ * @param {string[]} files
+ */
+async function view(node, values, files) {
+  // toJSONL is the glue's: the type check maps the package to the JS layer, which does not list it.
+  const { toJSONL } = /** @type {{ toJSONL(result: unknown): string[] }} */ (/** @type {unknown} */ (main));
+  /** @type {{ name: string, text: string }[]} */
+  const docs = [];
+  let skipped = 0;
+  for (const file of files) {
+    const bytes = await read(node, file);
+    const text = new TextDecoder().decode(bytes);
+    const batch = batchOf(text);
+    if (!batch) {
+      docs.push({ name: node.path.basename(file), text });
+      continue;
+    }
+    for (const [i, r] of batch.runs.entries()) {
+      if (r === null || typeof r !== 'object' || r.result === null || typeof r.result !== 'object') {
+        skipped++;
+        continue;
+      }
+      let steps;
+      try {
+        steps = toJSONL(r.result);
+      } catch (e) {
+        throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: runs[${i}].result is not a run's result: ${why(e)}`, e);
+      }
+      docs.push({ name: `${node.path.basename(file)} ${typeof r.id === 'string' ? r.id : `#${i + 1}`}`, text: steps.join('\n') });
+    }
+  }
+  const out = values.output ?? 'runs.html';
+  await writeViewerHtml(out, docs, values.title === undefined ? undefined : { title: values.title });
+  proc.stdout.write(`wrote ${out} with ${docs.length} run file(s)${skipped ? ` (${skipped} batch run(s) without a result left out)` : ''}\n`);
+  return 0;
+}
+
+/**
+ * Runs the command line `args` (default: the process's); resolves with the exit status.
+ * @param {string[]} [args]
+ * @returns {Promise<number>}
+ */
+export async function cli(args = proc.argv.slice(2)) {
+  const [command, ...rest] = args;
+  let name = command ?? '';
+  try {
+    /** @type {Node} */
+    const node = { util: await importNode('node:util'), fs: await importNode('node:fs/promises'), path: await importNode('node:path'), os: await importNode('node:os') };
+    if (command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
+      proc.stdout.write(MAIN_HELP);
+      return 0;
+    }
+    if (command === '--version' || command === '-v') {
+      const pkg = JSON.parse(new TextDecoder().decode(await node.fs.readFile(new URL('./package.json', import.meta.url))));
+      proc.stdout.write(`${pkg.version}\n`);
+      return 0;
+    }
+    if (command === 'help') name = rest[0];
+    const c = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!c) {
+      if (command === undefined) throw fail('INVALID_ARGUMENT', `a command is required: ${Object.keys(COMMANDS).join(', ')} (${NAME} --help)`);
+      const near = nearest(name, Object.keys(COMMANDS));
+      throw fail('INVALID_ARGUMENT', `unknown command ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    }
+    const { values, files } = command === 'help' ? { values: { help: true }, files: [] } : parse(node, name, c, rest);
+    if (values.help) {
+      proc.stdout.write(usage(name, c));
+      return 0;
+    }
+    return await { report, compare, view }[/** @type {'report' | 'compare' | 'view'} */ (name)](node, values, files);
+  } catch (e) {
+    const err = ours(e) ? e : fail('INTERNAL', `${why(e)}${e instanceof Error && e.stack ? `\n${e.stack}` : ''}`, e);
+    proc.stderr.write(`${NAME}${Object.hasOwn(COMMANDS, name) ? ` ${name}` : ''}: error ${err.code}: ${err.message}\n`);
+    return 2;
+  }
+}
