@@ -9,6 +9,7 @@
 import * as layer from './layer.js';
 import * as otel from './otel.js';
 import * as viewer from './viewer.js';
+import * as report from './report.js';
 import { aiSdkAdapters } from './models.js';
 import { writeArtifacts } from './node-entry.js';
 
@@ -39,3 +40,5 @@ export const aiEntry = aiSdkAdapters(() => undefined);
 export const otelEntry = otel;
 /** agent-trajectories/viewer. @type {AsDeclared<typeof viewer, typeof import('./viewer-types')>} */
 export const viewerEntry = viewer;
+/** agent-trajectories/report. @type {AsDeclared<typeof report, typeof import('./report-types')>} */
+export const reportEntry = report;
