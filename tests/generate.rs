@@ -393,6 +393,7 @@ fn timeouts_and_abort() {
         events: &events,
         run_id: None,
         call_timeout_ms: None,
+        judge: None,
     };
     let r = block_on(run(&t, &env, None));
     let err = r.steps[0].end.as_ref().unwrap().error.clone().unwrap();

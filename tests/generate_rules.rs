@@ -151,6 +151,7 @@ fn run_with(t: &Trajectory, user: &User, agent: &Bot, events: &Events) -> Trajec
         events,
         run_id: None,
         call_timeout_ms: None,
+        judge: None,
     };
     agent_trajectories::core::generate::concurrency::block_on(run(t, &env, None))
 }

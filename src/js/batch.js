@@ -90,7 +90,7 @@ export async function runTrajectories(items, opts) {
   async function one(k) {
     const { id, item, repeat, trajectory, options } = jobs[k];
     /** @type {Run} */
-    const run = { id, item, repeat, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0 };
+    const run = { id, item, repeat, index: k, result: null, error: null, reason: null, verdict: null, turns: 0, tokens: 0, records: 0, judgements: [] };
     runs[k] = run;
     if (signal?.aborted) Object.assign(run, wasm.batchTally('unstarted', undefined, undefined, [], 0)); // never started
     else await go(run, trajectory, options);
@@ -133,7 +133,10 @@ export async function runTrajectories(items, opts) {
       const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
       const end = result.steps.at(-1)?.end ?? result.end;
       const tally = wasm.batchTally('finished', end?.reason ?? undefined, end?.verdict ?? undefined, Float64Array.from(result.steps, (s) => s.tokens ?? 0), kept);
-      Object.assign(run, { result, ...tally, records: /** @type {any} */ (result)[RECORDS] ?? 0 });
+      // The judge's judgements, after each turn, then at the end (when not the last turn's).
+      const judgements = result.steps.flatMap((s) => (s.judgement ? [s.judgement] : []));
+      if (result.judgement && result.judgement !== judgements.at(-1) && result.judgement.final) judgements.push(result.judgement);
+      Object.assign(run, { result, ...tally, records: /** @type {any} */ (result)[RECORDS] ?? 0, judgements });
     } catch (e) {
       // Refused before it ran (bad options, a trajectory that is not one): the harness's doing.
       run.error = ours(e) ? e : fail('CALLBACK_FAILED', `${place}: run ${JSON.stringify(id)} threw: ${why(e)}`, e);

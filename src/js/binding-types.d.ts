@@ -11,7 +11,7 @@
 import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayload, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
 import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording, BatchReliability } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
-import type { TrajectoryMatch, RunChecks, BatchComparison } from './judge-types';
+import type { TrajectoryMatch, RunChecks, BatchComparison, Judgement } from './judge-types';
 
 /** The glue's ObserverPipeline (the parts the JS layer uses). */
 export declare class ObserverPipeline {
@@ -129,6 +129,8 @@ export interface Binding {
   compareBatches(baseline: unknown, current: unknown): BatchComparison;
   /** `__reliability`: pass@k and pass^k of items' verdicts at `k`. */
   reliability(items: { id: string; verdicts: (string | null)[] }[], k: number): BatchReliability;
+  /** `__judge`: the rubric judge over a recorded run; `options.model` already a Model function. */
+  judge(run: unknown, options: Record<string, unknown>, host: { macrotask(): Promise<void>; callSignal(): [options: object, stop: (reason: unknown) => void] }): Promise<Judgement>;
 }
 
 /** What a main entry sets besides the binding. */

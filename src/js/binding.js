@@ -43,6 +43,7 @@ export const GLUE = {
   checkRun: ['__checkRun', 'checkRun'],
   compareBatches: ['__compareBatches', 'compareBatches'],
   reliability: ['__reliability', 'runTrajectories'],
+  judge: ['__judge', 'judge'],
 };
 
 /**

@@ -1,12 +1,13 @@
 import type { Clock, JsonValue, ModelMessage, ModelMessageInput, ObserverPipelineOptions, Sink, TrajectoryRecord } from './records';
 import type { ObserverPipeline } from './binding-types';
 import type { ErrorCode, StopReason, Verdict } from './vocabulary';
+import type { JudgeCriterion, Judgement } from './judge-types';
 
 // ---- Generate ----------------------------------------------------------
 
 /** What the core asks a model. `purpose` says why; `responseFormat: 'json'` means the prompt asks for JSON. */
 export interface ModelRequest {
-  purpose: 'user-message' | 'rank-steps' | 'decide' | 'reflect' | 'summarize';
+  purpose: 'user-message' | 'rank-steps' | 'decide' | 'reflect' | 'summarize' | 'judge';
   system?: string;
   messages: ModelMessage[];
   tools?: { name: string; description: string; inputSchema: JsonValue }[];
@@ -107,7 +108,7 @@ export interface StepTraceEnd {
   error?: {
     code: ErrorCode | string;
     message: string;
-    side: 'user-simulator' | 'agent' | 'ranker' | 'precondition' | 'satisfaction' | 'policy' | 'observer' | 'recorder' | 'clock';
+    side: 'user-simulator' | 'agent' | 'ranker' | 'precondition' | 'satisfaction' | 'policy' | 'observer' | 'recorder' | 'clock' | 'judge';
     stepId?: StepId;
   };
 }
@@ -124,6 +125,8 @@ export interface StepTrace {
   /** Tokens this turn's model calls reported (user model, ranker, agent); absent when none did. */
   tokens?: number;
   end?: StepTraceEnd;
+  /** The rubric judge's judgement after this turn (runTrajectory's `judge`). */
+  judgement?: Judgement;
 }
 export interface StepRuntimeState {
   stepId: StepId;
@@ -137,6 +140,8 @@ export interface TrajectoryResult {
   /** The final marker (also on the last trace); present even when no turn ran. */
   end: StepTraceEnd;
   stepStates?: StepRuntimeState[];
+  /** The rubric judge's last judgement: the one that ended the run, or the one made at its end (`final`). */
+  judgement?: Judgement;
 }
 
 export interface PolicyContext {
@@ -193,6 +198,18 @@ export interface RunTrajectoryOptions {
    * that never answers cannot hang a run that has no `signal`; `false`: no deadline.
    */
   callTimeoutMs?: number | false;
+  /**
+   * A rubric judge, asked after every turn (unless `everyTurn: false`) and
+   * at the end. After a turn, a `fail` ends the run (reason `judge-failed`,
+   * verdict `agent`; `endOnFail: false` keeps going) and a `pass` of every
+   * criterion ends it as `goal-reached` (`endOnPass: false` keeps going);
+   * `inconclusive` never ends it. At the end, a `fail` of a run that reached
+   * its goal makes it `judge-failed`. Each judgement is on its trace
+   * (`judgement`) and recorded (`custom` `judgement`); the judge's model
+   * failing ends the run with `error`, side `judge`, verdict `harness`. An
+   * unreadable answer is asked again once, then judged inconclusive.
+   */
+  judge?: { model: Model | AISdkLanguageModel; criteria: readonly (string | JudgeCriterion)[]; everyTurn?: boolean; endOnFail?: boolean; endOnPass?: boolean };
 }
 /** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
 export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
@@ -232,6 +249,8 @@ export interface BatchRun {
   records: number;
   /** toArtifacts(result, trajectory), or null without a result. */
   artifacts(): TrajectoryArtifacts | null;
+  /** The judge's judgements of the run (runTrajectory's `judge`): after each turn, and the one at the end. */
+  judgements: Judgement[];
 }
 export interface BatchSummary {
   runs: number;

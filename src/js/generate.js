@@ -34,7 +34,11 @@ export async function runTrajectory(trajectory, opts = /** @type {any} */ ({})) 
     const runClock = isObject(o) && given.clock !== undefined && guard(`${place}.observers.clock: reading it threw`, () => o.clock) === undefined;
     observers = new wasm.ObserverPipeline(runClock ? guard(`${place}.observers: reading its options threw`, () => ({ ...o, clock: given.clock })) : o);
   }
-  return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }) }, { macrotask, callSignal });
+  // The judge's model, adapted like the user model; the rest of `judge` is the core's to read.
+  const judge = isObject(given.judge) && !isArray(given.judge)
+    ? guard(`${place}.judge: reading it threw`, () => ({ ...given.judge, ...(given.judge.model === undefined ? {} : { model: asModel(given.judge.model, `${place}.judge.model`) }) }))
+    : given.judge;
+  return wasm.runTrajectory(trajectory, { ...given, userModel, ...(observers == null ? {} : { observers }), ...(judge === undefined ? {} : { judge }) }, { macrotask, callSignal });
 }
 
 /**

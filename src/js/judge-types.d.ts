@@ -1,6 +1,6 @@
 import type { JsonValue, Severity, TrajectoryRecord } from './records';
 import type { TrajectoryIndex } from './trajectory-index-types';
-import type { BatchRun, TrajectoryResult } from './generate-types';
+import type { AISdkLanguageModel, BatchRun, Model, TrajectoryResult } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
 
 // ---- Judge runs ---------------------------------------------------------
@@ -121,3 +121,46 @@ export interface BatchComparison {
 }
 /** Pairs items by name; an item passes when every run of it passed. */
 export function compareBatches(baseline: BatchLike, current: BatchLike): BatchComparison;
+
+/** A criterion's grade: `pass` (the conversation shows it holds), `fail` (shows it does not), `inconclusive` (shows neither). */
+export type JudgeVerdict = 'pass' | 'fail' | 'inconclusive';
+/** A criterion in plain language: its name (what the judge answers by) and, optionally, what it means. */
+export interface JudgeCriterion { name: string; description?: string }
+export interface JudgeOptions {
+  /** Asked with `purpose: 'judge'` and `responseFormat: 'json'`; record and replay it with recordingModel / replayModel. */
+  model: Model | AISdkLanguageModel;
+  /** 1 to 50, names unique: strings, or `{ name, description }`. */
+  criteria: readonly (string | JudgeCriterion)[];
+  /** The run to judge, when the records hold several. */
+  runId?: string;
+  /** How long each judge call may take (default 120000); `false`: no deadline. Expiry rejects with TIMEOUT. */
+  timeoutMs?: number | false;
+}
+/**
+ * A judge's grading: per criterion, and overall (`fail` when any criterion
+ * failed, `pass` when every one passed, else `inconclusive`). Recorded as a
+ * `custom` record named `judgement` with this as its data.
+ */
+export interface Judgement {
+  verdict: JudgeVerdict;
+  criteria: { name: string; verdict: JudgeVerdict; reasoning: string }[];
+  /** The turn it was made after; null for a recorded run judged whole. */
+  turn: number | null;
+  /** Made when the run was over. */
+  final: boolean;
+  /** 1, or 2 when the first answer could not be read and the judge was asked again. */
+  attempts: number;
+  /** When the second answer could not be read either: every criterion is inconclusive, and this says why. */
+  error?: { code: string; message: string };
+  /** A heading and a line per criterion that did not pass, naming it and the turn. */
+  message: string;
+}
+/**
+ * Asks `model` to grade a recorded run (its conversation, tool calls and
+ * findings) against `criteria`. An answer that cannot be read is asked
+ * again once with the problem named, then every criterion is inconclusive
+ * (`error` says why). A model that throws rejects with its error's code
+ * (CALLBACK_FAILED, the cause kept); one that does not answer in time,
+ * TIMEOUT.
+ */
+export function judge(run: RunLike, options: JudgeOptions): Promise<Judgement>;

@@ -4,8 +4,9 @@
 // caller's per-tool argument functions in JS.
 
 import { wasm } from './binding.js';
+import { asModel } from './generate.js';
 import { TrajectoryIndex } from './trajectory-index.js';
-import { isObject, isArray } from './util.js';
+import { fail, why, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
 /**
  * A run as the core reads it: JSONL text, records, or a result.
@@ -39,4 +40,17 @@ export function checkRun(run, options) {
 /** @type {typeof import('./judge-types').compareBatches} */
 export function compareBatches(baseline, current) {
   return wasm.compareBatches(baseline, current);
+}
+
+/**
+ * The rubric judge over a recorded run; the model is asked (and asked again
+ * once) by the core, each call bounded by `timeoutMs`.
+ * @type {typeof import('./judge-types').judge}
+ */
+export async function judge(run, options) {
+  const place = 'judge: options';
+  if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `judge(run, options): options must be { model, criteria, runId?, timeoutMs? }, got ${why(options)}`);
+  const given = readOptions(options, place);
+  const model = given.model === undefined ? undefined : asModel(given.model, `${place}.model`);
+  return wasm.judge(runValue(run), { ...given, model }, { macrotask, callSignal });
 }

@@ -11,4 +11,4 @@ export { observeMastra } from './mastra.js';
 export { BackgroundAgentRunner } from './background.js';
 export { TrajectoryIndex } from './trajectory-index.js';
 export { runTrajectories, trajectoryMatrix, summarizeBatch } from './batch.js';
-export { matchTrajectory, checkRun, compareBatches } from './judge.js';
+export { matchTrajectory, checkRun, compareBatches, judge } from './judge.js';

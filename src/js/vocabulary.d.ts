@@ -61,7 +61,7 @@ export interface BuiltinObserverOptionKeys {
 export type RunStatus = 'completed' | 'stopped' | 'error' | 'aborted';
 
 /** Why a generated run stopped. */
-export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'error' | 'aborted';
+export type StopReason = 'goal-reached' | 'max-turns' | 'policy-violation' | 'agent-loop' | 'no-step-match' | 'judge-failed' | 'error' | 'aborted';
 
 /**
  * Whose doing a run's end was: 'pass' (goal reached); 'agent' (max-turns,

@@ -5,10 +5,13 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::core::judge::ask::{self, JudgeRunOptions};
 use crate::core::judge::{check_run, compare, facts::read_run, match_calls, read_expected, reliability, CheckOptions, MatchOptions};
 use crate::core::Error;
 use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
-use crate::wasm::{json_of, options_json, to_js};
+use crate::wasm::generate::host::{CallSignals, JsModel};
+use crate::wasm::generate::signal::JsTimer;
+use crate::wasm::{json_of, options_json, property, to_js};
 
 fn value(v: &JsValue, what: &str) -> Result<Value, Error> {
     if v.is_undefined() {
@@ -64,4 +67,21 @@ pub fn compare_batches(baseline: JsValue, current: JsValue) -> JsResult<JsValue>
 pub fn reliability_of(items: JsValue, k: u32) -> JsResult<JsValue> {
     let items = reliability::read_trials(&value(&items, "runTrajectories: runs").js()?);
     to_js(&reliability::reliability(&items, u64::from(k)))
+}
+
+/// `judge(run, options)`: the rubric judge over a recorded run. `options.model`
+/// is a Model function (the JS layer adapts an AI SDK model); `host` is the
+/// JS layer's `{ macrotask, callSignal }`, as for a run.
+#[wasm_bindgen(js_name = __judge, skip_typescript)]
+pub async fn judge_run(run: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
+    let place = "judge: options";
+    let o = JudgeRunOptions::read(&options(&opts, place).js()?, place).js()?;
+    let model = property(&opts, "model")
+        .dyn_into::<js_sys::Function>()
+        .map_err(|_| crate::wasm::error::to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
+    let facts = read_run(&value(&run, "judge: run").js()?, o.run_id.as_deref(), "judge: run").js()?;
+    let model = JsModel(model, "judge.model", CallSignals::of(&host));
+    let timer = JsTimer::of(&host);
+    let j = ask::judge_run(&facts, &o.criteria, &model, Some(&timer), o.timeout_ms.map(|ms| (ms, "timeoutMs"))).await.js()?;
+    to_js(&j)
 }

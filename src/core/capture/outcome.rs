@@ -96,8 +96,9 @@ pub const LOOP_FINISHED: [&str; 2] = ["stop", "finished"];
 /// and the prefixes of those that carry detail. Streams written before
 /// `stopped` existed say `completed` with one of them; any other reason
 /// beside `completed` (the caller's own, such as `done`) is a finish.
-pub const STOP_REASONS: [&str; 10] = [
+pub const STOP_REASONS: [&str; 11] = [
     "max-turns",
+    "judge-failed",
     "agent-loop",
     "policy-violation",
     "no-step-match",

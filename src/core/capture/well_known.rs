@@ -21,9 +21,11 @@ pub const STEP_STATES: &str = "step_states";
 pub const BUDGET: &str = "budget";
 /// A fork's origin: `{ parentRunId, atTurn }`.
 pub const FORK: &str = "fork";
+/// A rubric judge's judgement: `{ verdict, criteria: [{ name, verdict, reasoning }], turn, final, attempts, error?, message }`.
+pub const JUDGEMENT: &str = "judgement";
 
 /// Every `custom` name this package writes.
-pub const CUSTOM_NAMES: [&str; 6] = [MODEL_USAGE, MODEL_ERROR, STEP_GRAPH, STEP_STATES, BUDGET, FORK];
+pub const CUSTOM_NAMES: [&str; 7] = [MODEL_USAGE, MODEL_ERROR, STEP_GRAPH, STEP_STATES, BUDGET, FORK, JUDGEMENT];
 
 /// The keys of a `model_usage` record's data, as written (camelCase), and
 /// as the integrations wrote them before there was one schema

@@ -9,6 +9,26 @@ use std::task::{Context, Poll};
 
 use crate::host::LocalBoxFuture;
 
+/// `call`, or a `TIMEOUT` error naming `what` once `deadline` ms pass on
+/// `timer` (no deadline without either).
+pub fn with_deadline<'a, T: 'a>(
+    call: LocalBoxFuture<'a, crate::error::Result<T>>,
+    timer: Option<&'a dyn crate::host::Timer>,
+    deadline: Option<(f64, &'a str)>,
+) -> LocalBoxFuture<'a, crate::error::Result<T>> {
+    match (timer, deadline) {
+        (Some(t), Some((ms, what))) => Box::pin(async move {
+            match race(call, t.sleep(ms)).await {
+                Either::Left(r) => r,
+                Either::Right(()) => {
+                    Err(crate::error::Error::new(crate::error::ErrorCode::Timeout, format!("no answer within {what} ({} ms)", crate::number::show(ms))))
+                }
+            }
+        }),
+        _ => call,
+    }
+}
+
 /// All futures polled together; resolves with their outputs in order.
 pub fn join_all<'a, T: 'a>(futures: Vec<LocalBoxFuture<'a, T>>) -> JoinAll<'a, T> {
     let slots = futures.into_iter().map(Slot::Pending).collect();

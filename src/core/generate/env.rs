@@ -12,7 +12,7 @@ use crate::message::{normalize_messages, ModelMessage};
 
 /// What `runTrajectory` reads; any other key is refused, naming the nearest.
 pub const RUN_OPTIONS: &[&str] =
-    &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs"];
+    &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs", "judge"];
 
 /// What the agent answered: its assistant and tool messages, and the tokens
 /// the answer cost (zero when the agent does not say).
@@ -61,6 +61,14 @@ pub trait RunEvents: Records {
     fn trace(&self, trace: &StepTrace);
     /// The end marker set on the last trace, when the run stopped between turns.
     fn ended(&self, end: &End);
+    /// The rubric judge's judgement after turn `turn`, for its trace.
+    fn judged(&self, turn: u32, judgement: &crate::rubric::Judgement);
+}
+
+/// The rubric judge of a run: its model and what it reads.
+pub struct RunJudge<'a> {
+    pub model: &'a dyn Model,
+    pub settings: crate::rubric::JudgeSettings,
 }
 
 pub struct Env<'a> {
@@ -78,6 +86,8 @@ pub struct Env<'a> {
     /// `timeoutMs` overrides it for that step's agent calls); `None`: no
     /// deadline. See [`crate::host::CallTimeout`].
     pub call_timeout_ms: Option<f64>,
+    /// The rubric judge (`judge`), if any.
+    pub judge: Option<RunJudge<'a>>,
 }
 
 #[cfg(test)]

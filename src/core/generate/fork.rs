@@ -86,7 +86,8 @@ impl Fork {
 }
 
 /// What a step trace holds; any other key is refused, naming the nearest.
-const TRACE_KEYS: &[&str] = &["turnIndex", "userMessage", "agentMessages", "timestamp", "stepId", "selection", "assessment", "tokens", "end"];
+// `judgement`: a judged parent's, read past (a fork's kept turns are not judged again).
+const TRACE_KEYS: &[&str] = &["turnIndex", "userMessage", "agentMessages", "timestamp", "stepId", "selection", "assessment", "tokens", "end", "judgement"];
 
 /// One kept trace, as runTrajectory writes it; errors start at its keys
 /// (`.stepId: ...`).
@@ -142,6 +143,7 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
         assessment: text(s.get("assessment"), "assessment")?,
         tokens,
         end: None,
+        judgement: None,
     })
 }
 

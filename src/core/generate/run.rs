@@ -33,6 +33,7 @@ use crate::message::{ModelMessage, Part, Role};
 use crate::observe::{with_text_part, ToolCallInput};
 
 mod ending;
+mod judging;
 mod selection;
 
 enum Interrupt {
@@ -81,6 +82,8 @@ struct Runner<'a, 'e> {
     /// While a kept turn replays: its recorded time, which dates the
     /// state changes it makes instead of the clock.
     replaying: Option<String>,
+    /// The rubric judge's last word: the judgement that ended the run, or the one at its end.
+    final_judgement: Option<crate::rubric::Judgement>,
 }
 
 /// Runs a validated trajectory to its end, or a fork of a recorded run from
@@ -109,6 +112,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         said: HashSet::new(),
         kept: fork.map_or(&[], |f| &f.turns),
         replaying: None,
+        final_judgement: None,
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: parent.clone(), agent: None, model_id: None };
     let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
@@ -128,7 +132,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         turn = turn.saturating_add(1);
     }
     let end = r.finish(outcome.expect_err("the loop ends on an interrupt")).await;
-    TrajectoryResult { conversation_id, steps: r.traces, end: Some(end), step_states: r.snapshot.states }
+    TrajectoryResult { conversation_id, steps: r.traces, end: Some(end), step_states: r.snapshot.states, judgement: r.final_judgement }
 }
 
 fn fault(side: Side) -> impl Fn(Error) -> Interrupt {
@@ -298,6 +302,7 @@ impl Runner<'_, '_> {
             assessment: self.partial.shown.clone(),
             tokens: self.partial.tokens.get(),
             end: None,
+            judgement: None,
         };
         self.traces.push(trace);
         self.partial.traced = true;
@@ -313,7 +318,12 @@ impl Runner<'_, '_> {
             tool_results,
             turn_index: Some(turn.into()),
             step_id,
-        })
+        })?;
+        // A kept turn was judged (or not) in its parent run.
+        if kept.is_none() {
+            self.judge_turn(turn).await?;
+        }
+        Ok(())
     }
 
     /// Before a live turn: the policy, then the `maxTurns` cap.

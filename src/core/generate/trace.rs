@@ -16,17 +16,20 @@ pub enum StopReason {
     PolicyViolation,
     AgentLoop,
     NoStepMatch,
+    /// The rubric judge failed a criterion after a turn, or at the end of a run that had reached its goal.
+    JudgeFailed,
     Error,
     Aborted,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 7] = [
+    pub const ALL: [StopReason; 8] = [
         StopReason::GoalReached,
         StopReason::MaxTurns,
         StopReason::PolicyViolation,
         StopReason::AgentLoop,
         StopReason::NoStepMatch,
+        StopReason::JudgeFailed,
         StopReason::Error,
         StopReason::Aborted,
     ];
@@ -38,6 +41,7 @@ impl StopReason {
             StopReason::PolicyViolation => "policy-violation",
             StopReason::AgentLoop => "agent-loop",
             StopReason::NoStepMatch => "no-step-match",
+            StopReason::JudgeFailed => "judge-failed",
             StopReason::Error => "error",
             StopReason::Aborted => "aborted",
         }
@@ -50,6 +54,7 @@ impl StopReason {
             "policy-violation" => StopReason::PolicyViolation,
             "agent-loop" => StopReason::AgentLoop,
             "no-step-match" => StopReason::NoStepMatch,
+            "judge-failed" => StopReason::JudgeFailed,
             "error" => StopReason::Error,
             "aborted" => StopReason::Aborted,
             _ => return None,
@@ -116,6 +121,8 @@ pub enum Side {
     Observer,
     Recorder,
     Clock,
+    /// The rubric judge's model (threw, timed out).
+    Judge,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -228,6 +235,9 @@ pub struct StepTrace {
     pub tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
+    /// The rubric judge's judgement after this turn (runTrajectory's `judge`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<crate::rubric::Judgement>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -244,6 +254,9 @@ pub struct TrajectoryResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
     pub step_states: Vec<StepRuntimeState>,
+    /// The rubric judge's last judgement: the one that ended the run, or the one made at its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<crate::rubric::Judgement>,
 }
 
 impl TrajectoryResult {

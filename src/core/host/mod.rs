@@ -55,6 +55,7 @@ pub enum Purpose {
     Decide,
     Reflect,
     Summarize,
+    Judge,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

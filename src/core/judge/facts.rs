@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
 use crate::error::{Error, Result};
 use crate::index::steps::steps_to_jsonl;
+use crate::message::ModelMessage;
 use crate::number;
 use crate::observe::Severity;
 
@@ -88,6 +89,9 @@ pub struct RunFacts {
     pub steps: Vec<String>,
     /// How the run ended; `None` without a `run_ended`.
     pub end: Option<EndRead>,
+    /// The conversation: its `message_appended` messages, or, for a turn
+    /// that has none, the turn's answer (`turn_ended`).
+    pub messages: Vec<ModelMessage>,
 }
 
 impl RunFacts {
@@ -137,11 +141,22 @@ impl RunFacts {
         let mut f = RunFacts { run_id: chosen.map(str::to_owned), ..RunFacts::default() };
         let mut open: Vec<(String, usize)> = Vec::new();
         let mut turn: Option<u64> = None;
+        // Whether the turn in progress appended messages of its own.
+        let mut appended = false;
         for r in records.iter().filter(|r| r.run_id.as_deref() == chosen) {
             match &r.payload {
                 Payload::TurnStarted { turn_index } => {
                     turn = Some(turn_index.unwrap_or(f.turns));
                     f.turns += 1;
+                    appended = false;
+                }
+                Payload::MessageAppended { message } => {
+                    f.messages.push(message.clone());
+                    appended = true;
+                }
+                Payload::TurnEnded { assistant, tool_results, .. } if !appended => {
+                    f.messages.push(assistant.clone());
+                    f.messages.extend(tool_results.iter().cloned());
                 }
                 Payload::IterationStarted { iteration } => {
                     turn = Some(*iteration);

@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod compare;
+pub mod ask;
 pub mod facts;
 pub mod matching;
 pub mod reliability;

@@ -464,4 +464,11 @@ impl RunEvents for JsEvents {
             set(last.unchecked_ref(), "end", &v);
         }
     }
+
+    fn judged(&self, turn: u32, judgement: &crate::core::rubric::Judgement) {
+        let trace = self.mirror.traces.get(turn);
+        if let (true, Ok(v)) = (trace.is_object(), to_js(judgement)) {
+            set(trace.unchecked_ref(), "judgement", &v);
+        }
+    }
 }

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
-use crate::core::generate::env::RUN_OPTIONS;
+use crate::core::generate::env::{RunJudge, RUN_OPTIONS};
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
@@ -150,6 +150,17 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let signals = CallSignals::of(&host);
     let agent = JsAgent::new(agent_js, respond, signals.clone());
     let timer = JsTimer::of(&host);
+    let judge_js = opt("judge")?;
+    let judge = if judge_js.is_undefined() || judge_js.is_null() {
+        None
+    } else {
+        let place = "runTrajectory options.judge";
+        let settings = crate::core::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place).js()?;
+        let f = property(&judge_js, "model")
+            .dyn_into::<Function>()
+            .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
+        Some((JsModel(f, "judge.model", signals.clone()), settings))
+    };
     let model = JsModel(user_model, "userModel", signals);
     let env = Env {
         clock: &clock,
@@ -162,6 +173,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         events: &events,
         run_id,
         call_timeout_ms,
+        judge: judge.as_ref().map(|(model, settings)| RunJudge { model, settings: settings.clone() }),
     };
     let result = run(&def, &env, fork.as_ref()).await;
     let out = Object::new();
@@ -187,6 +199,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     }
     set(&out, "end", &end);
     set(&out, "stepStates", &value_to_js(&result.step_states)?);
+    if let Some(j) = &result.judgement {
+        set(&out, "judgement", &value_to_js(j)?);
+    }
     // For batches, which count every run's records without asking for them
     // one by one; under a symbol, so no export or JSON of a result has it.
     let made = events.recorder.as_ref().map_or(0.0, TrajectoryRecorder::next_seq);

@@ -31,7 +31,8 @@ impl Runner<'_, '_> {
                 (StopReason::Error, false, Some(summary), Some(error))
             }
         };
-        let mut end = End::new(reason, completed, summary, error);
+        let mut end = self.judge_end(End::new(reason, completed, summary, error)).await;
+        let reason = end.reason;
         // Each step's final state, so a reader can tell satisfied from failed, blocked, skipped or never reached.
         let states = match self.t.steps {
             Some(_) => {
@@ -91,6 +92,7 @@ impl Runner<'_, '_> {
                 assessment: p.shown,
                 tokens: p.tokens.get(),
                 end: Some(end.clone()),
+                judgement: None,
             };
             self.traces.push(trace);
             self.env.events.trace(self.traces.last().expect("just pushed"));
@@ -140,6 +142,16 @@ fn outcome_of(end: &End) -> RunOutcome {
     }
 }
 
+/// The end a fault makes of a run that had ended with `reason`.
+pub(super) fn fault_end(side: Side, e: Error, reason: StopReason) -> End {
+    End::new(
+        StopReason::Error,
+        false,
+        Some(format!("{} failed: {} (the run had ended: {})", side_name(side), e.message, reason.as_str())),
+        Some(EndError { code: e.code.as_str().to_owned(), message: e.message, side, step_id: None, cause: e.cause }),
+    )
+}
+
 fn side_name(side: Side) -> &'static str {
     match side {
         Side::UserSimulator => "user simulator",
@@ -151,5 +163,6 @@ fn side_name(side: Side) -> &'static str {
         Side::Observer => "observer",
         Side::Recorder => "recorder",
         Side::Clock => "clock",
+        Side::Judge => "judge",
     }
 }
