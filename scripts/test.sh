@@ -137,6 +137,7 @@ run_node "tarball: TypeScript types per condition" tests/consumers/typescript-co
 run_node "tarball: ai 7 + Mastra defaults, strict TS" tests/consumers/ai-defaults/*.test.mjs
 run_node "tarball: observeAISdk + trajectoryMiddleware in ai 7 loops, strict TS" tests/consumers/ai-sdk-loop/*.test.mjs
 run_node "tarball: agent-trajectories/otel with the OpenTelemetry SDK, strict TS" tests/consumers/otel/*.test.mjs
+run_node "tarball: agent-trajectories/vitest matchers in a vitest 4 project, strict TS" tests/consumers/vitest/*.test.mjs
 run_node "tarball: observeMastra in @mastra/core agents, strict TS" tests/consumers/mastra/*.test.mjs
 run_node "tarball: BackgroundAgentRunner (zod, ai tool(), replay, faults), strict TS" tests/consumers/background/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs

@@ -10,6 +10,7 @@ import * as layer from './layer.js';
 import * as otel from './otel.js';
 import * as viewer from './viewer.js';
 import * as report from './report.js';
+import { vitestMatchers } from './vitest.js';
 import { aiSdkAdapters } from './models.js';
 import { writeArtifacts } from './node-entry.js';
 
@@ -42,3 +43,5 @@ export const otelEntry = otel;
 export const viewerEntry = viewer;
 /** agent-trajectories/report. @type {AsDeclared<typeof report, typeof import('./report-types')>} */
 export const reportEntry = report;
+/** agent-trajectories/vitest, its matchers made from the main entries' functions. @type {AsDeclared<{ matchers: ReturnType<typeof vitestMatchers> }, typeof import('./vitest-types')>} */
+export const vitestEntry = { matchers: vitestMatchers(layer) };
