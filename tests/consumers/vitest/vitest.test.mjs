@@ -1,13 +1,16 @@
 // agent-trajectories/vitest in a real vitest project, through the tarball:
 // tsc --strict over the suite (no casts; misuse.ts's refusals must be
-// errors), then vitest runs suite/matchers.spec.ts (generated conversations,
-// a scripted judge) with its JSON reporter, and each test's outcome and
-// failure message is checked here: "passes: ..." tests pass, "fails: ..."
-// tests fail, saying what a failing eval must say.
+// errors), then vitest runs suite/*.spec.ts with its JSON reporter, and each
+// test's outcome and failure message is checked here. matchers.spec.ts runs
+// generated conversations with a scripted judge: "passes: ..." tests must
+// pass, "fails: ..." tests must fail, saying what a failing eval must say.
+// example.spec.ts is the example of docs/vitest.md, which must pass; that
+// page's ts blocks must be code of this project, and its failure messages
+// the ones vitest printed here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
@@ -28,11 +31,12 @@ const ran = spawnSync(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--rep
 const took = Date.now() - started;
 const strip = (s) => s.replace(/\u001b\[[0-9;]*m/g, '');
 const report = JSON.parse(readFileSync(`${out}/results.json`, 'utf8'));
-/** Each test's status and failure message (without the stack), by title. */
-const results = new Map(report.testResults.flatMap((f) => f.assertionResults).map((t) => [t.title, {
+/** Each test's file, status and failure message (without the stack), by title. */
+const results = new Map(report.testResults.flatMap((f) => f.assertionResults.map((t) => [t.title, {
+  file: f.name.split('/').pop(),
   status: t.status,
   message: strip(t.failureMessages.join('\n')).split('\n').filter((l) => !/^\s+at /.test(l)).join('\n'),
-}]));
+}])));
 const failure = (title) => {
   const r = results.get(title);
   assert.ok(r, `no test "${title}" ran; ran: ${[...results.keys()].join(' | ')}`);
@@ -42,11 +46,11 @@ const failure = (title) => {
 
 test('vitest ran the suite in seconds: every "passes:" test passed, every "fails:" test failed', (t) => {
   t.diagnostic(`report: vitest ran ${results.size} tests in ${took} ms (${report.numPassedTests} passed, ${report.numFailedTests} failed, as meant)`);
-  assert.equal(report.testResults.length, 1, `one spec file: ${strip(ran.stderr).slice(0, 2000)}`);
-  assert.equal(report.testResults[0].message, '', 'the file itself loaded and ran');
-  assert.ok(results.size >= 17, `ran ${results.size} tests`);
+  assert.deepEqual(report.testResults.map((f) => [f.name.split('/').pop(), f.message]).sort(), [['example.spec.ts', ''], ['matchers.spec.ts', '']],
+    `both spec files loaded and ran: ${strip(ran.stderr).slice(0, 2000)}`);
+  assert.ok(results.size >= 19, `ran ${results.size} tests`);
   for (const [title, r] of results) {
-    const meant = title.startsWith('fails: ') ? 'failed' : title.startsWith('passes: ') ? 'passed' : 'named';
+    const meant = r.file === 'example.spec.ts' || title.startsWith('passes: ') ? 'passed' : title.startsWith('fails: ') ? 'failed' : 'named passes: or fails:';
     assert.equal(r.status, meant, `"${title}": ${r.message}`);
   }
   assert.equal(ran.status, 1, 'vitest exits non-zero: tests failed');
@@ -90,4 +94,15 @@ test('toPassChecks, toReachGoal, toHaveNoFindingsAtOrAbove: the failure lists wh
 test('.not: the failure says what held that should not have', () => {
   assert.match(failure('fails: .not.toReachGoal on the booking that works'), /^Error: expect\(run\)\.not\.toReachGoal\(\)\n\nExpected the run not to reach its goal; it did:\n {2}run "booked" ended with verdict pass, reason goal-reached/m);
   assert.match(failure('fails: .not.toPassChecks on the booking that works'), /^Expected a check to fail; every one passed:\n- verdict: .*\n- maxTurns: 3 turn\(s\), maxTurns 5$/m);
+});
+
+test('docs/vitest.md: its ts blocks are code of this project, its failure messages what vitest printed here', () => {
+  const page = readFileSync(fileURLToPath(new URL('../../../docs/vitest.md', import.meta.url)), 'utf8');
+  const code = ['setup.ts', 'vitest.config.ts', ...readdirSync(`${dir}suite`).map((f) => `suite/${f}`)].map((f) => readFileSync(`${dir}${f}`, 'utf8'));
+  const blocks = [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1].trimEnd());
+  assert.ok(blocks.length >= 4, `${blocks.length} ts blocks`);
+  for (const b of blocks) assert.ok(code.some((c) => c.includes(b)), `a ts block of docs/vitest.md is in no file of tests/consumers/vitest:\n${b}`);
+  const shown = [...page.matchAll(/^<!-- the failure of "([^"]+)" in tests\/consumers\/vitest -->\n```text\n([\s\S]*?)^```$/gm)];
+  assert.ok(shown.length >= 3, `${shown.length} failure messages shown`);
+  for (const [, title, text] of shown) assert.equal(text.trimEnd(), failure(title).replace(/^Error: /, '').trimEnd(), `docs/vitest.md shows the failure of "${title}"`);
 });
