@@ -193,6 +193,21 @@ export const matchers = vitestMatchers(at);
 expect.extend(matchers);
 `;
 
+// agent-trajectories/report: runs judged by checkRun, reported for CI. Like
+// vitest.js it reaches the main entry by the package's own name, so it
+// bundles none of the layer and shares the app's loaded module.
+const reportAbout = `// Runs judged by checkRun and written for CI: JUnit XML, GitHub Actions
+// output, markdown and text. Loads the main entry by the package's name.
+`;
+entries['report.js'] = `import * as report from './report.js';
+${['judgeRuns', 'junitReport', 'githubReport', 'markdownReport', 'textReport'].map((n) => `export const ${n} = report.${n};`).join('\n')}
+`;
+// cli.mjs, the package's bin (`npx agent-trajectories`): Node only. It
+// imports the main entry, ./viewer and ./report by the package's name.
+entries['cli.mjs'] = `import { cli } from './cli.js';
+process.exitCode = await cli();
+`;
+
 // One esbuild build over every entry, with code splitting: a module two
 // entries use ships once, in a chunk (chunk-<hash>.js, beside the entries,
 // where a Worker's module list finds it too) that both import, so the
@@ -226,7 +241,7 @@ const bundled = await esbuild.build({
   charset: 'utf8',
   outdir: pkg,
   chunkNames: '[name]-[hash]',
-  external: ['node:*', 'ai', '@opentelemetry/api', '@cfworker/json-schema', 'vitest', 'agent-trajectories'],
+  external: ['node:*', 'ai', '@opentelemetry/api', '@cfworker/json-schema', 'vitest', 'agent-trajectories', 'agent-trajectories/*'],
   plugins: [entryPlugin],
   metafile: true,
   write: false,
@@ -235,13 +250,13 @@ const bundled = await esbuild.build({
 // node.mjs is the one entry with its own extension (esbuild writes .js).
 const outName = (path) => {
   const rel = relative(pkg, path).split('\\').join('/');
-  return rel === 'node.js' ? 'node.mjs' : rel;
+  return rel === 'node.js' ? 'node.mjs' : rel === 'cli.js' ? 'cli.mjs' : rel;
 };
 for (const f of readdirSync(pkg)) if (/^chunk-.*\.js$/.test(f)) rmSync(join(pkg, f));
 const chunkFiles = [];
 for (const f of bundled.outputFiles) {
   const name = outName(f.path);
-  const about = { 'ai.js': aiAbout, 'otel.js': otelAbout, 'viewer.js': viewerAbout, 'vitest.js': vitestAbout }[name] ?? '';
+  const about = { 'ai.js': aiAbout, 'otel.js': otelAbout, 'viewer.js': viewerAbout, 'vitest.js': vitestAbout, 'report.js': reportAbout }[name] ?? '';
   writeFileSync(join(pkg, name), `${header}${about}${f.text}`);
   if (/^chunk-.*\.js$/.test(name)) chunkFiles.push(name);
 }
@@ -253,7 +268,7 @@ const loads = (entry) => {
     seen.add(file);
     for (const i of bundled.metafile.outputs[file].imports) if (!i.external) visit(i.path);
   };
-  visit(relative(process.cwd(), join(pkg, entry === 'node.mjs' ? 'node.js' : entry)).split('\\').join('/'));
+  visit(relative(process.cwd(), join(pkg, entry.replace(/\.mjs$/, '.js'))).split('\\').join('/'));
   return [...seen].map((f) => outName(resolve(f)));
 };
 // The layer's generation code stays out of the entries that do not export it.
@@ -268,6 +283,26 @@ for (const entry of ['ai.js', 'otel.js', 'viewer.js', 'vitest.js']) {
 for (const [file, out] of Object.entries(bundled.metafile.outputs)) {
   const name = outName(resolve(file));
   if (name !== 'vitest.js' && out.imports.some((i) => i.path === 'vitest')) throw new Error(`assemble: ${name} imports vitest; only vitest.js may (an optional peer dependency)`);
+}
+// The tool entries (report.js, cli.mjs) reach the layer through the
+// package's name: of the modules the main entries bundle, they may bundle
+// only util.js (what every module shares), and no other entry loads theirs.
+{
+  const outputOf = new Map(Object.keys(bundled.metafile.outputs).map((k) => [outName(resolve(k)), k]));
+  const modules = (entry) => new Set(loads(entry).flatMap((f) => Object.keys(bundled.metafile.outputs[outputOf.get(f)].inputs)));
+  const mainModules = modules('node.mjs');
+  const toolModules = new Set();
+  for (const entry of ['report.js', 'cli.mjs']) {
+    for (const m of modules(entry)) {
+      if (m.startsWith('entry:')) continue;
+      if (mainModules.has(m) && !m.endsWith('src/js/util.js')) throw new Error(`assemble: ${entry} bundles ${m}, a module of the main entries; import it from 'agent-trajectories' instead`);
+      if (!mainModules.has(m)) toolModules.add(m);
+    }
+  }
+  for (const entry of Object.keys(entries).filter((e) => !['report.js', 'cli.mjs'].includes(e))) {
+    const own = [...modules(entry)].find((m) => toolModules.has(m));
+    if (own) throw new Error(`assemble: ${entry} bundles ${own}, which only the tool entries (report.js, cli.mjs) may`);
+  }
 }
 
 // CommonJS: the ES module itself, through require(esm) (Node ^20.19 and
@@ -287,6 +322,9 @@ module.exports = require('./viewer.js');
 `);
 writeFileSync(join(pkg, 'vitest.cjs'), `${header}${vitestAbout}'use strict';
 module.exports = require('./vitest.js');
+`);
+writeFileSync(join(pkg, 'report.cjs'), `${header}${reportAbout}'use strict';
+module.exports = require('./report.js');
 `);
 
 // Public types. src/js's .d.ts files import each other's names (and stand-ins
@@ -393,6 +431,9 @@ declare module 'vitest' {
 `;
 writeFileSync(join(pkg, 'vitest.d.ts'), vitestTypes('./index.js'));
 writeFileSync(join(pkg, 'vitest.d.cts'), vitestTypes('./index.cjs'));
+const reportOwn = ownTypes('report-types.d.ts');
+writeFileSync(join(pkg, 'report.d.ts'), `${header}${moduleDoc('agent-trajectories/report', reportAbout)}${reportOwn('./index.js')}`);
+writeFileSync(join(pkg, 'report.d.cts'), `${header}${moduleDoc('agent-trajectories/report', reportAbout)}${reportOwn('./index.cjs')}`);
 
 await buildViewerTemplate(root, pkg);
 
@@ -435,7 +476,7 @@ const { minify } = createRequire(join(root, 'tools', 'package.json'))('terser');
 // What the entries export keeps its name (`.name` of functions and classes):
 // function names by keep_fnames, and the bundle's `var X = class {...}` by
 // leaving X itself unmangled.
-const publicNames = [...generated, ...names, 'init', 'writeArtifacts', 'exportSpans', 'spanSink', 'viewerHtml', 'writeViewerHtml'];
+const publicNames = [...generated, ...names, 'init', 'writeArtifacts', 'exportSpans', 'spanSink', 'viewerHtml', 'writeViewerHtml', 'judgeRuns', 'junitReport', 'githubReport', 'markdownReport', 'textReport'];
 const publicFns = new RegExp(`^(${publicNames.join('|')})$`);
 // The main entries are not compressed: it would fold node.mjs's run-time
 // import('ai') specifier into a literal that bundlers then resolve, and the
@@ -472,7 +513,8 @@ for (const file of shippedFiles.filter((f) => /\.(js|cjs|mjs)$/.test(f))) {
   out.code = splitLists(out.code);
   const long = out.code.split('\n').find((l) => l.length > 2 * MAX_LINE);
   if (long) throw new Error(`assemble: ${file} has a ${long.length}-character line after minification: ${long.slice(0, 200)}`);
-  writeFileSync(join(pkg, file), out.code);
+  // The bin's `#!` must be its first line, above the preamble.
+  writeFileSync(join(pkg, file), file === 'cli.mjs' ? `#!/usr/bin/env node\n${out.code}` : out.code);
 }
 if (!readFileSync(join(pkg, 'node.mjs'), 'utf8').includes('/* webpackIgnore: true */')) throw new Error('assemble: node.mjs lost its import(\'ai\') annotations');
 
@@ -490,7 +532,7 @@ const sized = (f) => {
 // Tool entries are loaded by a test runner or a command line, never by an
 // app: their own files have a budget of their own (a chunk they share with
 // the app's entries counts in the app's).
-const TOOL_FILES = ['vitest.js', 'vitest.cjs'];
+const TOOL_FILES = ['vitest.js', 'vitest.cjs', 'report.js', 'report.cjs', 'cli.mjs'];
 const TOOL_BUDGET = 32 * 1024;
 const rows = shippedFiles.filter((f) => /\.(wasm|js|cjs|mjs)$/.test(f) && !TOOL_FILES.includes(f)).map(sized);
 const toolRows = TOOL_FILES.map(sized);

@@ -154,6 +154,7 @@ if tar -xzf "$work/$tarball" -C "$work/tarball"; then
 else
   record "unpacking the tarball" 0 1
 fi
+TARBALL="$PWD/$work/$tarball" run_node "tarball: npx agent-trajectories (report, compare, view) and agent-trajectories/report; JUnit against the Jenkins and Ant schemas" tests/js/cli.test.mjs
 run_node "static server (scripts/serve.mjs)" tests/js/serve.test.mjs
 run_node "benchmarks, smoke run (tests/bench/all.mjs --quick: every hot path runs; timings not judged)" tests/bench/all.test.mjs
 # Seeded, and the seed is printed. CI runs a fixed seed so a landing is

@@ -121,8 +121,11 @@ function nearest(word, names) {
     }
     return prev[b.length];
   };
-  const ranked = names.map((n) => ({ n, d: distance(word.toLowerCase(), n) })).sort((x, y) => x.d - y.d);
-  return ranked.length && ranked[0].d <= Math.max(2, Math.floor(word.length / 3)) ? ranked[0].n : undefined;
+  const w = word.toLowerCase();
+  // A name cut short (--out for --output) is a slip too.
+  const prefixed = names.find((n) => w.length >= 3 && n.startsWith(w));
+  const ranked = names.map((n) => ({ n, d: distance(w, n) })).sort((x, y) => x.d - y.d);
+  return prefixed ?? (ranked.length && ranked[0].d <= Math.max(2, Math.floor(w.length / 3)) ? ranked[0].n : undefined);
 }
 
 /**

