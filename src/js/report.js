@@ -98,7 +98,7 @@ function judgementFailures(judgements) {
   const said = [];
   for (const jm of judgements) {
     if (!isObject(jm)) continue;
-    const after = typeof jm.turn === 'number' ? ` after turn ${jm.turn}` : '';
+    const after = jm.final === true ? ' at the end' : typeof jm.turn === 'number' ? ` after turn ${jm.turn}` : '';
     const failed = (isArray(jm.criteria) ? jm.criteria : []).filter((c) => isObject(c) && c.verdict === 'fail');
     for (const c of failed) said.push(`criterion ${JSON.stringify(String(c.name))} failed${after}${typeof c.reasoning === 'string' && c.reasoning ? `: ${c.reasoning}` : ''}`);
     if (failed.length === 0 && jm.verdict === 'fail') said.push(`a judgement${after} failed`);

@@ -111,6 +111,14 @@ before(async () => {
   handed.record({ kind: 'custom', name: 'judgement', data: { verdict: 'inconclusive', criteria: [{ name: 'polite', verdict: 'inconclusive', reasoning: 'too short to tell' }], turn: 0, final: false, attempts: 1 } });
   handed.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'handed-off' } });
   save('recorded.jsonl', recorded.toJsonl());
+  // The package's own judge, scripted: it fails "polite" for one agent and cannot tell for the other.
+  const grade = (polite) => async () => JSON.stringify({ criteria: [{ name: 'polite', verdict: polite, reasoning: polite === 'fail' ? 'it said "whatever"' : 'too short to tell' }, { name: 'grounded', verdict: 'inconclusive', reasoning: 'no sources' }] });
+  const judgedSink = new at.MemorySink();
+  save('judged.json', await at.runTrajectories(['fail', 'inconclusive'].map((polite) => ({
+    id: polite, trajectory: at.createTrajectory({ ...chain(), conversationId: polite }, ok()),
+    options: { userModel: scriptedUser(), clock, sink: judgedSink, judge: { model: grade(polite), criteria: ['polite', 'grounded'], everyTurn: false } },
+  }))));
+  save('judged.jsonl', judgedSink.toJsonl());
 });
 
 test('report over a batch with failures: exit 1, the exact annotations, JUnit valid against both schemas', () => {
@@ -200,7 +208,7 @@ test('--fail-on: a severity fails a run whose finding reaches it; a stop reason 
   assert.equal(recorded.code, 1);
   assert.equal(recorded.out, [
     '✗ judged  verdict pass, reason goal-reached, 0 turns, 0 tokens',
-    '    judgement: criterion "polite" failed: it snapped at the user',
+    '    judgement: criterion "polite" failed at the end: it snapped at the user',
     '✗ handed  verdict pass, reason handed-off, 0 turns, 0 tokens',
     '    failOn: run "handed" ended with reason handed-off, which failOn lists (handed-off)',
     '0 of 2 runs passed, 2 failed', ''].join('\n'));
@@ -213,14 +221,29 @@ test('judgements: a failed criterion fails a run, an inconclusive one does not (
   const { judgeRuns } = await import(pathToFileURL(join(installed, 'report.js')).href);
   const saved = JSON.parse(file('pass.json'));
   saved.runs[1].judgements = [
+    { verdict: 'fail', criteria: [{ name: 'tone', verdict: 'fail', reasoning: 'curt' }], turn: 0, final: false },
     { verdict: 'inconclusive', criteria: [{ name: 'tone', verdict: 'inconclusive', reasoning: '' }], turn: 1, final: false },
     { verdict: 'fail', criteria: [{ name: 'tone', verdict: 'pass', reasoning: 'fine' }, { name: 'booked', verdict: 'fail', reasoning: 'no booking made' }], turn: null, final: true },
   ];
   const runs = judgeRuns(saved);
   assert.deepEqual(runs.map((x) => [x.id, x.pass, x.failures]), [
     ['fine#1', true, []],
-    ['fine#2', false, [{ check: 'judgement', message: 'criterion "booked" failed: no booking made' }]],
+    ['fine#2', false, [{ check: 'judgement', message: 'criterion "tone" failed after turn 0: curt' }, { check: 'judgement', message: 'criterion "booked" failed at the end: no booking made' }]],
   ]);
+});
+
+test('the package\'s judge: its failed criterion is named, in a batch and in its records; inconclusive passes', () => {
+  for (const input of ['judged.json', 'judged.jsonl']) {
+    const r = cli(['report', input]);
+    assert.equal(r.code, 1, r.err);
+    assert.equal(r.out, [
+      '✗ fail  verdict agent, reason judge-failed, 3 turns, 0 tokens',
+      ...r.out.split('\n').slice(1, -4),
+      '    judgement: criterion "polite" failed at the end: it said "whatever"',
+      '✓ inconclusive  verdict pass, reason goal-reached, 3 turns, 0 tokens',
+      '1 of 2 runs passed, 1 failed', ''].join('\n'), input);
+    assert.ok(r.out.includes('    verdict: run "fail" ended with verdict agent, reason judge-failed; passing: pass\n'), r.out);
+  }
 });
 
 test('compare: a regression exits 1 with the markdown (or JSON) and annotations; no regression exits 0', () => {
