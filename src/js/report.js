@@ -6,7 +6,7 @@
 // layer; the reporters themselves only format what judgeRuns decided.
 
 import { checkRun, TrajectoryIndex } from 'agent-trajectories';
-import { fail, ours, isObject, isArray, why, checkKeys } from './util.js';
+import { fail, ours, isObject, isArray, why, checkKeys, guard } from './util.js';
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {import('./report-types').RunFailure} RunFailure */
@@ -199,6 +199,16 @@ const isBatch = (v) => isObject(v) && !isArray(v) && isArray(v.runs);
 
 /** @type {typeof import('./report-types').judgeRuns} */
 export function judgeRuns(input, options) {
+  // A getter or Proxy of the caller's that throws is named, never escapes uncoded.
+  return guard('judgeRuns: reading its input threw', () => judge(input, options));
+}
+
+/**
+ * @param {unknown} input
+ * @param {unknown} options
+ * @returns {JudgedRun[]}
+ */
+function judge(input, options) {
   const j = judging(options);
   /** @type {unknown} */
   let value = input instanceof Uint8Array ? utf8(input, j.where) : input;
@@ -223,7 +233,7 @@ export function judgeRuns(input, options) {
   }
   if (value instanceof TrajectoryIndex) return judgeIndex(value, j);
   if (isArray(value)) {
-    if (value.length > 0 && value.every(isRecord)) return judgeRuns(value.map((r) => JSON.stringify(r)).join('\n'), options);
+    if (value.length > 0 && value.every(isRecord)) return judge(value.map((r) => JSON.stringify(r)).join('\n'), options);
     return judgeBatch(value, null, j);
   }
   if (isBatch(value)) return judgeBatch(value.runs, value.summary, j);
@@ -242,13 +252,23 @@ export function judgeRuns(input, options) {
  * @returns {JudgedRun[]}
  */
 function judgedList(runs, fn) {
+  return guard(`${fn}: reading its runs threw`, () => listOf(runs, fn));
+}
+
+/**
+ * @param {unknown} runs
+ * @param {string} fn
+ * @returns {JudgedRun[]}
+ */
+function listOf(runs, fn) {
   if (!isArray(runs)) throw fail('INVALID_ARGUMENT', `${fn}: runs must be an array of judged runs (judgeRuns gives them), got ${why(runs)}`);
   runs.forEach((r, i) => {
     if (!isObject(r) || typeof r.id !== 'string' || typeof r.pass !== 'boolean' || !isArray(r.failures)) {
       throw fail('INVALID_ARGUMENT', `${fn}: runs[${i}] must be a judged run { id, pass, failures, ... } (judgeRuns gives them), got ${why(r)}`);
     }
   });
-  return runs;
+  // A plain copy, read once: the reporters then format values that cannot throw.
+  return JSON.parse(JSON.stringify(runs));
 }
 
 /**
@@ -258,6 +278,16 @@ function judgedList(runs, fn) {
  * @returns {Record<string, any>}
  */
 function reporterOptions(options, fn, keys) {
+  return guard(`${fn}: reading its options threw`, () => optionsOf(options, fn, keys));
+}
+
+/**
+ * @param {unknown} options
+ * @param {string} fn
+ * @param {readonly string[]} keys
+ * @returns {Record<string, any>}
+ */
+function optionsOf(options, fn, keys) {
   if (options === undefined) return {};
   if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `${fn}: options must be an object, got ${why(options)}`);
   checkKeys(options, keys, `${fn}: options`, () => ` (options: ${keys.join(', ')})`);
@@ -265,7 +295,12 @@ function reporterOptions(options, fn, keys) {
     const v = /** @type {Record<string, unknown>} */ (options)[k];
     if (v !== undefined && (typeof v !== 'string' || v === '')) throw fail('INVALID_ARGUMENT', `${fn}: options.${k} must be a non-empty string, got ${why(v)}`);
   }
-  return options;
+  const t = /** @type {Record<string, unknown>} */ (options).timestamp;
+  const ms = t instanceof Date ? t.getTime() : t;
+  if (ms !== undefined && (typeof ms !== 'number' || !Number.isFinite(ms))) {
+    throw fail('INVALID_ARGUMENT', `${fn}: options.timestamp must be a Date or Unix milliseconds, got ${t instanceof Date ? 'an invalid Date' : why(t)}`);
+  }
+  return { ...options, timestamp: ms };
 }
 
 /** @param {number} n @param {string} one */
@@ -338,11 +373,8 @@ function isoSeconds(ms) {
 export function junitReport(runs, options) {
   const list = judgedList(runs, 'junitReport');
   const o = reporterOptions(options, 'junitReport', ['hostname', 'timestamp', 'name']);
-  let at = null;
-  if (o.timestamp !== undefined) {
-    at = o.timestamp instanceof Date ? o.timestamp.getTime() : o.timestamp;
-    if (typeof at !== 'number' || !Number.isFinite(at)) throw fail('INVALID_ARGUMENT', `junitReport: options.timestamp must be a Date or Unix milliseconds, got ${why(o.timestamp)}`);
-  }
+  /** @type {number | null} */
+  const at = o.timestamp ?? null;
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites>'];
   bySource(list, o.name ?? 'agent-trajectories').forEach(([name, rs], id) => {
     const errors = rs.filter((r) => !r.pass && r.error != null).length;

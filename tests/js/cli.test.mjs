@@ -376,6 +376,10 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   assert.deepEqual([e.code, e.line, e.message], ['INVALID_RECORD', 1, 's.jsonl: line 1: seq is missing, not a whole number, or past 2^53 - 1']);
   refused(() => report.junitReport([{ id: 'x' }]), 'INVALID_ARGUMENT', 'junitReport: runs[0] must be a judged run { id, pass, failures, ... } (judgeRuns gives them), got {"id":"x"}');
   refused(() => report.markdownReport([], { titel: 'x' }), 'INVALID_ARGUMENT', 'markdownReport: options: unknown option "titel" (options: title)');
+  // What a caller's getter or Proxy throws is named, never escapes uncoded.
+  refused(() => report.judgeRuns(Object.defineProperty({}, 'runs', { enumerable: true, get() { throw new Error('boom'); } })), 'INVALID_ARGUMENT', 'judgeRuns: reading its input threw: boom');
+  refused(() => report.textReport([new Proxy({}, { get() { throw new Error('trap'); } })]), 'INVALID_ARGUMENT', 'textReport: reading its runs threw: trap');
+  refused(() => report.junitReport([], { timestamp: new Date(NaN) }), 'INVALID_ARGUMENT', 'junitReport: options.timestamp must be a Date or Unix milliseconds, got an invalid Date');
 });
 
 test('JUnit escaping: markup, quotes, line breaks, `]]>`, lone surrogates and control characters in ids and messages', async () => {
