@@ -31,7 +31,7 @@ const decode = (s) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/
 test('the reference has a page per entry, per docs page, and the README as its front page', () => {
   assert.ok(existsSync(join(api, 'index.html')), `no ${relative(repo, api)}/index.html: run scripts/build.sh`);
   const modules = readdirSync(join(api, 'modules')).sort();
-  assert.deepEqual(modules, ['agent-trajectories.html', 'agent-trajectories_(Node).html', 'agent-trajectories_ai.html', 'agent-trajectories_otel.html', 'agent-trajectories_viewer.html', 'agent-trajectories_vitest.html'].sort());
+  assert.deepEqual(modules, ['agent-trajectories.html', 'agent-trajectories_(Node).html', 'agent-trajectories_ai.html', 'agent-trajectories_otel.html', 'agent-trajectories_viewer.html', 'agent-trajectories_vitest.html', 'agent-trajectories_report.html'].sort());
   const docs = readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md'));
   const documents = readdirSync(join(api, 'documents'));
   for (const d of docs) assert.ok(documents.includes(`docs_${d.replace(/\.md$/, '.html')}`), `docs/${d} has no page (documents/: ${documents.join(', ')})`);
