@@ -7,7 +7,7 @@
 //! the end; `judge()` judges a recorded run.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::capture::{well_known, Payload};
 use crate::error::{Error, ErrorCode, Result};
@@ -16,6 +16,7 @@ use crate::message::{Content, ModelMessage, Part, Role};
 use crate::number;
 use crate::observe::Assessment;
 use crate::options::check_keys;
+use crate::value::Opts;
 
 /// A criterion: a short name and, optionally, what it means.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,23 +344,12 @@ pub const JUDGE_OPTIONS: [&str; 5] = ["model", "criteria", "everyTurn", "endOnFa
 
 impl JudgeSettings {
     pub fn read(v: &Value, place: &str) -> Result<JudgeSettings> {
-        let empty = Map::new();
-        let o = match v {
-            Value::Object(o) => o,
-            Value::Null => &empty,
-            other => return Err(Error::invalid_argument(format!("{place} must be {{ model, criteria, ... }}, got {}", number::show_value(other)))),
-        };
-        check_keys(o.keys().map(String::as_str), &JUDGE_OPTIONS, place)?;
-        let flag = |k: &str| match o.get(k) {
-            None | Some(Value::Null) => Ok(true),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(Error::invalid_argument(format!("{place}.{k} must be true or false, got {}", number::show_value(other)))),
-        };
+        let o = Opts::new(v, &JUDGE_OPTIONS, place, "{ model, criteria, ... }")?;
         Ok(JudgeSettings {
             criteria: read_criteria(o.get("criteria").unwrap_or(&Value::Null), &format!("{place}.criteria"))?,
-            every_turn: flag("everyTurn")?,
-            end_on_fail: flag("endOnFail")?,
-            end_on_pass: flag("endOnPass")?,
+            every_turn: o.flag("everyTurn", true)?,
+            end_on_fail: o.flag("endOnFail", true)?,
+            end_on_pass: o.flag("endOnPass", true)?,
         })
     }
 }

@@ -86,6 +86,63 @@ pub fn check_clock(ms: f64) -> Result<f64> {
     }
 }
 
+/// An options object read as JSON: its keys checked against the ones a
+/// function reads (an unknown key is refused, naming the nearest), each
+/// value read by one of these rules, null and absent alike meaning "not
+/// given", every error naming `{place}.{key}`.
+pub struct Opts<'a> {
+    map: &'a serde_json::Map<String, serde_json::Value>,
+    place: &'a str,
+}
+
+static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> = std::sync::OnceLock::new();
+
+impl<'a> Opts<'a> {
+    /// `v` an object (or null: no options) with keys among `allowed`; `shape` says what it should be.
+    pub fn new(v: &'a serde_json::Value, allowed: &[&str], place: &'a str, shape: &str) -> Result<Opts<'a>> {
+        let map = match v {
+            serde_json::Value::Object(o) => o,
+            serde_json::Value::Null => EMPTY.get_or_init(serde_json::Map::new),
+            other => return Err(Error::invalid_argument(format!("{place} must be {shape}, got {}", number::show_value(other)))),
+        };
+        crate::options::check_keys(map.keys().map(String::as_str), allowed, place)?;
+        Ok(Opts { map, place })
+    }
+
+    /// The value of `key`, unless absent or null.
+    pub fn get(&self, key: &str) -> Option<&'a serde_json::Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    fn wrong(&self, key: &str, what: &str, got: &serde_json::Value) -> Error {
+        Error::invalid_argument(format!("{}.{key} must be {what}, got {}", self.place, number::show_value(got)))
+    }
+
+    pub fn string(&self, key: &str) -> Result<Option<String>> {
+        self.get(key).map(|v| v.as_str().map(str::to_owned).ok_or_else(|| self.wrong(key, "a string", v))).transpose()
+    }
+
+    pub fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        self.get(key).map_or(Ok(default), |v| v.as_bool().ok_or_else(|| self.wrong(key, "true or false", v)))
+    }
+
+    /// A whole number from 0 to 2^53 - 1.
+    pub fn count(&self, key: &str) -> Result<Option<u64>> {
+        let what = format!("a whole number from 0 to {}", number::MAX_SAFE_INTEGER);
+        self.get(key)
+            .map(|v| v.as_f64().filter(|n| number::safe_count(*n, "").is_ok()).map(|n| n as u64).ok_or_else(|| self.wrong(key, &what, v)))
+            .transpose()
+    }
+
+    /// One of `table`'s words, as its value.
+    pub fn word<T: Copy>(&self, key: &str, table: &[(&str, T)]) -> Result<Option<T>> {
+        let names = || table.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+        self.get(key)
+            .map(|v| v.as_str().and_then(|s| table.iter().find(|(n, _)| *n == s)).map(|(_, t)| *t).ok_or_else(|| self.wrong(key, &format!("one of {}", names()), v)))
+            .transpose()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,7 +126,8 @@ export interface Binding {
   /** `__matchTrajectory`: `customTools` have a function in `options.args`, called through `custom`. */
   matchTrajectory(run: unknown, expected: unknown, options: unknown, customTools: string[], custom: (tool: string, expected: unknown, actual: unknown) => unknown): TrajectoryMatch;
   checkRun(run: unknown, options: unknown): RunChecks;
-  compareBatches(baseline: unknown, current: unknown): BatchComparison;
+  /** `__compareBatches`: the structured comparison (the JS layer adds its markdown). */
+  compareBatches(baseline: unknown, current: unknown): Omit<BatchComparison, 'markdown'>;
   /** `__reliability`: pass@k and pass^k of items' verdicts at `k`. */
   reliability(items: { id: string; verdicts: (string | null)[] }[], k: number): BatchReliability;
   /** `__judge`: the rubric judge over a recorded run; `options.model` already a Model function. */

@@ -39,7 +39,33 @@ export function checkRun(run, options) {
 
 /** @type {typeof import('./judge-types').compareBatches} */
 export function compareBatches(baseline, current) {
-  return wasm.compareBatches(baseline, current);
+  const c = wasm.compareBatches(baseline, current);
+  return { ...c, markdown: markdownOf(c) };
+}
+
+/**
+ * The comparison as a pull request comment: a count line, then a row per
+ * item in the core's order (regressions first). Written here, from the
+ * core's structured comparison: formatting, not a decision.
+ * @param {Omit<import('./judge-types').BatchComparison, 'markdown'>} c
+ */
+function markdownOf(c) {
+  const n = (/** @type {number | null} */ x) => (x === null ? '–' : `${x > 0 ? '+' : ''}${Math.round(x * 10) / 10}`);
+  const side = (/** @type {import('./judge-types').BatchItemSide | null} */ s) => (s ? `${s.passed ? 'pass' : 'fail'} (${s.passes}/${s.runs})` : '–');
+  const rows = c.items.map((i) => {
+    const judges = i.newlyFailedJudges.length ? ` · newly failed: ${i.newlyFailedJudges.join(', ')}` : '';
+    return `| ${i.status} | \`${i.id.replace(/[|`]/g, '\\$&')}\` | ${side(i.baseline)} | ${side(i.current)}${judges} | ${n(i.turns)} | ${n(i.tokens)} | ${n(i.findings)} |`;
+  });
+  return [
+    '## Batch comparison',
+    '',
+    `**${c.regressed.length} regressed**, ${c.improved.length} improved, ${c.added.length} added, ${c.removed.length} removed, ${c.newlyFailedJudges.length} newly failed judge(s) — ${c.items.length} item(s)`,
+    '',
+    '| change | item | baseline | current | turns/run | tokens/run | findings/run |',
+    '|---|---|---|---|---:|---:|---:|',
+    ...rows,
+    '',
+  ].join('\n');
 }
 
 /**

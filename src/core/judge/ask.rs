@@ -52,19 +52,10 @@ pub struct JudgeRunOptions {
 impl JudgeRunOptions {
     pub fn read(v: &serde_json::Value, place: &str) -> Result<JudgeRunOptions> {
         use crate::host::{CallTimeout, MAX_TIMEOUT_MS};
-        use serde_json::Value;
-        let Value::Object(o) = v else {
-            return Err(Error::invalid_argument(format!("{place} must be {{ model, criteria, runId?, timeoutMs? }}, got {}", crate::number::show_value(v))));
-        };
-        crate::options::check_keys(o.keys().map(String::as_str), &JUDGE_RUN_OPTIONS, place)?;
-        let run_id = match o.get("runId") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => return Err(Error::invalid_argument(format!("{place}.runId must be a string, got {}", crate::number::show_value(other)))),
-        };
+        let o = crate::value::Opts::new(v, &JUDGE_RUN_OPTIONS, place, "{ model, criteria, runId?, timeoutMs? }")?;
         let timeout_ms = match o.get("timeoutMs") {
-            None | Some(Value::Null) => Some(CallTimeout::DEFAULT_MS),
-            Some(Value::Bool(false)) => None,
+            None => Some(CallTimeout::DEFAULT_MS),
+            Some(serde_json::Value::Bool(false)) => None,
             Some(n) => match n.as_f64() {
                 Some(ms) if ms > 0.0 && ms <= MAX_TIMEOUT_MS => Some(ms),
                 _ => {
@@ -75,8 +66,8 @@ impl JudgeRunOptions {
                 }
             },
         };
-        let criteria = crate::rubric::read_criteria(o.get("criteria").unwrap_or(&Value::Null), &format!("{place}.criteria"))?;
-        Ok(JudgeRunOptions { criteria, run_id, timeout_ms })
+        let criteria = crate::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
+        Ok(JudgeRunOptions { criteria, run_id: o.string("runId")?, timeout_ms })
     }
 }
 

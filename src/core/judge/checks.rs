@@ -3,14 +3,14 @@
 //! reason per check: a detected loop or a warning fails a test with no
 //! model asked.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::facts::RunFacts;
 use crate::error::{Error, Result};
 use crate::generate::Verdict;
 use crate::number;
 use crate::observe::Severity;
-use crate::options::check_keys;
+use crate::value::Opts;
 
 pub const CHECK_OPTIONS: [&str; 10] =
     ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
@@ -47,63 +47,32 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
     }
 }
 
-fn one_word(v: &Value, at: &str, valid: &[&str]) -> Result<String> {
-    match v.as_str() {
-        Some(s) if valid.contains(&s) => Ok(s.to_owned()),
-        _ => Err(Error::invalid_argument(format!("{at} must be one of {}, got {}", valid.join(", "), number::show_value(v)))),
-    }
-}
-
 impl CheckOptions {
     pub fn read(v: &Value, place: &str) -> Result<CheckOptions> {
-        let empty = Map::new();
-        let o = match v {
-            Value::Null => &empty,
-            Value::Object(o) => o,
-            other => return Err(Error::invalid_argument(format!("{place} must be an object, got {}", number::show_value(other)))),
-        };
-        check_keys(o.keys().map(String::as_str), &CHECK_OPTIONS, place)?;
+        let o = Opts::new(v, &CHECK_OPTIONS, place, "an object of checks")?;
         let at = |k: &str| format!("{place}.{k}");
-        let count = |k: &str| match o.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => number::safe_count(n.as_f64().unwrap_or(f64::NAN), &at(k)).map(Some),
-            Some(other) => Err(Error::invalid_argument(format!(
-                "{} must be a whole number from 0 to {}, got {}",
-                at(k),
-                number::MAX_SAFE_INTEGER,
-                number::show_value(other)
-            ))),
-        };
         let verdicts = Verdict::ALL.map(Verdict::as_str);
-        let severities = ["none", "info", "caution", "warning"];
+        const MAX: [(&str, Option<Severity>); 4] = [("none", None), ("info", Some(Severity::Info)), ("caution", Some(Severity::Caution)), ("warning", Some(Severity::Warning))];
+        // At or above a severity fails: the most severe allowed is the one below it.
+        const FAIL_ON: [(&str, Option<Severity>); 3] = [("info", None), ("caution", Some(Severity::Info)), ("warning", Some(Severity::Caution))];
+        let max_severity = match (o.word("maxSeverity", &MAX)?, o.word("failOnSeverity", &FAIL_ON)?) {
+            (Some(_), Some(_)) => return Err(Error::invalid_argument(format!("{place}: give maxSeverity or failOnSeverity, not both"))),
+            (max, fail_on) => max.or(fail_on),
+        };
         Ok(CheckOptions {
-            verdicts: match o.get("verdict") {
+            verdicts: match v.get("verdict") {
                 None => Some(vec!["pass".into()]),
                 Some(Value::Null) => None,
                 Some(v) => Some(words(v, &at("verdict"), Some(&verdicts))?),
             },
-            reasons: o.get("reason").filter(|r| !r.is_null()).map(|r| words(r, &at("reason"), None)).transpose()?,
-            max_severity: match (o.get("maxSeverity").filter(|v| !v.is_null()), o.get("failOnSeverity").filter(|v| !v.is_null())) {
-                (Some(_), Some(_)) => return Err(Error::invalid_argument(format!("{place}: give maxSeverity or failOnSeverity, not both"))),
-                (Some(v), None) => Some(Severity::parse(&one_word(v, &at("maxSeverity"), &severities)?)),
-                // At or above `s` fails: the most severe allowed is the one below it.
-                (None, Some(v)) => Some(match Severity::parse(&one_word(v, &at("failOnSeverity"), &severities[1..])?) {
-                    Some(Severity::Warning) => Some(Severity::Caution),
-                    Some(Severity::Caution) => Some(Severity::Info),
-                    _ => None,
-                }),
-                (None, None) => None,
-            },
-            max_failed_calls: count("maxFailedCalls")?,
-            max_tool_calls: count("maxToolCalls")?,
-            max_tokens: count("maxTokens")?,
-            max_turns: count("maxTurns")?,
-            reached_steps: o.get("reachedSteps").filter(|r| !r.is_null()).map(|r| words(r, &at("reachedSteps"), None)).transpose()?.unwrap_or_default(),
-            run_id: match o.get("runId") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(id)) => Some(id.clone()),
-                Some(other) => return Err(Error::invalid_argument(format!("{} must be a string, got {}", at("runId"), number::show_value(other)))),
-            },
+            reasons: o.get("reason").map(|r| words(r, &at("reason"), None)).transpose()?,
+            max_severity,
+            max_failed_calls: o.count("maxFailedCalls")?,
+            max_tool_calls: o.count("maxToolCalls")?,
+            max_tokens: o.count("maxTokens")?,
+            max_turns: o.count("maxTurns")?,
+            reached_steps: o.get("reachedSteps").map(|r| words(r, &at("reachedSteps"), None)).transpose()?.unwrap_or_default(),
+            run_id: o.string("runId")?,
         })
     }
 }
@@ -249,7 +218,7 @@ mod tests {
         let e = CheckOptions::read(&json!({ "maxTokens": -1 }), "checkRun: options").unwrap_err();
         assert_eq!(e.message, "checkRun: options.maxTokens must be a whole number from 0 to 9007199254740991, got -1");
         let e = CheckOptions::read(&json!({ "maxSeverity": "high" }), "o").unwrap_err();
-        assert_eq!(e.message, "o.maxSeverity must be one of none, info, caution, warning, got \"high\"");
+        assert_eq!(e.message, "o.maxSeverity must be one of 'none', 'info', 'caution', 'warning', got \"high\"");
         let e = CheckOptions::read(&json!({ "verdict": "won" }), "o").unwrap_err();
         assert!(e.message.starts_with("o.verdict must be one of pass, agent"), "{}", e.message);
     }

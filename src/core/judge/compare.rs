@@ -89,74 +89,43 @@ fn side(it: Option<&Item>) -> Value {
     }
 }
 
-fn signed(x: f64) -> String {
-    let r = (x * 10.0).round() / 10.0;
-    if r > 0.0 {
-        format!("+{}", number::show(r))
-    } else {
-        number::show(r)
-    }
-}
-
-/// The comparison: `items` (every item, regressions first), the ids that
-/// `regressed`, `improved`, were `added` or `removed`, `newlyFailedJudges`,
-/// and `markdown` for a pull request comment.
+/// The comparison: `items` (every item, regressions first, then added and
+/// removed, improved, the same; each group in first-seen order), the ids
+/// that `regressed`, `improved`, were `added` or `removed`, and
+/// `newlyFailedJudges`. (Its markdown is written in the JS layer, from this.)
 pub fn compare(baseline: &[Item], current: &[Item]) -> Value {
-    let mut rows: Vec<(u8, Value, String)> = Vec::new();
-    let (mut regressed, mut improved, mut added, mut removed, mut judges) = (vec![], vec![], vec![], vec![], vec![]);
-    let ids = current.iter().map(|c| &c.id).chain(baseline.iter().map(|b| &b.id).filter(|id| !current.iter().any(|c| &c.id == *id)));
-    for id in ids {
-        let (b, c) = (baseline.iter().find(|b| &b.id == id), current.iter().find(|c| &c.id == id));
-        let (rank, status) = match (b, c) {
-            (Some(b), Some(c)) if b.passed() && !c.passed() => (0, "regressed"),
-            (Some(b), Some(c)) if !b.passed() && c.passed() => (2, "improved"),
-            (Some(_), Some(_)) => (3, "same"),
-            (None, _) => (1, "added"),
-            (_, None) => (1, "removed"),
+    const STATUSES: [&str; 5] = ["regressed", "added", "removed", "improved", "same"];
+    let mut groups: [Vec<Value>; 5] = Default::default();
+    let mut judges = Vec::new();
+    let only_baseline = baseline.iter().filter(|b| !current.iter().any(|c| c.id == b.id));
+    for (b, c) in current.iter().map(|c| (baseline.iter().find(|b| b.id == c.id), Some(c))).chain(only_baseline.map(|b| (Some(b), None))) {
+        let id = &c.or(b).map_or(String::new(), |i| i.id.clone());
+        let k = match (b, c) {
+            (Some(b), Some(c)) if b.passed() && !c.passed() => 0,
+            (Some(b), Some(c)) if !b.passed() && c.passed() => 3,
+            (Some(_), Some(_)) => 4,
+            (None, _) => 1,
+            (_, None) => 2,
         };
-        match status {
-            "regressed" => regressed.push(id.clone()),
-            "improved" => improved.push(id.clone()),
-            "added" => added.push(id.clone()),
-            "removed" => removed.push(id.clone()),
-            _ => {}
+        let mut new_judges = Vec::new();
+        for n in c.map_or(&[][..], |c| &c.failed_judges) {
+            if !b.is_some_and(|b| b.failed_judges.contains(n)) {
+                judges.push(json!({ "id": id, "criterion": n }));
+                new_judges.push(Value::from(n.as_str()));
+            }
         }
-        let new_judges: Vec<&String> = c.map(|c| c.failed_judges.iter().filter(|n| !b.is_some_and(|b| b.failed_judges.contains(n))).collect()).unwrap_or_default();
-        for n in &new_judges {
-            judges.push(json!({ "id": id, "criterion": n }));
-        }
-        let delta = |f: fn(&Item) -> f64| match (b, c) {
-            (Some(b), Some(c)) => json!(c.per_run(f(c)) - b.per_run(f(b))),
-            _ => Value::Null,
-        };
-        let (dt, dk, df) = (delta(|i| i.turns), delta(|i| i.tokens), delta(|i| i.findings));
-        let verdict = |i: Option<&Item>| i.map_or("–".to_owned(), |i| format!("{} ({}/{})", if i.passed() { "pass" } else { "fail" }, i.passes, i.runs));
-        let d = |v: &Value| v.as_f64().map_or("–".to_owned(), signed);
-        let judges_md = if new_judges.is_empty() { String::new() } else { format!(" · newly failed: {}", new_judges.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")) };
-        let md = format!("| {status} | `{id}` | {} | {}{judges_md} | {} | {} | {} |", verdict(b), verdict(c), d(&dt), d(&dk), d(&df));
-        let row = json!({ "id": id, "status": status, "baseline": side(b), "current": side(c), "turns": dt, "tokens": dk, "findings": df, "newlyFailedJudges": new_judges });
-        rows.push((rank, row, md));
+        let delta = |f: fn(&Item) -> f64| b.zip(c).map_or(Value::Null, |(b, c)| json!(c.per_run(f(c)) - b.per_run(f(b))));
+        groups[k].push(json!({
+            "id": id, "status": STATUSES[k], "baseline": side(b), "current": side(c),
+            "turns": delta(|i| i.turns), "tokens": delta(|i| i.tokens), "findings": delta(|i| i.findings),
+            "newlyFailedJudges": new_judges,
+        }));
     }
-    rows.sort_by_key(|(rank, _, _)| *rank);
-    let head = format!(
-        "**{} regressed**, {} improved, {} added, {} removed, {} newly failed judge(s) — {} item(s)",
-        regressed.len(),
-        improved.len(),
-        added.len(),
-        removed.len(),
-        judges.len(),
-        rows.len()
-    );
-    let mut markdown = format!("## Batch comparison\n\n{head}\n\n| change | item | baseline | current | turns/run | tokens/run | findings/run |\n|---|---|---|---|---:|---:|---:|\n");
-    for (_, _, md) in &rows {
-        markdown += md;
-        markdown.push('\n');
-    }
+    let ids = |k: usize| groups[k].iter().map(|i| i["id"].clone()).collect::<Vec<_>>();
     json!({
-        "regressed": regressed, "improved": improved, "added": added, "removed": removed,
+        "regressed": ids(0), "improved": ids(3), "added": ids(1), "removed": ids(2),
         "newlyFailedJudges": judges,
-        "items": rows.into_iter().map(|(_, r, _)| r).collect::<Vec<_>>(),
-        "markdown": markdown,
+        "items": groups.concat(),
     })
 }
 
@@ -190,9 +159,6 @@ mod tests {
         assert_eq!(r["newlyFailedJudges"], json!([{ "id": "a", "criterion": "polite" }]));
         assert_eq!(r["items"].as_array().unwrap().iter().map(|i| i["status"].as_str().unwrap()).collect::<Vec<_>>(), ["regressed", "added", "removed", "improved", "same"]);
         assert_eq!((r["items"][0]["turns"].clone(), r["items"][0]["tokens"].clone()), (json!(2.0), json!(50.0)));
-        let md = r["markdown"].as_str().unwrap();
-        assert!(md.contains("**1 regressed**, 1 improved, 1 added, 1 removed, 1 newly failed judge(s) — 5 item(s)"), "{md}");
-        assert!(md.contains("| regressed | `a` | pass (1/1) | fail (0/1) · newly failed: polite | +2 | +50 | +1 |"), "{md}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::facts::Call;
 use crate::error::{Error, ErrorCode, Result};
 use crate::number;
 use crate::options::check_keys;
+use crate::value::Opts;
 
 /// How the calls must line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,46 +62,32 @@ pub struct MatchOptions {
 
 pub const MATCH_OPTIONS: [&str; 3] = ["mode", "args", "runId"];
 
-fn word<T: Copy>(v: &Value, table: &[(&str, T)], at: &str) -> Result<T> {
-    let names = || table.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ");
-    v.as_str()
-        .and_then(|s| table.iter().find(|(n, _)| *n == s).map(|(_, m)| *m))
-        .ok_or_else(|| Error::invalid_argument(format!("{at} must be one of {}, got {}", names(), number::show_value(v))))
-}
-
 impl MatchOptions {
     /// `{ mode?, args?, runId? }`: `args` a mode for every tool, or an object
     /// of modes by tool name; tools in `custom` have a function there (the
-    /// binding keeps it), `default` is `args` for tools not named.
+    /// binding keeps it).
     pub fn read(v: &Value, custom: &[String], place: &str) -> Result<MatchOptions> {
-        let empty = Map::new();
-        let o = match v {
-            Value::Null => &empty,
-            Value::Object(o) => o,
-            other => return Err(Error::invalid_argument(format!("{place} must be an object, got {}", number::show_value(other)))),
+        let o = Opts::new(v, &MATCH_OPTIONS, place, "an object { mode?, args?, runId? }")?;
+        let mut opts = MatchOptions {
+            mode: o.word("mode", &MODES)?.unwrap_or(Mode::Strict),
+            args: Args::Exact,
+            per_tool: custom.iter().map(|t| (t.clone(), Args::Custom)).collect(),
+            run_id: o.string("runId")?,
         };
-        check_keys(o.keys().map(String::as_str), &MATCH_OPTIONS, place)?;
-        let mode = o.get("mode").filter(|m| !m.is_null()).map_or(Ok(Mode::Strict), |m| word(m, &MODES, &format!("{place}.mode")))?;
-        let run_id = match o.get("runId") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(id)) => Some(id.clone()),
-            Some(other) => return Err(Error::invalid_argument(format!("{place}.runId must be a string, got {}", number::show_value(other)))),
-        };
-        let mut opts = MatchOptions { mode, args: Args::Exact, per_tool: custom.iter().map(|t| (t.clone(), Args::Custom)).collect(), run_id };
         match o.get("args") {
-            None | Some(Value::Null) => {}
             Some(Value::Object(tools)) => {
-                for (tool, m) in tools {
-                    if custom.contains(tool) {
-                        continue;
-                    }
-                    let m = word(m, &ARGS_MODES, &format!("{place}.args[{tool:?}]")).map_err(|e| {
-                        Error::invalid_argument(format!("{}, or a function (expected, actual) => boolean", e.message))
+                for (tool, m) in tools.iter().filter(|(t, _)| !custom.contains(t)) {
+                    let m = m.as_str().and_then(|w| ARGS_MODES.iter().find(|(n, _)| *n == w)).map(|(_, a)| *a).ok_or_else(|| {
+                        Error::invalid_argument(format!(
+                            "{place}.args[{tool:?}] must be one of 'exact', 'ignore', 'subset', or a function (expected, actual) => boolean, got {}",
+                            number::show_value(m)
+                        ))
                     })?;
                     opts.per_tool.push((tool.clone(), m));
                 }
             }
-            Some(m) => opts.args = word(m, &ARGS_MODES, &format!("{place}.args")).map_err(|e| Error::invalid_argument(format!("{}, or an object of them by tool name", e.message)))?,
+            Some(_) => opts.args = o.word("args", &ARGS_MODES).map_err(|e| Error::invalid_argument(format!("{}, or an object of them by tool name", e.message)))?.unwrap_or(Args::Exact),
+            None => {}
         }
         Ok(opts)
     }
