@@ -17,7 +17,10 @@ export interface SpanExportOptions {
  * `invoke_agent {agent}` per run, `chat {model}` per model call or
  * generated turn, `execute_tool {tool}` per tool call (ERROR status when it
  * failed); child runs are child spans of the tool call that started them;
- * assessments are span events; times are the records'. Throws
+ * observer findings and judge verdicts (one per criterion) are
+ * `gen_ai.evaluation.result` events on the span they evaluate: a turn's
+ * (its `turn_index`, the turn a judgement was made after), else the run's
+ * (a final judgement); times are the records'. Throws
  * INVALID_ARGUMENT / INVALID_RECORD (naming the index) for bad input.
  */
 export function exportSpans(records: readonly TrajectoryRecord[], options: SpanExportOptions): void;

@@ -2,7 +2,9 @@
 // a run is an `invoke_agent` span, a model call (provider_request_prepared
 // to its answer, or a generated turn) a `chat` span, a tool call an
 // `execute_tool` span; a child run is a child span of the tool call that
-// was open when it started (else of its parent run). Times come from the
+// was open when it started (else of its parent run). Observer findings
+// and judge verdicts are `gen_ai.evaluation.result` events on the span they
+// evaluate (a turn's, else the run's). Times come from the
 // records. Spans go through the caller's Tracer, so whatever exporter they
 // configured receives them. Only agent-trajectories/otel, which imports
 // @opentelemetry/api, loads this module, and it reads records without the
@@ -38,6 +40,8 @@ import { fail, why, isObject, isArray, checkKeys } from './util.js';
  * @property {{ input: number, output: number }} [usage]
  * @property {number} [turnTokens]
  * @property {number} [seq]
+ * @property {number} [turnIndex] the open turn's number
+ * @property {{ span: Span, turn: number | undefined, end: number }} [held] the last turn's span, ended (at `end`) when the next span starts or the run ends
  */
 
 /** @type {OtelApi} */
@@ -157,8 +161,15 @@ function makeState({ tracer, content }) {
   const endChat = (run, time, error) => {
     if (!run.chat) return;
     if (error) run.chat.setStatus({ code: SpanStatusCode.ERROR, message: error });
-    // A model call ends when its answer came, if that was recorded.
-    run.chat.end(hr(run.answered ?? time));
+    // A model call ends when its answer came, if that was recorded. A
+    // turn's span is held open (its end time kept) until the next span
+    // starts: the judgement of the turn is written after turn_ended, and
+    // its events go on this span.
+    const end = run.answered ?? time;
+    if (run.turn) {
+      release(run);
+      run.held = { span: run.chat, turn: run.turnIndex, end };
+    } else run.chat.end(hr(end));
     run.chat = undefined;
     run.answered = undefined;
   };
@@ -169,12 +180,46 @@ function makeState({ tracer, content }) {
    * @param {boolean} [turn]
    */
   const startChat = (run, time, model, turn) => {
+    release(run);
     run.turn = turn;
+    run.turnIndex = undefined;
     run.prepared = false;
     run.usage = undefined;
     run.turnTokens = 0;
     const m = typeof model === 'string' ? model : run.model;
     run.chat = start(m ? `chat ${m}` : 'chat', SpanKind.CLIENT, { 'gen_ai.operation.name': 'chat', ...(m ? { 'gen_ai.request.model': m } : {}) }, time, run.span);
+  };
+  /** @param {Run} run */
+  const release = (run) => {
+    run.held?.span.end(hr(run.held.end));
+    run.held = undefined;
+  };
+  /**
+   * The span of turn `n` (held or open), else of the open turn when `n` is unknown; else the run's.
+   * @param {Run} run
+   * @param {unknown} n
+   */
+  const evaluated = (run, n) =>
+    (!Number.isSafeInteger(n) ? run.turn && run.chat : run.held && run.held.turn === n ? run.held.span : run.turn && run.turnIndex === n && run.chat) || run.span;
+  /**
+   * A `gen_ai.evaluation.result` event (GenAI semantic conventions): what
+   * was evaluated (an observer, a judge's criterion), its label, its score
+   * where it is a number (undefined values are left out), why.
+   * @param {Span} span
+   * @param {number} time
+   * @param {unknown} name
+   * @param {unknown} label
+   * @param {number | undefined} score
+   * @param {unknown} explanation
+   * @param {string} key
+   * @param {unknown} value
+   */
+  const evaluation = (span, time, name, label, score, explanation, key, value) => {
+    const e = 'gen_ai.evaluation.';
+    /** @type {Record<string, unknown>} */
+    const attributes = { [`${e}name`]: String(name), [`${e}score.label`]: String(label), [`${e}score.value`]: score, [`${e}explanation`]: explanation, [key]: value };
+    for (const k in attributes) if (attributes[k] === undefined) delete attributes[k];
+    span.addEvent(`${e}result`, attributes, hr(time));
   };
   /**
    * @param {Run} run
@@ -187,6 +232,7 @@ function makeState({ tracer, content }) {
     // A turn the run ended inside with an error (its agent threw or timed out) failed with it.
     const failed = isObject(outcome) && outcome.status === 'error';
     endChat(run, time, failed ? (typeof outcome.message === 'string' ? outcome.message : 'the run ended in error during this call') : undefined);
+    release(run);
     if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
     for (const id of run.toolOrder) {
       run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
@@ -259,7 +305,7 @@ function makeState({ tracer, content }) {
         run.sawTurns = true;
         endChat(run, time);
         startChat(run, time, undefined, true);
-        if (Number.isSafeInteger(p.turn_index)) chatOf(run).setAttribute('agent_trajectories.turn', p.turn_index);
+        if (Number.isSafeInteger(p.turn_index)) chatOf(run).setAttribute('agent_trajectories.turn', (run.turnIndex = p.turn_index));
         break;
       case 'message_appended':
         if (!run.chat || p.message?.role !== 'assistant') break;
@@ -292,6 +338,14 @@ function makeState({ tracer, content }) {
           if (run.turn) break;
           run.answered = undefined;
           endChat(run, time);
+        } else if (p.name === 'judgement' && isObject(p.data) && isArray(p.data.criteria)) {
+          // One event per criterion: after turn N on that turn's span; at the end (final), or of a run judged whole, on the run's.
+          const j = p.data;
+          const span = j.final === true || !Number.isSafeInteger(j.turn) ? run.span : evaluated(run, j.turn);
+          for (const c of j.criteria) {
+            // pass 1, fail 0; inconclusive has no number (the label says it). An answer the judge could not read is error.type.
+            if (isObject(c)) evaluation(span, time, c.name, c.verdict, c.verdict === 'pass' ? 1 : c.verdict === 'fail' ? 0 : undefined, c.reasoning, 'error.type', j.error?.code);
+          }
         } else if (p.name === 'model_error' && run.chat) {
           run.chat.setAttribute('error.type', 'model_error');
           endChat(run, time, typeof p.data?.message === 'string' ? p.data.message : 'model call failed');
@@ -330,7 +384,8 @@ function makeState({ tracer, content }) {
       }
       case 'assessment_produced': {
         const a = isObject(p.assessment) ? p.assessment : {};
-        run.span.addEvent('agent_trajectories.assessment', { observer: String(a.observerName), severity: String(a.severity), summary: String(a.summary), call_index: p.call_index }, hr(time));
+        // A severity is a label, not a score: no score.value.
+        evaluation(evaluated(run, p.turn_index), time, a.observerName, a.severity, undefined, a.summary, 'agent_trajectories.call_index', p.call_index);
         break;
       }
       case 'run_ended':

@@ -78,7 +78,53 @@ test('child runs are child spans of the tool call that started them; errors are 
   assert.equal(spans.find((sp) => sp.name === 'execute_tool search').attributes['error.type'], 'tool_error');
 });
 
-test('observeAISdk records: chat spans per model call with usage; assessments as events', async () => {
+test('judgements and findings are gen_ai.evaluation.result events on the span they evaluate: a turn\'s, or the run\'s for the final judgement', { skip: !s }, async (t) => {
+  const { records, spans, live } = await s.judgedRun();
+  const run = spans.find((sp) => sp.name.startsWith('invoke_agent'));
+  const turnSpan = (n) => spans.find((sp) => sp.attributes['gen_ai.operation.name'] === 'chat' && sp.attributes['agent_trajectories.turn'] === n);
+  const judgements = records.filter((r) => r.payload.kind === 'custom' && r.payload.name === 'judgement').map((r) => r.payload.data);
+  const findings = records.filter((r) => r.payload.kind === 'assessment_produced').map((r) => r.payload);
+  // The run has each case: a finding, a turn's judgement with pass, fail and inconclusive, and a final one the judge could not read.
+  const verdicts = new Set(judgements.flatMap((j) => j.criteria.map((c) => c.verdict)));
+  assert.deepEqual([...verdicts].sort(), ['fail', 'inconclusive', 'pass']);
+  assert.ok(findings.length >= 1 && findings.every((f) => Number.isSafeInteger(f.turn_index)), 'the stall observer reported');
+  assert.deepEqual(judgements.map((j) => j.final), [false, false, false, true]);
+  assert.equal(typeof judgements.at(-1).error?.code, 'string', 'the final answer could not be read');
+  const ev = (sp) => sp.events.filter((e) => e.name === 'gen_ai.evaluation.result').map((e) => e.attributes);
+  /** What the conventions' event says of one criterion or finding. */
+  const expected = [];
+  for (const j of judgements) {
+    const span = j.final ? run : turnSpan(j.turn);
+    assert.ok(span, `turn ${j.turn} has a span`);
+    for (const c of j.criteria) {
+      expected.push([span, {
+        'gen_ai.evaluation.name': c.name, 'gen_ai.evaluation.score.label': c.verdict,
+        // pass 1, fail 0, inconclusive: no number.
+        ...(c.verdict === 'inconclusive' ? {} : { 'gen_ai.evaluation.score.value': c.verdict === 'pass' ? 1 : 0 }),
+        'gen_ai.evaluation.explanation': c.reasoning, ...(j.error ? { 'error.type': j.error.code } : {}),
+      }]);
+    }
+  }
+  for (const f of findings) {
+    expected.push([turnSpan(f.turn_index), { 'gen_ai.evaluation.name': f.assessment.observerName, 'gen_ai.evaluation.score.label': f.assessment.severity, 'gen_ai.evaluation.explanation': f.assessment.summary, 'agent_trajectories.call_index': f.call_index }]);
+  }
+  for (const sp of spans) {
+    const mine = expected.filter(([x]) => x === sp).map(([, a]) => a);
+    assert.deepEqual(ev(sp).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))), mine.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))), `the evaluations on ${sp.name} ${sp.attributes['agent_trajectories.turn'] ?? ''}`);
+  }
+  t.diagnostic(`report: ${expected.length} evaluation events: ${spans.map((sp) => `${sp.name}${sp.attributes['agent_trajectories.turn'] ?? ''}: ${ev(sp).length}`).join(', ')}`);
+  assert.equal(spans.flatMap((sp) => sp.events).filter((e) => e.name === 'agent_trajectories.assessment').length, 0, 'the old assessment event is gone (the evaluation event says the same)');
+  // The judgement of turn 0 came after its turn_ended (and the judge's usage after that): the turn's span still ends at turn_ended.
+  const ended = records.filter((r) => r.payload.kind === 'turn_ended');
+  for (const r of ended) assert.equal(ms(turnSpan(r.payload.turn_index).endTime), r.recorded_at_unix_ms);
+  const at = records.find((r) => r.payload.kind === 'custom' && r.payload.name === 'judgement');
+  assert.deepEqual(turnSpan(0).events.map((e) => ms(e.time)), [at.recorded_at_unix_ms, at.recorded_at_unix_ms], 'at the judgement\'s time');
+  // Live, the same events on the same spans.
+  const evTree = (list) => list.map((sp) => [sp.name, sp.attributes['agent_trajectories.turn'], ev(sp)]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+  assert.deepEqual(evTree(live), evTree(spans));
+});
+
+test('observeAISdk records: chat spans per model call with usage; a finding outside a turn is an evaluation event on the run span', async () => {
   const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = createRequire(import.meta.url)('@opentelemetry/sdk-trace-base');
   const exporter = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('t');
@@ -101,8 +147,8 @@ test('observeAISdk records: chat spans per model call with usage; assessments as
   assert.equal(chat.kind, 2, 'CLIENT');
   assert.deepEqual([ms(chat.startTime), ms(chat.endTime)], [11, 15]);
   const agent = spans.find((sp) => sp.name === 'invoke_agent ai-sdk');
-  assert.equal(agent.events[0].name, 'agent_trajectories.assessment');
-  assert.equal(agent.events[0].attributes.severity, 'warning');
+  assert.equal(agent.events[0].name, 'gen_ai.evaluation.result');
+  assert.deepEqual(agent.events[0].attributes, { 'gen_ai.evaluation.name': 'Stall', 'gen_ai.evaluation.score.label': 'warning', 'gen_ai.evaluation.explanation': 'stuck', 'agent_trajectories.call_index': 1 });
   assert.equal(agent.attributes['agent_trajectories.stop_reason'], 'stopped-on-warning');
 });
 
@@ -155,6 +201,25 @@ test('an integration step (turn_started, then provider_request_prepared) is one 
   assert.deepEqual([chats[0].attributes['gen_ai.usage.input_tokens'], chats[0].attributes['gen_ai.usage.output_tokens']], [10, 4]);
   assert.deepEqual(chats[0].attributes['gen_ai.response.finish_reasons'], ['stop']);
   assert.equal(exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent ai-sdk').status.code, 0, 'a passed run is not an error');
+});
+
+test('evaluations without a turn of their own: a finding inside an open turn goes on it; a judgement of no turn, or of a turn with no span, on the run', () => {
+  const { exporter, tracer } = memoryTracer();
+  const judgement = (turn, verdict) => ({ kind: 'custom', name: 'judgement', data: { verdict, criteria: [{ name: 'c', verdict, reasoning: `turn ${turn}` }], turn, final: false, attempts: 1, message: '' } });
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'r', agent: 'ai-sdk' } }),
+    rec(1, 11, { kind: 'turn_started', turn_index: 0 }),
+    rec(2, 12, { kind: 'assessment_produced', call_index: 3, assessment: { observerName: 'Loop', summary: 'again', severity: 'caution' } }),
+    rec(3, 13, { kind: 'turn_ended', turn_index: 0, assistant: { role: 'assistant', content: 'hi' }, tool_results: [] }),
+    rec(4, 14, judgement(0, 'pass')),
+    rec(5, 15, judgement(7, 'fail')),
+    rec(6, 16, judgement(null, 'inconclusive')),
+    rec(7, 17, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop', verdict: 'pass' } }),
+  ], { tracer });
+  const spans = exporter.getFinishedSpans();
+  const says = (sp) => sp.events.map((e) => `${e.attributes['gen_ai.evaluation.name']} ${e.attributes['gen_ai.evaluation.score.label']} ${e.attributes['gen_ai.evaluation.score.value'] ?? '-'} ${e.attributes['gen_ai.evaluation.explanation']}`);
+  assert.deepEqual(says(spans.find((sp) => sp.name === 'chat')), ['Loop caution - again', 'c pass 1 turn 0']);
+  assert.deepEqual(says(spans.find((sp) => sp.name === 'invoke_agent ai-sdk')), ['c fail 0 turn 7', 'c inconclusive - turn null']);
 });
 
 test('records out of order are refused with a code; a tool_ended without its tool_started is an ERROR span; spanSink refuses records after end()', () => {
