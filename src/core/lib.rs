@@ -9,8 +9,8 @@
 //! - `error`
 //! - `message`, `options`, `vfs`
 //! - `number`
-//! - `read`, `value`: reading JSON, and the host's values (a caller's
-//!   [`value::Arg`], a clock reading)
+//! - `read`, `value`, `write`: reading JSON, the host's values (a caller's
+//!   [`value::Arg`], a clock reading), JSON text for JS
 //! - `observe`: observers, the pipeline and its assessments
 //! - `capture`: records and the recorder (a payload may carry assessments)
 //! - `host`: what the core asks of its host (clock, models, timer, abort,
@@ -41,5 +41,6 @@ pub mod rubric;
 pub mod value;
 pub mod vfs;
 pub mod vocabulary;
+pub mod write;
 
 pub use error::{Error, ErrorCode};

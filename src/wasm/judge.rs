@@ -27,6 +27,11 @@ fn options(v: &JsValue, what: &str) -> Result<Value, Error> {
     Ok(serde_json::from_str(&options_json(v, what)?).unwrap_or(Value::Null))
 }
 
+/// JSON text the core wrote, as a JS value.
+fn json_to_js(text: &str) -> JsResult<JsValue> {
+    js_sys::JSON::parse(text)
+}
+
 /// `matchTrajectory(run, expected, options)`; `custom_tools` name the
 /// tools whose `args` entry is a function, called as `custom(tool, expected, actual)`.
 #[wasm_bindgen(js_name = __matchTrajectory, skip_typescript)]
@@ -43,7 +48,7 @@ pub fn match_trajectory(run: JsValue, expected: JsValue, opts: JsValue, custom_t
             Err(thrown) => Err(from_callback(what, &thrown)),
         }
     });
-    to_js(&r.js()?.to_value())
+    json_to_js(&r.js()?.to_json())
 }
 
 /// `checkRun(run, options)`.
@@ -51,7 +56,7 @@ pub fn match_trajectory(run: JsValue, expected: JsValue, opts: JsValue, custom_t
 pub fn check(run: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let o = CheckOptions::read(&options(&opts, "checkRun: options").js()?, "checkRun: options").js()?;
     let facts = read_run(&value(&run, "checkRun: run").js()?, o.run_id.as_deref(), "checkRun: run").js()?;
-    to_js(&check_run(&facts, &o).to_value())
+    json_to_js(&check_run(&facts, &o).to_json())
 }
 
 /// `compareBatches(baseline, current)`.
@@ -59,7 +64,7 @@ pub fn check(run: JsValue, opts: JsValue) -> JsResult<JsValue> {
 pub fn compare_batches(baseline: JsValue, current: JsValue) -> JsResult<JsValue> {
     let b = compare::read_batch(&value(&baseline, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
     let c = compare::read_batch(&value(&current, "compareBatches: current").js()?, "compareBatches: current").js()?;
-    to_js(&compare::compare(&b, &c))
+    json_to_js(&compare::compare(&b, &c))
 }
 
 /// pass@k and pass^k of `items` (`[{ id, verdicts }]`) at `k`.

@@ -2,10 +2,11 @@
 //! an index (and the viewer) reads a generated run's export the way it
 //! reads its records: turns, steps, tool calls and how it ended.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
 use crate::observe::CurrentAssessment;
+use crate::write::Obj;
 use crate::generate::trace::parse_iso8601;
 
 /// The records a run of `steps` would have written, one JSON text a line.
@@ -13,56 +14,65 @@ pub fn steps_to_jsonl(steps: &[Value]) -> String {
     let steps: Vec<&Value> = steps.iter().filter(|s| s.is_object()).collect();
     let run_id = steps.iter().find_map(|s| s.get("conversationId").filter(|c| truthy(c))).map_or_else(|| "steps".to_owned(), text_of);
     let mut out: Vec<String> = Vec::new();
-    let mut rec = |t: f64, payload: Value| {
-        let line = json!({ "schema_version": TRAJECTORY_SCHEMA_VERSION, "seq": out.len(), "run_id": run_id, "depth": 0, "recorded_at_unix_ms": t.max(0.0) as u64, "payload": payload });
-        out.push(line.to_string());
+    let mut rec = |t: f64, payload: String| {
+        let line = Obj::new()
+            .raw("schema_version", &TRAJECTORY_SCHEMA_VERSION.to_string())
+            .raw("seq", &out.len().to_string())
+            .text("run_id", &run_id)
+            .raw("depth", "0")
+            .raw("recorded_at_unix_ms", &(t.max(0.0) as u64).to_string())
+            .raw("payload", &payload)
+            .end();
+        out.push(line);
     };
+    let kind = |k: &str| Obj::new().text("kind", k);
     let mut end: Option<Value> = None;
     let last = steps.len().saturating_sub(1);
     for (k, s) in steps.iter().enumerate() {
         // toJSONL lines carry their facts under `metadata`; stepTraces at the top.
         let m = s.get("metadata").filter(|m| !m.is_null()).unwrap_or(s);
         let t = s.get("timestamp").and_then(Value::as_str).and_then(parse_iso8601).unwrap_or(0.0);
-        let turn = present(m, "turnIndex").or_else(|| present(s, "stepIndex")).cloned().unwrap_or_else(|| json!(k));
+        let turn = present(m, "turnIndex").or_else(|| present(s, "stepIndex")).cloned().unwrap_or_else(|| Value::from(k));
         let step_id = present(m, "stepId").cloned();
         if k == 0 {
-            rec(t, json!({ "kind": "run_started", "identity": { "run_id": run_id } }));
+            rec(t, kind("run_started").raw("identity", &Obj::new().text("run_id", &run_id).end()).end());
         }
-        rec(t, json!({ "kind": "turn_started", "turn_index": turn }));
+        rec(t, kind("turn_started").val("turn_index", &turn).end());
         if let Some(sel) = present(m, "selection").or_else(|| present(s, "selection")) {
-            let mut p = json!({ "kind": "step_selected", "turn_index": turn, "step_id": step_id.clone().unwrap_or(Value::Null) });
+            let mut p = kind("step_selected").val("turn_index", &turn).val("step_id", step_id.as_ref().unwrap_or(&Value::Null));
             if let Some(method) = sel.get("method") {
-                p["method"] = method.clone();
+                p = p.val("method", method);
             }
-            p["candidates"] = present(sel, "candidates").cloned().unwrap_or_else(|| json!([]));
+            p = p.val("candidates", present(sel, "candidates").unwrap_or(&Value::Array(Vec::new())));
             if let Some(e) = sel.get("rankerError").filter(|e| truthy(e)) {
-                p["ranker_error"] = e.clone();
+                p = p.val("ranker_error", e);
             }
-            rec(t, p);
+            rec(t, p.end());
         }
         if let Some(input) = present(s, "input").or_else(|| present(s, "userMessage")).filter(|v| truthy(v)) {
-            rec(t, json!({ "kind": "message_appended", "message": input }));
+            rec(t, kind("message_appended").val("message", input).end());
         }
         // What the observers showed the agent with this turn's message, as a run records it.
         let shown = present(m, "assessment").or_else(|| present(s, "assessment")).and_then(Value::as_str).and_then(CurrentAssessment::read_rendered);
-        for a in shown.iter().flat_map(|c| c.assessments.iter().map(move |a| (c.call_index, a))) {
-            rec(t, json!({ "kind": "assessment_produced", "call_index": a.0, "assessment": a.1, "turn_index": turn }));
+        if let Some(c) = &shown {
+            for a in &c.assessments {
+                let a = serde_json::to_string(a).unwrap_or_default();
+                rec(t, kind("assessment_produced").raw("call_index", &c.call_index.to_string()).raw("assessment", &a).val("turn_index", &turn).end());
+            }
         }
-        let output = present(s, "output").or_else(|| present(s, "agentMessages")).and_then(Value::as_array).cloned().unwrap_or_default();
-        for msg in &output {
-            rec(t, json!({ "kind": "message_appended", "message": msg }));
+        let output = present(s, "output").or_else(|| present(s, "agentMessages")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for msg in output {
+            rec(t, kind("message_appended").val("message", msg).end());
             for p in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
-                let field = |k: &str| present(p, k).cloned();
-                let (id, name) = (field("toolCallId").unwrap_or_else(|| json!("")), field("toolName").unwrap_or_else(|| json!("")));
+                let empty = Value::from("");
+                let (id, name) = (present(p, "toolCallId").unwrap_or(&empty), present(p, "toolName").unwrap_or(&empty));
+                let started = |kd: &str| kind(kd).val("tool_call_id", id).val("tool_name", name);
                 match p.get("type").and_then(Value::as_str) {
-                    Some("tool-call") => rec(
-                        t,
-                        json!({ "kind": "tool_started", "tool_call_id": id, "tool_name": name, "args": field("input").unwrap_or(Value::Null) }),
-                    ),
+                    Some("tool-call") => rec(t, started("tool_started").val("args", present(p, "input").unwrap_or(&Value::Null)).end()),
                     Some("tool-result") => {
-                        let output = field("output").unwrap_or(Value::Null);
+                        let output = present(p, "output").unwrap_or(&Value::Null);
                         let is_error = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
-                        rec(t, json!({ "kind": "tool_ended", "tool_call_id": id, "tool_name": name, "result": output, "is_error": is_error }));
+                        rec(t, started("tool_ended").val("result", output).raw("is_error", if is_error { "true" } else { "false" }).end());
                     }
                     _ => {}
                 }
@@ -70,30 +80,31 @@ pub fn steps_to_jsonl(steps: &[Value]) -> String {
         }
         // The turn's tokens, as one model_usage record (a run records one per model call).
         if let Some(n) = present(m, "tokens").or_else(|| present(s, "tokens")).and_then(Value::as_u64).filter(|n| *n > 0) {
-            rec(t, json!({ "kind": "custom", "name": well_known::MODEL_USAGE, "data": { "totalTokens": n } }));
+            let data = Obj::new().raw("totalTokens", &n.to_string()).end();
+            rec(t, kind("custom").text("name", well_known::MODEL_USAGE).raw("data", &data).end());
         }
-        let answer = output.iter().rev().find(|x| x.get("role").and_then(Value::as_str) == Some("assistant")).cloned();
-        let mut ended = json!({ "kind": "turn_ended", "assistant": answer.unwrap_or_else(|| json!({ "role": "assistant", "content": "" })), "tool_results": [], "turn_index": turn });
+        let answer = output.iter().rev().find(|x| x.get("role").and_then(Value::as_str) == Some("assistant"));
+        let answer = answer.map_or_else(|| r#"{"role":"assistant","content":""}"#.to_owned(), Value::to_string);
+        let mut ended = kind("turn_ended").raw("assistant", &answer).raw("tool_results", "[]").val("turn_index", &turn);
         if let Some(id) = step_id.filter(truthy) {
-            ended["step_id"] = id;
+            ended = ended.val("step_id", &id);
         }
-        rec(t, ended);
+        rec(t, ended.end());
         end = present(m, "end").or_else(|| present(s, "end")).cloned().or_else(|| m.get("reason").is_some().then(|| m.clone())).or(end);
         if let (true, Some(e)) = (k == last, &end) {
             let reason = e.get("reason").and_then(Value::as_str);
             // The status a generated run's own run_ended carries for this end.
             let status = OutcomeStatus::of(e.get("completed").is_some_and(truthy), reason == Some("error"), reason == Some("aborted"));
-            let mut outcome = Map::new();
-            outcome.insert("status".into(), serde_json::to_value(status).unwrap_or(Value::Null));
+            let mut outcome = Obj::new().raw("status", &serde_json::to_string(&status).unwrap_or_default());
             if let Some(r) = e.get("reason") {
-                outcome.insert("reason".into(), r.clone());
+                outcome = outcome.val("reason", r);
             }
             for (from, to) in [("summary", "message"), ("verdict", "verdict")] {
                 if let Some(v) = e.get(from).filter(|v| truthy(v)) {
-                    outcome.insert(to.into(), v.clone());
+                    outcome = outcome.val(to, v);
                 }
             }
-            rec(t, json!({ "kind": "run_ended", "outcome": outcome }));
+            rec(t, kind("run_ended").raw("outcome", &outcome.end()).end());
         }
     }
     out.join("\n")
@@ -122,6 +133,7 @@ fn text_of(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_step_export_reads_as_the_records_of_its_run() {

@@ -11,6 +11,7 @@ use crate::generate::Verdict;
 use crate::number;
 use crate::observe::Severity;
 use crate::value::Opts;
+use crate::write::{array, Obj};
 
 pub const CHECK_OPTIONS: [&str; 10] =
     ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
@@ -95,10 +96,10 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    /// The result as JS reads it.
-    pub fn to_value(&self) -> Value {
-        let checks = self.checks.iter().map(|c| serde_json::json!({ "check": c.check, "pass": c.pass, "message": c.message }));
-        serde_json::json!({ "pass": self.pass, "checks": checks.collect::<Vec<_>>(), "message": self.message })
+    /// The result as JSON text, as JS reads it.
+    pub fn to_json(&self) -> String {
+        let checks = self.checks.iter().map(|c| Obj::new().text("check", c.check).flag("pass", c.pass).text("message", &c.message).end());
+        Obj::new().flag("pass", self.pass).raw("checks", &array(checks)).text("message", &self.message).end()
     }
 }
 

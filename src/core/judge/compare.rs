@@ -3,10 +3,11 @@
 //! judges that newly fail, and the change in turns, tokens and findings.
 //! An item of several runs (`repeat`) passes when every run passed.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::number;
+use crate::write::{array, strings, Obj};
 
 /// One item of a batch: its runs taken together.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,28 +79,33 @@ pub fn read_batch(v: &Value, place: &str) -> Result<Vec<Item>> {
     Ok(items)
 }
 
-fn side(it: Option<&Item>) -> Value {
+fn side(it: Option<&Item>) -> String {
     match it {
-        None => Value::Null,
-        Some(it) => json!({
-            "runs": it.runs, "passes": it.passes, "passed": it.passed(),
-            "turns": it.per_run(it.turns), "tokens": it.per_run(it.tokens), "findings": it.per_run(it.findings),
-            "failedJudges": it.failed_judges,
-        }),
+        None => "null".into(),
+        Some(it) => Obj::new()
+            .int("runs", it.runs)
+            .int("passes", it.passes)
+            .flag("passed", it.passed())
+            .num("turns", it.per_run(it.turns))
+            .num("tokens", it.per_run(it.tokens))
+            .num("findings", it.per_run(it.findings))
+            .raw("failedJudges", &strings(it.failed_judges.iter().map(String::as_str)))
+            .end(),
     }
 }
 
-/// The comparison: `items` (every item, regressions first, then added and
-/// removed, improved, the same; each group in first-seen order), the ids
-/// that `regressed`, `improved`, were `added` or `removed`, and
-/// `newlyFailedJudges`. (Its markdown is written in the JS layer, from this.)
-pub fn compare(baseline: &[Item], current: &[Item]) -> Value {
+/// The comparison as JSON text: `items` (every item, regressions first,
+/// then added and removed, improved, the same; each group in first-seen
+/// order), the ids that `regressed`, `improved`, were `added` or
+/// `removed`, and `newlyFailedJudges`. (Its markdown is written in the JS
+/// layer, from this.)
+pub fn compare(baseline: &[Item], current: &[Item]) -> String {
     const STATUSES: [&str; 5] = ["regressed", "added", "removed", "improved", "same"];
-    let mut groups: [Vec<Value>; 5] = Default::default();
+    let mut groups: [Vec<(&str, String)>; 5] = Default::default();
     let mut judges = Vec::new();
     let only_baseline = baseline.iter().filter(|b| !current.iter().any(|c| c.id == b.id));
     for (b, c) in current.iter().map(|c| (baseline.iter().find(|b| b.id == c.id), Some(c))).chain(only_baseline.map(|b| (Some(b), None))) {
-        let id = &c.or(b).map_or(String::new(), |i| i.id.clone());
+        let id = c.or(b).map_or("", |i| i.id.as_str());
         let k = match (b, c) {
             (Some(b), Some(c)) if b.passed() && !c.passed() => 0,
             (Some(b), Some(c)) if !b.passed() && c.passed() => 3,
@@ -110,28 +116,38 @@ pub fn compare(baseline: &[Item], current: &[Item]) -> Value {
         let mut new_judges = Vec::new();
         for n in c.map_or(&[][..], |c| &c.failed_judges) {
             if !b.is_some_and(|b| b.failed_judges.contains(n)) {
-                judges.push(json!({ "id": id, "criterion": n }));
-                new_judges.push(Value::from(n.as_str()));
+                judges.push(Obj::new().text("id", id).text("criterion", n).end());
+                new_judges.push(n.as_str());
             }
         }
-        let delta = |f: fn(&Item) -> f64| b.zip(c).map_or(Value::Null, |(b, c)| json!(c.per_run(f(c)) - b.per_run(f(b))));
-        groups[k].push(json!({
-            "id": id, "status": STATUSES[k], "baseline": side(b), "current": side(c),
-            "turns": delta(|i| i.turns), "tokens": delta(|i| i.tokens), "findings": delta(|i| i.findings),
-            "newlyFailedJudges": new_judges,
-        }));
+        let delta = |f: fn(&Item) -> f64| b.zip(c).map(|(b, c)| c.per_run(f(c)) - b.per_run(f(b)));
+        let item = Obj::new()
+            .text("id", id)
+            .text("status", STATUSES[k])
+            .raw("baseline", &side(b))
+            .raw("current", &side(c))
+            .num("turns", delta(|i| i.turns).unwrap_or(f64::NAN))
+            .num("tokens", delta(|i| i.tokens).unwrap_or(f64::NAN))
+            .num("findings", delta(|i| i.findings).unwrap_or(f64::NAN))
+            .raw("newlyFailedJudges", &strings(new_judges))
+            .end();
+        groups[k].push((id, item));
     }
-    let ids = |k: usize| groups[k].iter().map(|i| i["id"].clone()).collect::<Vec<_>>();
-    json!({
-        "regressed": ids(0), "improved": ids(3), "added": ids(1), "removed": ids(2),
-        "newlyFailedJudges": judges,
-        "items": groups.concat(),
-    })
+    let ids = |k: usize| strings(groups[k].iter().map(|(id, _)| *id));
+    Obj::new()
+        .raw("regressed", &ids(0))
+        .raw("improved", &ids(3))
+        .raw("added", &ids(1))
+        .raw("removed", &ids(2))
+        .raw("newlyFailedJudges", &array(judges))
+        .raw("items", &array(groups.iter().flatten().map(|(_, item)| item.clone())))
+        .end()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn batch(runs: Value) -> Vec<Item> {
         read_batch(&json!({ "runs": runs }), "baseline").unwrap()
@@ -152,7 +168,7 @@ mod tests {
             { "id": "c", "verdict": "pass" },
             { "id": "new", "verdict": "agent" },
         ]));
-        let r = compare(&base, &cur);
+        let r: Value = serde_json::from_str(&compare(&base, &cur)).unwrap();
         assert_eq!(r["regressed"], json!(["a"]));
         assert_eq!(r["improved"], json!(["b"]));
         assert_eq!((r["added"].clone(), r["removed"].clone()), (json!(["new"]), json!(["gone"])));

@@ -2,13 +2,14 @@
 //! of five modes, with arguments compared per tool. Every mismatch names
 //! its position and the nearest candidate, in words a failing test prints.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::facts::Call;
 use crate::error::{Error, ErrorCode, Result};
 use crate::number;
 use crate::options::check_keys;
 use crate::value::Opts;
+use crate::write::{array, Obj};
 
 /// How the calls must line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,20 +145,24 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
-    /// The result as JS reads it.
-    pub fn to_value(&self) -> Value {
+    /// The result as JSON text, as JS reads it.
+    pub fn to_json(&self) -> String {
         let mismatches = self.mismatches.iter().map(|m| {
-            let mut o = Map::new();
-            o.insert("kind".into(), m.kind.into());
-            for (k, v) in [("expectedIndex", m.expected_index), ("actualIndex", m.actual_index), ("nearest", m.nearest)] {
-                if let Some(v) = v {
-                    o.insert(k.into(), v.into());
-                }
-            }
-            o.insert("message".into(), m.message.clone().into());
-            Value::Object(o)
+            Obj::new()
+                .text("kind", m.kind)
+                .opt("expectedIndex", m.expected_index, |o, k, v| o.int(k, v as u64))
+                .opt("actualIndex", m.actual_index, |o, k, v| o.int(k, v as u64))
+                .opt("nearest", m.nearest, |o, k, v| o.int(k, v as u64))
+                .text("message", &m.message)
+                .end()
         });
-        serde_json::json!({ "pass": self.pass, "score": self.score, "matched": self.matched, "mismatches": mismatches.collect::<Vec<_>>(), "message": self.message })
+        Obj::new()
+            .flag("pass", self.pass)
+            .num("score", self.score)
+            .int("matched", self.matched as u64)
+            .raw("mismatches", &array(mismatches))
+            .text("message", &self.message)
+            .end()
     }
 }
 
