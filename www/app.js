@@ -1,10 +1,12 @@
 // The run viewer: open files and runs on the left, the run's turns in a
 // virtualised list in the middle, its step graph, budget and findings on the
-// right; compare, search, keyboard and hash links tie them together.
+// right, with the run's judgement and checks; compare (two runs, or two
+// batches), search, keyboard and hash links tie them together.
 import { TrajectoryIndex } from './pkg/web.js';
 import { initWasm, readFile, fetchDoc, embeddedDocs, sampleList, onDrop } from './load.js';
 import { $, esc, json, download, parseHash, hashFor, outcomeText, outcomeOk, outcomeBadge, fmtMs, plural } from './util.js';
-import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, ICON } from './cards.js';
+import { runCtx, rowsFor, rowHtml, turnMarkdown, payloadAt, checksHtml, ICON } from './cards.js';
+import { batchCompare } from './batches.js';
 import { VirtualList } from './turns.js';
 import { Outline } from './outline.js';
 import { graphSvg } from './graph.js';
@@ -13,7 +15,7 @@ import * as find from './search.js';
 import { compare, compareHtml, compareMarkdown, compareJson } from './compare.js';
 import { liveSimulation, liveObjective } from './live.js';
 
-const S = { docs: [], samples: [], doc: null, v: null, sel: -1, pos: -1, res: null, cmp: null };
+const S = { docs: [], samples: [], doc: null, v: null, sel: -1, pos: -1, res: null, cmp: null, bat: null };
 const runKey = (r) => r.runId ?? '';
 const base = (name) => name.replace(/\.[^.]*$/, '');
 const estimate = (r) => (r.t ? 64 + r.t.records * 26 : 16 + r.recs.length * 24);
@@ -65,14 +67,18 @@ function renderDocs() {
     ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)} line ${e.line}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
     ${d.index.runs().map((r) => `<button class="run-btn" data-doc="${di}" data-run="${esc(runKey(r))}" style="--depth:${r.depth}" aria-current="${S.v?.doc === d && S.v.run.runId === r.runId}">
       ${esc(r.runId ?? '(unnamed run)')}<small>${plural(r.turns, 'turn')} · ${plural(r.toolCalls, 'call')}${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · <span class="${outcomeOk(r.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(r.outcome))}</span></small></button>`).join('')}</div>`).join('')
-    || '<p class="muted">No file open. Open a record JSONL, a step JSONL or stepTraces.json, or drop one here.</p>';
+    || '<p class="muted">No file open. Open a record JSONL, a step JSONL, stepTraces.json or a saved batch, or drop one here.</p>';
+  $('batch-btn').hidden = batchDocs().length < 2;
 }
 
 async function openFiles(files) {
+  let batches = 0;
   for (const f of files) {
-    try { S.doc = addDoc(await readFile(f)); } catch (e) { addDoc({ name: f.name, index: TrajectoryIndex.fromJsonl(''), errors: [{ line: 0, message: e.message }] }); }
+    try { S.doc = addDoc(await readFile(f)); batches += !!S.doc.batch; } catch (e) { addDoc({ name: f.name, index: TrajectoryIndex.fromJsonl(''), errors: [{ line: 0, message: e.message }] }); }
   }
   if (S.doc) showRun(S.doc);
+  // A batch opened beside another: the two side by side.
+  if (batches && batchDocs().length > 1) openBatches();
 }
 
 async function openSample(s, show = true) {
@@ -100,7 +106,7 @@ function showRun(doc, key = null) {
     return;
   }
   const ctx = runCtx(doc, run);
-  S.v = { doc, run, ctx, all: rowsFor(ix, run), rows: [], fam: find.family(ix, run), budget: budgetData(ix, run) };
+  S.v = { doc, run, ctx, all: rowsFor(ctx), rows: [], fam: find.family(ix, run), budget: budgetData(ix, run) };
   S.v.flagged = Uint32Array.from(ctx.findings.map((f) => f.record)).sort(); // records with a finding, for the outline's ⚑
   S.pos = run.first - 1;
   const dur = run.startedAt != null && run.endedAt != null ? fmtMs(run.endedAt - run.startedAt) : '—';
@@ -109,6 +115,7 @@ function showRun(doc, key = null) {
     <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span><span><b>${run.assessments}</b> findings</span><span><b>${dur}</b></span>
     ${outcomeBadge(run.outcome, 'outcome')}</div>`;
   $('graph').innerHTML = graphSvg(ix, run) || '<p class="muted">No steps in this run.</p>';
+  $('checks').innerHTML = checksHtml(ctx);
   $('findings').innerHTML = ctx.findings.map((f) => `<li class="sev-${esc(f.severity)}"><a href="${ctx.href({ finding: f.k })}">${ICON[f.severity] ?? '•'} <b>${esc(f.severity)}</b> ${esc(f.assessment?.observerName)}: ${esc(f.assessment?.summary)}</a></li>`).join('')
     || '<li class="muted">No findings.</li>';
   const kind = $('kind').value;
@@ -269,8 +276,33 @@ function renderCompare() {
 }
 
 function closeCompare() {
-  $('compare').hidden = true;
+  $('compare').hidden = $('batches').hidden = true;
   document.querySelector('main').classList.remove('comparing');
+}
+
+// ---- batches ----
+
+const batchDocs = () => S.docs.filter((d) => d.batch);
+
+/** Baseline: the first batch opened; current: the last. */
+function openBatches() {
+  const opts = batchDocs().map((d) => `<option value="${S.docs.indexOf(d)}">${esc(d.name)}</option>`).join('');
+  $('bat-a').innerHTML = $('bat-b').innerHTML = opts;
+  $('bat-b').selectedIndex = batchDocs().length - 1;
+  closeCompare();
+  $('batches').hidden = false;
+  document.querySelector('main').classList.add('comparing');
+  renderBatches();
+}
+
+function renderBatches() {
+  try {
+    S.bat = batchCompare(S.docs[$('bat-a').value], S.docs[$('bat-b').value]);
+    $('bat-body').innerHTML = S.bat.html;
+  } catch (e) {
+    S.bat = null;
+    $('bat-body').innerHTML = `<p class="bad" role="alert">${esc(e.message)}</p>`;
+  }
 }
 
 // ---- live runs ----
@@ -324,6 +356,11 @@ $('compare-btn').addEventListener('click', openCompare);
 $('cmp-a').addEventListener('change', renderCompare);
 $('cmp-b').addEventListener('change', renderCompare);
 $('cmp-close').addEventListener('click', closeCompare);
+$('batch-btn').addEventListener('click', openBatches);
+$('bat-a').addEventListener('change', renderBatches);
+$('bat-b').addEventListener('change', renderBatches);
+$('bat-close').addEventListener('click', closeCompare);
+$('bat-md').addEventListener('click', () => S.bat && download('compare-batches.md', S.bat.diff.markdown, 'text/markdown'));
 $('cmp-md').addEventListener('click', () => S.cmp && download('compare.md', compareMarkdown(S.cmp), 'text/markdown'));
 $('cmp-json').addEventListener('click', () => S.cmp && download('compare.json', compareJson(S.cmp)));
 $('help-btn').addEventListener('click', () => $('help').showModal());

@@ -1,8 +1,10 @@
 // A run's rows (its turns, and the records between them) and what a row
 // shows: messages, tool calls with their result or error, the step choice,
 // findings pinned to the call they fired at, child runs under the call that
-// started them. Records are parsed (index.get) only for rows on screen.
-import { readOutcome, readModelUsage } from './pkg/web.js';
+// started them; a judge's judgement of a turn closes that turn's card.
+// Records are parsed (index.get) only for rows on screen, and the custom
+// records outside turns (where judgements are) once per run.
+import { readOutcome, readModelUsage, checkRun } from './pkg/web.js';
 import { esc, json, short, parts, toolValue, partError, outcomeOf, outcomeText, outcomeOk, fmtMs, hashFor, plural } from './util.js';
 
 const GATE = 4096; // bytes of a payload shown before "show all"
@@ -21,8 +23,11 @@ export function runCtx(doc, run) {
     if (r.parentRunId !== run.runId || r.depth <= run.depth) continue;
     if (r.parentCall != null) children.set(r.parentCall, [...(children.get(r.parentCall) ?? []), r]); else orphans.set(r.first, r);
   }
+  const judgements = judgementsOf(doc, run);
   return {
-    doc, ix, run, findings, byCall, children, orphans,
+    doc, ix, run, findings, byCall, children, orphans, judgements,
+    // A batch's runs carry their judgements as data (a step export has no judgement records): each closes its turn's card.
+    judged: new Map(judgements.filter((x) => x.rec == null && !x.j.final).map((x) => [x.j.turn, x.j])),
     byRec: new Map(findings.map((f) => [f.record, f])),
     ended: ix.filter({ kind: 'tool_ended', runId: run.runId }), // the run's Nth call is ended[N - 1]: "#N" in evidence
     href: (extra) => hashFor(doc.name, run.runId, extra),
@@ -30,11 +35,28 @@ export function runCtx(doc, run) {
 }
 
 /**
+ * A run's judgements, in order, with their record (null for a batch run's,
+ * which are data): `custom` records named judgement outside its turns.
+ */
+function judgementsOf(doc, run) {
+  const b = doc.batch?.runs.find((r) => r.id === run.runId);
+  if (b) return (b.judgements ?? []).map((j) => ({ j, rec: null }));
+  const ix = doc.index;
+  // 'judgement' is the core's name for the record (well_known::JUDGEMENT), as the record carries it.
+  return [...ix.turnRecords(run.runId, null)].filter((i) => ix.info(i).kind === 'custom')
+    .map((i) => ({ p: ix.get(i).payload, rec: i })).filter((x) => x.p.name === 'judgement' && x.p.data).map((x) => ({ j: x.p.data, rec: x.rec }));
+}
+
+/**
  * The rows of a run in record order: one per turn, and the run's own records
  * outside turns (run_started, run_ended, ...) in chunks. `lo`/`hi` are the
  * record range a row covers (child runs' records included), to find a record's row.
+ * A turn's row runs on to the judgement of that turn (`more`: the records after
+ * turn_ended up to it, the judge's usage among them).
  */
-export function rowsFor(ix, run) {
+export function rowsFor(ctx) {
+  const { ix, run } = ctx;
+  const after = new Map(ctx.judgements.filter((x) => x.rec != null && !x.j.final).map((x) => [x.j.turn, x.rec]));
   const rows = [];
   const orphans = new Set(ix.runs().filter((r) => r.parentRunId === run.runId && r.parentCall == null && r.depth > run.depth).map((r) => r.first));
   const gap = (a, b) => {
@@ -47,16 +69,21 @@ export function rowsFor(ix, run) {
     if (recs.length) rows.push({ recs, lo: recs[0], hi: recs.at(-1) });
   };
   let next = run.first;
-  for (const t of ix.turns(run.runId)) {
+  const turns = ix.turns(run.runId);
+  for (const [k, t] of turns.entries()) {
     gap(next, t.first - 1);
-    rows.push({ t, lo: t.first, hi: t.last });
-    next = t.last + 1;
+    // Only up to the next turn: a judgement recorded out of place stays where it is.
+    const j = after.get(t.turn) < (turns[k + 1]?.first ?? Infinity) ? after.get(t.turn) : undefined;
+    const more = [];
+    for (let i = t.last + 1; i <= j; i++) if (ix.info(i).runId === run.runId) more.push(i);
+    rows.push({ t, lo: t.first, hi: more.at(-1) ?? t.last, more });
+    next = Math.max(next, t.last + 1, j + 1 || 0);
   }
   gap(next, run.last);
   return rows;
 }
 
-export const rowRecords = (ctx, row) => (row.t ? ctx.ix.turnRecords(ctx.run.runId, row.t.turn) : row.recs);
+export const rowRecords = (ctx, row) => (row.t ? [...ctx.ix.turnRecords(ctx.run.runId, row.t.turn), ...row.more] : row.recs);
 
 /** The records of a row as display items: calls merge their start, end and the message parts that carry them. */
 export function collect(ctx, recs) {
@@ -88,6 +115,7 @@ export function collect(ctx, recs) {
       if (!agentText) for (const q of parts(p.assistant)) if (q.type === 'text' && q.text) items.push({ role: 'assistant', text: q.text, rec: i, at: [i, 'assistant'] });
     } else if (p.kind === 'step_selected') items.push({ step: p, rec: i });
     else if (p.kind === 'assessment_produced') items.push({ finding: ctx.byRec.get(i), rec: i });
+    else if (p.kind === 'custom' && p.name === 'judgement' && p.data) items.push({ judge: p.data, rec: i });
     // A run_ended is marked by how the viewer reads its outcome: the index counts only a status other than completed as an error.
     else if (p.kind === 'run_ended') items.push({ ev: p.kind, text: summary(p), err: !outcomeOk(readOutcome(p.outcome)), rec: i });
     else if (p.kind !== 'turn_started' && p.kind !== 'iteration_started') items.push({ ev: p.kind, text: summary(p), err: ctx.ix.info(i).isError, rec: i });
@@ -163,7 +191,7 @@ function callHtml(ctx, c) {
 /** A child run inline under its call (first turns only: a long one opens as a run of its own). */
 function childHtml(ctx, child) {
   const cctx = runCtx(ctx.doc, child);
-  const rows = rowsFor(ctx.ix, child);
+  const rows = rowsFor(cctx);
   return `<details class="child" open><summary>↳ child run <b>${esc(child.runId)}</b> · ${plural(child.turns, 'turn')} · ${plural(child.toolCalls, 'call')} · <span class="${outcomeOk(child.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(child.outcome))}</span>
     <a href="${cctx.href({})}">open</a></summary>${rows.slice(0, 12).map((r) => rowHtml(cctx, r)).join('')}${rows.length > 12 ? `<p class="muted">${rows.length - 12} more rows: open the child run.</p>` : ''}</details>`;
 }
@@ -173,8 +201,14 @@ function stepHtml(p) {
     ${p.candidates?.length ? `<table class="cands"><tr><th>candidate</th><th>score</th><th>reasons</th></tr>${p.candidates.map((c) => `<tr${c.stepId === p.step_id ? ' class="chosen"' : ''}><td>${esc(c.stepId)}</td><td>${Number(c.score).toFixed(2)}</td><td>${esc((c.reasons ?? []).join('; '))}</td></tr>`).join('')}</table>` : ''}</div>`;
 }
 
+const VERDICT = { pass: '✓', fail: '✖', inconclusive: '?' };
+/** A judgement: the core's heading, then each criterion's verdict and reasoning; why the answer could not be read. */
+export const judgementHtml = (j, rec) => `<div class="judge jv-${esc(j.verdict)}"${rec == null ? '' : ` data-rec="${rec}"`} role="note"><b>⚖ ${esc(String(j.message ?? '').split('\n')[0])}</b>
+  <ul>${(j.criteria ?? []).map((c) => `<li class="jv-${esc(c.verdict)}">${VERDICT[c.verdict] ?? '•'} <b>${esc(c.name)}</b> ${esc(c.verdict)}: ${esc(c.reasoning)}</li>`).join('')}</ul>${j.error ? `<p class="bad">${esc(j.error.code)}: ${esc(j.error.message)}</p>` : ''}</div>`;
+
 function itemHtml(ctx, it) {
   if (it.call) return callHtml(ctx, it);
+  if (it.judge) return judgementHtml(it.judge, it.rec);
   if (it.child) return childHtml(ctx, it.child);
   if (it.step) return `<div data-rec="${it.rec}">${stepHtml(it.step)}</div>`;
   if (it.finding) return findingHtml(ctx, it.finding);
@@ -189,21 +223,42 @@ export function turnHeader(ctx, t) {
 }
 
 export function rowHtml(ctx, row) {
-  const body = collect(ctx, rowRecords(ctx, row)).map((it) => itemHtml(ctx, it)).join('');
+  const j = row.t && ctx.judged.get(row.t.turn);
+  const body = collect(ctx, rowRecords(ctx, row)).map((it) => itemHtml(ctx, it)).join('') + (j ? judgementHtml(j) : '');
   return row.t ? `${turnHeader(ctx, row.t)}<div class="turn-b">${body}</div>` : `<div class="outside">${body}</div>`;
 }
 
 /** A turn as Markdown: messages, calls with results, findings. */
 export function turnMarkdown(ctx, t) {
   const out = [`## ${ctx.doc.name} · ${ctx.run.runId ?? ''} · turn ${t.turn}${t.step ? ` (step ${t.step})` : ''}`, ''];
-  for (const it of collect(ctx, ctx.ix.turnRecords(ctx.run.runId, t.turn))) {
+  const row = rowsFor(ctx).find((r) => r.t?.turn === t.turn);
+  const items = collect(ctx, rowRecords(ctx, row));
+  if (ctx.judged.get(t.turn)) items.push({ judge: ctx.judged.get(t.turn) });
+  for (const it of items) {
     if (it.role) out.push(`**${it.role}:** ${it.text}`, '');
     else if (it.call) {
       out.push(`- \`${it.name}(${short(it.args, 400)})\` → ${it.err ? '**error**: ' : ''}${short(it.result, 400)}`);
       for (const f of ctx.byCall.get(it.end) ?? []) out.push(`  - ${f.severity} · ${f.assessment?.observerName}: ${f.assessment?.summary}`);
     } else if (it.step) out.push(`- step **${it.step.step_id ?? 'none'}** (${it.step.method})`);
     else if (it.finding) out.push(`- ${it.finding.severity} · ${it.finding.assessment?.observerName}: ${it.finding.assessment?.summary}`);
+    else if (it.judge) out.push(`- ${it.judge.message}`);
     else out.push(`- ${it.ev}: ${it.text}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The run's final judgement (or of the run judged whole), and checkRun with
+ * its defaults (the run passed) and no finding at warning or above.
+ */
+export function checksHtml(ctx) {
+  const fin = ctx.judgements.findLast((x) => x.j.final || x.j.turn == null);
+  let out = fin ? judgementHtml(fin.j) : '<p class="muted">No judgement of the whole run.</p>';
+  try {
+    const c = checkRun(ctx.ix, { ...(ctx.run.runId == null ? {} : { runId: ctx.run.runId }), failOnSeverity: 'warning' });
+    out += `<p id="checks-head" class="${c.pass ? 'ok' : 'bad'}">${esc(c.message.split('\n')[0])}</p><ul class="checks">${c.checks.map((k) => `<li class="${k.pass ? 'ok' : 'bad'}">${k.pass ? '✓' : '✖'} <b>${k.check}</b>: ${esc(k.message)}</li>`).join('')}</ul>`;
+  } catch (e) {
+    out += `<p class="bad" id="checks-head">${esc(e.message)}</p>`;
+  }
+  return out;
 }

@@ -1,7 +1,8 @@
 // Getting runs into the page: the WebAssembly module (inline in a one-file
 // build), files from the picker, drops, ?src=, runs embedded in the page and
 // the served runs/index.json. Every source becomes a "doc": a name and a
-// TrajectoryIndex over its records.
+// TrajectoryIndex over its records (a saved batch: its runs' step exports,
+// and the batch itself as `batch`, for the batch comparison).
 import { init, TrajectoryIndex, stepsToJsonl } from './pkg/web.js';
 
 /** Loads the module from the inline base64 copy when the page carries one (one-file build), else next to web.js. */
@@ -14,11 +15,17 @@ export function initWasm() {
   return init(bytes);
 }
 
-/** A doc from a file's content (bytes or text): record JSONL, step JSONL or stepTraces.json, told apart by content. */
+/** A doc from a file's content (bytes or text): record JSONL, step JSONL, stepTraces.json or a saved batch, told apart by content. */
 export function openDoc(name, input, src = null) {
   const head = (typeof input === 'string' ? input.slice(0, 65536) : new TextDecoder().decode(input.subarray(0, 65536))).trimStart();
   let first = null;
   try { first = JSON.parse(head.slice(0, head.indexOf('\n') >>> 0)); } catch { /* not JSON on line 1: the index reports it */ }
+  // One JSON object that is not a record: a batch ({ runs: [...] }) when it says so.
+  if (head[0] === '{' && !first?.payload) {
+    let batch = null;
+    try { batch = JSON.parse(typeof input === 'string' ? input : new TextDecoder().decode(input)); } catch { /* JSONL after all */ }
+    if (Array.isArray(batch?.runs)) return batchDoc(name, batch, src);
+  }
   const steps = head.startsWith('[') || (first && !first.payload && ('stepIndex' in first || 'userMessage' in first));
   if (!steps) {
     const index = TrajectoryIndex.fromJsonl(input);
@@ -39,6 +46,16 @@ export function openDoc(name, input, src = null) {
   // search, filters and the step path work the same on them.
   const index = TrajectoryIndex.fromJsonl(stepsToJsonl(Array.isArray(list) ? list : []));
   return { name, src, index, errors: errors.concat(index.errors()), steps: true };
+}
+
+/**
+ * A saved batch: each run's step export (`result.steps`) read as the records
+ * it stands for, named by the batch's run id (a step export names no run).
+ */
+function batchDoc(name, batch, src) {
+  const runs = batch.runs.filter((r) => Array.isArray(r?.result?.steps) && r.result.steps.length);
+  const index = TrajectoryIndex.fromJsonl(runs.map((r) => stepsToJsonl(r.result.steps.map((s) => ({ ...s, conversationId: String(r.id) })))).join('\n'));
+  return { name, src, index, errors: index.errors(), steps: true, batch };
 }
 
 export async function readFile(file) {

@@ -8,6 +8,8 @@
 //   viewer-integrations.mjs  the streams the AI SDK and Mastra integrations record
 //   viewer-crafted-runs.mjs  the user-reported defects, on runs written for each
 //   viewer-one-file.mjs      writeViewerHtml, opened from file://
+//   viewer-judged.mjs        a judged run's judgements and checks; two
+//                            saved batches side by side
 // What they share (the served site, reading records, page helpers) is in
 // viewer-site.mjs.
 import { testSampleRuns } from './viewer-sample-runs.mjs';
@@ -15,9 +17,11 @@ import { testLongRun } from './viewer-long-run.mjs';
 import { testIntegrationStreams } from './viewer-integrations.mjs';
 import { testCraftedRuns } from './viewer-crafted-runs.mjs';
 import { testOneFile } from './viewer-one-file.mjs';
+import { testJudged } from './viewer-judged.mjs';
 
 testSampleRuns();
 testLongRun();
 testIntegrationStreams();
 testCraftedRuns();
 testOneFile();
+testJudged();
