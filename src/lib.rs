@@ -7,6 +7,7 @@
 //! compiling for `wasm32`.
 
 pub use agent_trajectories_core as core;
+pub use agent_trajectories_judge as judge;
 
 /// The JS binding. Public so wasm-bindgen-test suites can drive it from Rust.
 #[cfg(target_arch = "wasm32")]

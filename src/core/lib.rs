@@ -19,8 +19,9 @@
 //! - `generate`: generated runs
 //! - `background`, `index`, `vocabulary`: the objective loop, reading record
 //!   streams, the closed sets of words
-//! - `judge`: judging runs (their calls, their facts, batches of them),
-//!   read from their records and a generated run's steps (`index`)
+//!
+//! Judging runs (their calls, their facts, batches of them) is the crate
+//! `agent-trajectories-judge` (src/core/judge), above all of these.
 
 // First: its macros are used by the modules below (textual scope).
 #[macro_use]
@@ -32,7 +33,6 @@ pub mod error;
 pub mod generate;
 pub mod host;
 pub mod index;
-pub mod judge;
 pub mod message;
 pub mod number;
 pub mod observe;

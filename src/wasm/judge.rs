@@ -1,12 +1,12 @@
 //! Judging for JS: the run, the expected calls and the options cross as
-//! JSON; the core (`core::judge`) reads and decides. A per-tool arguments
+//! JSON; the judging crate (`agent-trajectories-judge`) reads and decides. A per-tool arguments
 //! function stays in JS and is called through `custom`.
 
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::core::judge::ask::{self, JudgeRunOptions};
-use crate::core::judge::{check_run, compare, facts::read_run, match_calls, read_expected, reliability, CheckOptions, MatchOptions};
+use crate::judge::ask::{self, JudgeRunOptions};
+use crate::judge::{check_run, compare, facts::read_run, match_calls, read_expected, reliability, CheckOptions, MatchOptions};
 use crate::core::Error;
 use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
 use crate::wasm::generate::host::{CallSignals, JsModel};

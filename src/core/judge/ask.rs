@@ -2,11 +2,11 @@
 //! by a deadline (a judge that never answers must not hang the caller).
 
 use super::facts::RunFacts;
-use crate::error::{Error, ErrorCode, Result};
-use crate::generate::concurrency::{race, Either};
-use crate::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Timer};
-use crate::observe::Assessment;
-use crate::rubric::{assess, request, transcript, Criterion, Judgement};
+use agent_trajectories_core::error::{Error, ErrorCode, Result};
+use agent_trajectories_core::generate::concurrency::{race, Either};
+use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Timer};
+use agent_trajectories_core::observe::Assessment;
+use agent_trajectories_core::rubric::{assess, request, transcript, Criterion, Judgement};
 
 /// Grades `facts` against `criteria` with `model`; each call bounded by
 /// `timeout_ms` (named `what` in the error) when a timer is given.
@@ -28,7 +28,7 @@ pub async fn judge_run(
                 Box::pin(async move {
                     match race(call, t.sleep(ms)).await {
                         Either::Left(r) => r,
-                        Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("the judge model did not answer within {what} ({} ms)", crate::number::show(ms)))),
+                        Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("the judge model did not answer within {what} ({} ms)", agent_trajectories_core::number::show(ms)))),
                     }
                 })
             }
@@ -51,8 +51,8 @@ pub struct JudgeRunOptions {
 
 impl JudgeRunOptions {
     pub fn read(v: &serde_json::Value, place: &str) -> Result<JudgeRunOptions> {
-        use crate::host::{CallTimeout, MAX_TIMEOUT_MS};
-        let o = crate::value::Opts::new(v, &JUDGE_RUN_OPTIONS, place, "{ model, criteria, runId?, timeoutMs? }")?;
+        use agent_trajectories_core::host::{CallTimeout, MAX_TIMEOUT_MS};
+        let o = agent_trajectories_core::value::Opts::new(v, &JUDGE_RUN_OPTIONS, place, "{ model, criteria, runId?, timeoutMs? }")?;
         let timeout_ms = match o.get("timeoutMs") {
             None => Some(CallTimeout::DEFAULT_MS),
             Some(serde_json::Value::Bool(false)) => None,
@@ -61,12 +61,12 @@ impl JudgeRunOptions {
                 _ => {
                     return Err(Error::invalid_argument(format!(
                         "{place}.timeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
-                        crate::number::show_value(n)
+                        agent_trajectories_core::number::show_value(n)
                     )))
                 }
             },
         };
-        let criteria = crate::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
+        let criteria = agent_trajectories_core::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
         Ok(JudgeRunOptions { criteria, run_id: o.string("runId")?, timeout_ms })
     }
 }
@@ -74,7 +74,7 @@ impl JudgeRunOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::facts::tests::facts;
+    use crate::facts::tests::facts;
     use serde_json::json;
     use std::cell::RefCell;
     use std::future::Future;
@@ -99,7 +99,7 @@ mod tests {
         let j = j.unwrap();
         assert_eq!((j.verdict.as_str(), j.turn, j.is_final), ("pass", None, true));
         let asked = model.0.borrow();
-        let crate::message::Content::Text(text) = &asked[0].messages[0].content else { panic!() };
+        let agent_trajectories_core::message::Content::Text(text) = &asked[0].messages[0].content else { panic!() };
         assert!(text.contains("The conversation is over."), "{text}");
         assert!(text.contains("[caution] stall (turn 1): same call twice"), "{text}");
         let e = JudgeRunOptions::read(&json!({ "criteria": ["a"], "timeoutMs": 0 }), "judge: options").unwrap_err();

@@ -6,12 +6,12 @@
 use serde_json::Value;
 
 use super::facts::RunFacts;
-use crate::error::{Error, Result};
-use crate::generate::Verdict;
-use crate::number;
-use crate::observe::Severity;
-use crate::value::Opts;
-use crate::write::{array, Obj};
+use agent_trajectories_core::error::{Error, Result};
+use agent_trajectories_core::generate::Verdict;
+use agent_trajectories_core::number;
+use agent_trajectories_core::observe::Severity;
+use agent_trajectories_core::value::Opts;
+use agent_trajectories_core::write::{array, Obj};
 
 pub const CHECK_OPTIONS: [&str; 10] =
     ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
@@ -116,7 +116,7 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
     let mut checks = Vec::new();
     let mut add = |check: &'static str, pass: bool, message: String| checks.push(Check { check, pass, message });
     let run = f.run_id.as_deref().map_or("the run".to_owned(), |id| format!("run {id:?}"));
-    let ended = |e: &crate::capture::EndRead| format!("verdict {}, reason {}", e.verdict, e.reason.as_deref().unwrap_or(&e.status));
+    let ended = |e: &agent_trajectories_core::capture::EndRead| format!("verdict {}, reason {}", e.verdict, e.reason.as_deref().unwrap_or(&e.status));
     if let Some(v) = &o.verdicts {
         match &f.end {
             None => add("verdict", false, format!("{run} has no end (no run_ended record): it did not finish")),
@@ -154,7 +154,7 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
         add("maxToolCalls", n <= max, format!("{n} tool call(s), maxToolCalls {max}"));
     }
     if let Some(max) = o.max_tokens {
-        add("maxTokens", f.tokens <= max, format!("{} tokens, maxTokens {}", crate::observe::thousands(f.tokens), crate::observe::thousands(max)));
+        add("maxTokens", f.tokens <= max, format!("{} tokens, maxTokens {}", agent_trajectories_core::observe::thousands(f.tokens), agent_trajectories_core::observe::thousands(max)));
     }
     if let Some(max) = o.max_turns {
         add("maxTurns", f.turns <= max, format!("{} turn(s), maxTurns {max}", f.turns));
@@ -173,7 +173,7 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::facts::tests::facts;
+    use crate::facts::tests::facts;
     use serde_json::json;
 
     fn check(o: Value) -> CheckResult {

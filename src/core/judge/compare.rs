@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::number;
-use crate::write::{array, strings, Obj};
+use agent_trajectories_core::error::{Error, Result};
+use agent_trajectories_core::number;
+use agent_trajectories_core::write::{array, strings, Obj};
 
 /// One item of a batch: its runs taken together.
 #[derive(Debug, Clone, Default, PartialEq)]

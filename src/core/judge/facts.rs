@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-use crate::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
-use crate::error::{Error, Result};
-use crate::index::steps::steps_to_jsonl;
-use crate::message::ModelMessage;
-use crate::number;
-use crate::observe::Severity;
+use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
+use agent_trajectories_core::error::{Error, Result};
+use agent_trajectories_core::index::steps::steps_to_jsonl;
+use agent_trajectories_core::message::ModelMessage;
+use agent_trajectories_core::number;
+use agent_trajectories_core::observe::Severity;
 
 /// A run as callers hand it over: record JSONL text, an array of records,
 /// or a generated run's result (`{ steps, end }`, read as the records its
@@ -195,7 +195,7 @@ impl RunFacts {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::capture::jsonl;
+    use agent_trajectories_core::capture::jsonl;
 
     pub(crate) const RUN: &str = concat!(
         r#"{"schema_version":1,"seq":0,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"run_started","identity":{"run_id":"r"}}}"#,

@@ -5,11 +5,11 @@
 use serde_json::Value;
 
 use super::facts::Call;
-use crate::error::{Error, ErrorCode, Result};
-use crate::number;
-use crate::options::check_keys;
-use crate::value::Opts;
-use crate::write::{array, Obj};
+use agent_trajectories_core::error::{Error, ErrorCode, Result};
+use agent_trajectories_core::number;
+use agent_trajectories_core::options::check_keys;
+use agent_trajectories_core::value::Opts;
+use agent_trajectories_core::write::{array, Obj};
 
 /// How the calls must line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::generate::Verdict;
+use agent_trajectories_core::generate::Verdict;
 
 /// C(c, k) / C(n, k), as a product (no factorial overflows): 0 when c < k.
 fn ratio(c: u64, n: u64, k: u64) -> f64 {

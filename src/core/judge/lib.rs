@@ -1,4 +1,5 @@
-//! Judging runs: whether a run's tool calls match what was expected
+//! Judging runs (the crate `agent-trajectories-judge`, over the core):
+//! whether a run's tool calls match what was expected
 //! ([`matching`]), whether its own facts stay within limits ([`checks`]),
 //! how reliable an agent is over repeated runs ([`reliability`]), and what
 //! changed between two batches ([`compare`]). All read a run as
@@ -11,7 +12,11 @@ pub mod facts;
 pub mod matching;
 pub mod reliability;
 
-pub use crate::generate::Verdict;
+pub use agent_trajectories_core::generate::Verdict;
 pub use checks::{check_run, CheckOptions, CheckResult};
 pub use facts::{Call, Finding, RunFacts};
 pub use matching::{match_calls, read_expected, MatchOptions, MatchResult, Mismatch};
+
+// Its own crate, beside the core it reads, so that the build can compile it
+// for size (opt-level "z", see the root Cargo.toml): judging a run is done
+// once per run, never on a hot path, and its code is a tenth of the module.
