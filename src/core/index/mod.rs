@@ -13,7 +13,7 @@ pub mod group;
 mod ingest;
 pub mod scan;
 mod search;
-pub mod steps;
+
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
 use agent_trajectories_core::error::{Error, Result};
-use agent_trajectories_core::index::steps::steps_to_jsonl;
+use crate::steps::steps_to_jsonl;
 use agent_trajectories_core::message::ModelMessage;
 use agent_trajectories_core::number;
 use agent_trajectories_core::observe::Severity;

@@ -11,6 +11,7 @@ pub mod ask;
 pub mod facts;
 pub mod matching;
 pub mod reliability;
+pub mod steps;
 
 pub use agent_trajectories_core::generate::Verdict;
 pub use checks::{check_run, CheckOptions, CheckResult};

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use crate::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
-use crate::observe::CurrentAssessment;
-use crate::write::Obj;
-use crate::generate::trace::parse_iso8601;
+use agent_trajectories_core::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
+use agent_trajectories_core::observe::CurrentAssessment;
+use agent_trajectories_core::write::Obj;
+use agent_trajectories_core::generate::trace::parse_iso8601;
 
 /// The records a run of `steps` would have written, one JSON text a line.
 pub fn steps_to_jsonl(steps: &[Value]) -> String {
