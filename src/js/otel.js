@@ -40,8 +40,8 @@ import { fail, why, isObject, isArray, checkKeys } from './util.js';
  * @property {{ input: number, output: number }} [usage]
  * @property {number} [turnTokens]
  * @property {number} [seq]
- * @property {number} [turnIndex] the open turn's number
- * @property {{ span: Span, turn: number | undefined, end: number }} [held] the last turn's span, ended (at `end`) when the next span starts or the run ends
+ * @property {number} [turnIndex] the number of the turn open, or of the one just ended
+ * @property {[Span, number]} [held] the span (and end time) of the turn just ended: ended when the next model call or turn starts, or the run ends
  */
 
 /** @type {OtelApi} */
@@ -143,11 +143,16 @@ function makeState({ tracer, content }) {
     return undefined;
   };
   /**
-   * @param {Record<string, any>} data
-   * @param {string[]} keys
-   * @returns {string | undefined}
+   * A tool call's span; its arguments only with `content`.
+   * @param {Run} run
+   * @param {any} p
+   * @param {number} time
    */
-  const usageText = (data, keys) => keys.map((k) => data[k]).find((v) => typeof v === 'string');
+  const toolSpan = (run, p, time) =>
+    start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function',
+      ...(content && p.args !== undefined ? { 'gen_ai.tool.call.arguments': json(p.args) } : {}),
+    }, time, run.span);
   /**
    * The run's open model-call span, where the records' order says there is one.
    * @param {Run} run
@@ -168,7 +173,7 @@ function makeState({ tracer, content }) {
     const end = run.answered ?? time;
     if (run.turn) {
       release(run);
-      run.held = { span: run.chat, turn: run.turnIndex, end };
+      run.held = [run.chat, end];
     } else run.chat.end(hr(end));
     run.chat = undefined;
     run.answered = undefined;
@@ -191,36 +196,23 @@ function makeState({ tracer, content }) {
   };
   /** @param {Run} run */
   const release = (run) => {
-    run.held?.span.end(hr(run.held.end));
+    run.held?.[0].end(hr(run.held[1]));
     run.held = undefined;
   };
   /**
-   * The span of turn `n` (held or open), else of the open turn when `n` is unknown; else the run's.
+   * The span of turn `n` (open, or just ended), else of the open turn when `n` is unknown; else the run's.
    * @param {Run} run
    * @param {unknown} n
    */
-  const evaluated = (run, n) =>
-    (!Number.isSafeInteger(n) ? run.turn && run.chat : run.held && run.held.turn === n ? run.held.span : run.turn && run.turnIndex === n && run.chat) || run.span;
+  const evaluated = (run, n) => (Number.isSafeInteger(n) ? n === run.turnIndex && (run.chat ?? run.held?.[0]) : run.turn && run.chat) || run.span;
   /**
-   * A `gen_ai.evaluation.result` event (GenAI semantic conventions): what
-   * was evaluated (an observer, a judge's criterion), its label, its score
-   * where it is a number (undefined values are left out), why.
+   * A `gen_ai.evaluation.result` event (GenAI semantic conventions) with the
+   * record's time; attributes that are undefined are left out.
    * @param {Span} span
    * @param {number} time
-   * @param {unknown} name
-   * @param {unknown} label
-   * @param {number | undefined} score
-   * @param {unknown} explanation
-   * @param {string} key
-   * @param {unknown} value
+   * @param {Record<string, unknown>} attributes
    */
-  const evaluation = (span, time, name, label, score, explanation, key, value) => {
-    const e = 'gen_ai.evaluation.';
-    /** @type {Record<string, unknown>} */
-    const attributes = { [`${e}name`]: String(name), [`${e}score.label`]: String(label), [`${e}score.value`]: score, [`${e}explanation`]: explanation, [key]: value };
-    for (const k in attributes) if (attributes[k] === undefined) delete attributes[k];
-    span.addEvent(`${e}result`, attributes, hr(time));
-  };
+  const evaluation = (span, time, attributes) => span.addEvent('gen_ai.evaluation.result', JSON.parse(JSON.stringify(attributes)), hr(time));
   /**
    * @param {Run} run
    * @param {number} time
@@ -229,9 +221,10 @@ function makeState({ tracer, content }) {
   const endRun = (run, time, outcome) => {
     if (run.ended) return;
     run.ended = true;
+    const o = isObject(outcome) ? outcome : {};
+    const message = typeof o.message === 'string' ? o.message : undefined;
     // A turn the run ended inside with an error (its agent threw or timed out) failed with it.
-    const failed = isObject(outcome) && outcome.status === 'error';
-    endChat(run, time, failed ? (typeof outcome.message === 'string' ? outcome.message : 'the run ended in error during this call') : undefined);
+    endChat(run, time, o.status === 'error' ? message ?? 'the run ended in error during this call' : undefined);
     release(run);
     if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
     for (const id of run.toolOrder) {
@@ -239,17 +232,15 @@ function makeState({ tracer, content }) {
       run.tools.get(id)?.end(hr(time));
     }
     run.tools.clear();
-    if (isObject(outcome) && outcome.status === 'error') {
-      run.span.setAttribute('error.type', typeof outcome.error_code === 'string' ? outcome.error_code : 'error');
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'error') });
-    } else if (isObject(outcome) && (outcome.status === 'stopped' || outcome.status === 'aborted')) {
-      // Ended before its goal (a limit, a guard, the caller's signal): the run did not pass.
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: typeof outcome.message === 'string' ? outcome.message : String(outcome.reason ?? 'stopped') });
+    if (o.status === 'error') run.span.setAttribute('error.type', typeof o.error_code === 'string' ? o.error_code : 'error');
+    // An error, or ended before its goal (a limit, a guard, the caller's signal): the run did not pass.
+    if (o.status === 'error' || o.status === 'stopped' || o.status === 'aborted') {
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: message ?? String(o.reason ?? o.status) });
     } else if (typeof outcome === 'string' && outcome !== 'completed' && outcome !== 'ended') {
       run.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
     }
-    if (isObject(outcome) && typeof outcome.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', outcome.reason);
-    if (isObject(outcome) && typeof outcome.verdict === 'string') run.span.setAttribute('agent_trajectories.verdict', outcome.verdict);
+    if (typeof o.reason === 'string') run.span.setAttribute('agent_trajectories.stop_reason', o.reason);
+    if (typeof o.verdict === 'string') run.span.setAttribute('agent_trajectories.verdict', o.verdict);
     run.span.end(hr(time));
   };
 
@@ -333,7 +324,7 @@ function makeState({ tracer, content }) {
           const u = (run.usage ??= { input: 0, output: 0 });
           if (input !== undefined) run.chat.setAttribute('gen_ai.usage.input_tokens', (u.input += input));
           if (output !== undefined) run.chat.setAttribute('gen_ai.usage.output_tokens', (u.output += output));
-          const finish = usageText(p.data, keys.finishReason);
+          const finish = keys.finishReason.map((k) => p.data[k]).find((v) => typeof v === 'string');
           if (finish) run.chat.setAttribute('gen_ai.response.finish_reasons', [finish]);
           if (run.turn) break;
           run.answered = undefined;
@@ -344,38 +335,35 @@ function makeState({ tracer, content }) {
           const span = j.final === true || !Number.isSafeInteger(j.turn) ? run.span : evaluated(run, j.turn);
           for (const c of j.criteria) {
             // pass 1, fail 0; inconclusive has no number (the label says it). An answer the judge could not read is error.type.
-            if (isObject(c)) evaluation(span, time, c.name, c.verdict, c.verdict === 'pass' ? 1 : c.verdict === 'fail' ? 0 : undefined, c.reasoning, 'error.type', j.error?.code);
+            if (isObject(c)) {
+              evaluation(span, time, {
+                'gen_ai.evaluation.name': c.name,
+                'gen_ai.evaluation.score.label': c.verdict,
+                'gen_ai.evaluation.score.value': c.verdict === 'pass' ? 1 : c.verdict === 'fail' ? 0 : undefined,
+                'gen_ai.evaluation.explanation': c.reasoning,
+                'error.type': j.error?.code,
+              });
+            }
           }
         } else if (p.name === 'model_error' && run.chat) {
           run.chat.setAttribute('error.type', 'model_error');
           endChat(run, time, typeof p.data?.message === 'string' ? p.data.message : 'model call failed');
         }
         break;
-      case 'tool_started': {
-        /** @type {Record<string, unknown>} */
-        const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' };
-        if (content && p.args !== undefined) attributes['gen_ai.tool.call.arguments'] = json(p.args);
+      case 'tool_started':
         // A model call's span ends where its tool calls begin; a turn's holds them.
         if (run.chat && !run.turn) endChat(run, time);
-        run.tools.set(p.tool_call_id, start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, attributes, time, run.span));
+        run.tools.set(p.tool_call_id, toolSpan(run, p, time));
         run.toolOrder.push(p.tool_call_id);
         break;
-      }
       case 'tool_ended': {
-        let span = run.tools.get(p.tool_call_id);
-        if (!span) {
-          // Its tool_started was lost: the call still shows, as a failure of the record stream.
-          span = start(`execute_tool ${p.tool_name}`, SpanKind.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': p.tool_name, 'gen_ai.tool.call.id': p.tool_call_id, 'gen_ai.tool.type': 'function' }, time, run.span);
+        // Its tool_started was lost: the call still shows, as a failure of the record stream.
+        const lost = !run.tools.has(p.tool_call_id);
+        const span = run.tools.get(p.tool_call_id) ?? toolSpan(run, p, time);
+        if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
+        if (p.is_error || lost) {
           span.setAttribute('error.type', p.is_error ? 'tool_error' : 'missing_tool_started');
           span.setStatus({ code: SpanStatusCode.ERROR, message: p.is_error ? (typeof p.result === 'string' ? p.result : json(p.result)) : `tool_ended for call ${p.tool_call_id} without its tool_started (a record was lost)` });
-          if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
-          span.end(hr(time));
-          break;
-        }
-        if (content && p.result !== undefined) span.setAttribute('gen_ai.tool.call.result', json(p.result));
-        if (p.is_error) {
-          span.setAttribute('error.type', 'tool_error');
-          span.setStatus({ code: SpanStatusCode.ERROR, message: typeof p.result === 'string' ? p.result : json(p.result) });
         }
         span.end(hr(time));
         run.tools.delete(p.tool_call_id);
@@ -385,7 +373,12 @@ function makeState({ tracer, content }) {
       case 'assessment_produced': {
         const a = isObject(p.assessment) ? p.assessment : {};
         // A severity is a label, not a score: no score.value.
-        evaluation(evaluated(run, p.turn_index), time, a.observerName, a.severity, undefined, a.summary, 'agent_trajectories.call_index', p.call_index);
+        evaluation(evaluated(run, p.turn_index), time, {
+          'gen_ai.evaluation.name': a.observerName,
+          'gen_ai.evaluation.score.label': a.severity,
+          'gen_ai.evaluation.explanation': a.summary,
+          'agent_trajectories.call_index': p.call_index,
+        });
         break;
       }
       case 'run_ended':
