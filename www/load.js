@@ -20,8 +20,8 @@ export function openDoc(name, input, src = null) {
   const head = (typeof input === 'string' ? input.slice(0, 65536) : new TextDecoder().decode(input.subarray(0, 65536))).trimStart();
   let first = null;
   try { first = JSON.parse(head.slice(0, head.indexOf('\n') >>> 0)); } catch { /* not JSON on line 1: the index reports it */ }
-  // One JSON object that is not a record: a batch ({ runs: [...] }) when it says so.
-  if (head[0] === '{' && !first?.payload) {
+  // A saved batch: one JSON object that starts with its runs (as JSON.stringify writes a runTrajectories result).
+  if (/^\{\s*"runs"\s*:/.test(head)) {
     let batch = null;
     try { batch = JSON.parse(typeof input === 'string' ? input : new TextDecoder().decode(input)); } catch { /* JSONL after all */ }
     if (Array.isArray(batch?.runs)) return batchDoc(name, batch, src);

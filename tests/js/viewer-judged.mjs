@@ -141,7 +141,7 @@ export function testJudged() {
     const dir = site('at-viewer-batches-');
     try {
       writeFileSync(join(dir, 'baseline.json'), baseline);
-      writeFileSync(join(dir, 'current.json'), current);
+      writeFileSync(join(dir, 'current.json'), JSON.stringify(JSON.parse(current), null, 2)); // pretty-printed reads the same
       const server = await serveStatic(dir);
       try {
         await withPage(server.url, async (page, { errors }) => {
