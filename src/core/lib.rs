@@ -15,7 +15,6 @@
 //! - `capture`: records and the recorder (a payload may carry assessments)
 //! - `host`: what the core asks of its host (clock, models, timer, abort,
 //!   tool observers, a place for records), in capture's and observe's types
-//! - `rubric`: the rubric judge (criteria, its prompt, its answer, the judgement)
 //! - `generate`: generated runs
 //! - `background`, `index`, `vocabulary`: the objective loop, reading record
 //!   streams, the closed sets of words
@@ -37,7 +36,6 @@ pub mod message;
 pub mod number;
 pub mod observe;
 pub mod options;
-pub mod rubric;
 pub mod value;
 pub mod vfs;
 pub mod vocabulary;

@@ -139,7 +139,7 @@ impl RunEvents for Events {
     fn ended(&self, end: &End) {
         self.traces.borrow_mut().last_mut().unwrap().end = Some(end.clone());
     }
-    fn judged(&self, turn: u32, judgement: &agent_trajectories::core::rubric::Judgement) {
+    fn judged(&self, turn: u32, judgement: &Value) {
         self.traces.borrow_mut()[turn as usize].judgement = Some(judgement.clone());
     }
 }
@@ -162,8 +162,8 @@ pub struct Run<'a> {
     pub timer: Option<&'a dyn Timer>,
     pub abort: Option<&'a dyn Abort>,
     pub observers: Option<&'a dyn ToolObservers>,
-    /// The rubric judge: its model and settings.
-    pub judge: Option<(&'a dyn agent_trajectories::core::host::Model, &'a agent_trajectories::core::rubric::JudgeSettings)>,
+    /// The rubric judge.
+    pub judge: Option<&'a dyn agent_trajectories::core::generate::env::RunJudge>,
 }
 
 pub fn go(t: &Trajectory, r: Run<'_>) -> (TrajectoryResult, Events) {
@@ -184,7 +184,7 @@ pub fn go_from(t: &Trajectory, r: Run<'_>, fork: Option<&Fork>) -> (TrajectoryRe
         events: &events,
         run_id: None,
         call_timeout_ms: None,
-        judge: r.judge.map(|(model, settings)| agent_trajectories::core::generate::env::RunJudge { model, settings: settings.clone() }),
+        judge: r.judge,
     };
     let result = block_on(run(t, &env, fork));
     (result, events)

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Abort, Clock, LocalBoxFuture, Model, Records, Timer, ToolObservers, Usage};
 use crate::message::{normalize_messages, ModelMessage};
+use crate::observe::Assessment;
 
 /// What `runTrajectory` reads; any other key is refused, naming the nearest.
 pub const RUN_OPTIONS: &[&str] =
@@ -62,13 +63,61 @@ pub trait RunEvents: Records {
     /// The end marker set on the last trace, when the run stopped between turns.
     fn ended(&self, end: &End);
     /// The rubric judge's judgement after turn `turn`, for its trace.
-    fn judged(&self, turn: u32, judgement: &crate::rubric::Judgement);
+    fn judged(&self, turn: u32, judgement: &Value);
 }
 
-/// The rubric judge of a run: its model and what it reads.
-pub struct RunJudge<'a> {
-    pub model: &'a dyn Model,
-    pub settings: crate::rubric::JudgeSettings,
+/// A judge's verdict on a criterion, or on all of them: `pass` (the
+/// conversation shows it holds), `fail` (shows it does not), `inconclusive`
+/// (shows neither). A run acts on it (see `run::judging`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JudgeVerdict {
+    Pass,
+    Fail,
+    Inconclusive,
+}
+
+impl JudgeVerdict {
+    pub const ALL: [JudgeVerdict; 3] = [JudgeVerdict::Pass, JudgeVerdict::Fail, JudgeVerdict::Inconclusive];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgeVerdict::Pass => "pass",
+            JudgeVerdict::Fail => "fail",
+            JudgeVerdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JudgeVerdict> {
+        JudgeVerdict::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// What the rubric judge answered about the run so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeAnswer {
+    pub verdict: JudgeVerdict,
+    /// The criteria that failed, by name.
+    pub failed: Vec<String>,
+    /// The judgement as recorded and shown on the trace.
+    pub judgement: Value,
+    /// What its model calls cost.
+    pub usage: Usage,
+}
+
+/// The rubric judge of a run (the judging crate's; the host hands it over
+/// with its model). The run decides what a verdict does; the judge, how
+/// the conversation is graded.
+pub trait RunJudge {
+    /// Asked after every live turn (else only at the end).
+    fn every_turn(&self) -> bool;
+    /// A `fail` after a turn ends the run.
+    fn end_on_fail(&self) -> bool;
+    /// A `pass` of every criterion after a turn ends the run.
+    fn end_on_pass(&self) -> bool;
+    /// Grades the conversation so far (`findings`: what the observers
+    /// showed, with the turn), after `turn`, or at the end (`is_final`).
+    fn judge<'a>(&'a self, messages: &'a [ModelMessage], findings: &'a [(Option<u64>, Assessment)], turn: u32, is_final: bool) -> LocalBoxFuture<'a, Result<JudgeAnswer>>;
 }
 
 pub struct Env<'a> {
@@ -87,7 +136,7 @@ pub struct Env<'a> {
     /// deadline. See [`crate::host::CallTimeout`].
     pub call_timeout_ms: Option<f64>,
     /// The rubric judge (`judge`), if any.
-    pub judge: Option<RunJudge<'a>>,
+    pub judge: Option<&'a dyn RunJudge>,
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ struct Runner<'a, 'e> {
     /// state changes it makes instead of the clock.
     replaying: Option<String>,
     /// The rubric judge's last word: the judgement that ended the run, or the one at its end.
-    final_judgement: Option<crate::rubric::Judgement>,
+    final_judgement: Option<serde_json::Value>,
 }
 
 /// Runs a validated trajectory to its end, or a fork of a recorded run from

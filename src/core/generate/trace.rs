@@ -237,7 +237,7 @@ pub struct StepTrace {
     pub end: Option<End>,
     /// The rubric judge's judgement after this turn (runTrajectory's `judge`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub judgement: Option<crate::rubric::Judgement>,
+    pub judgement: Option<serde_json::Value>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -256,7 +256,7 @@ pub struct TrajectoryResult {
     pub step_states: Vec<StepRuntimeState>,
     /// The rubric judge's last judgement: the one that ended the run, or the one made at its end.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub judgement: Option<crate::rubric::Judgement>,
+    pub judgement: Option<serde_json::Value>,
 }
 
 impl TrajectoryResult {

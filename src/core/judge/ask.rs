@@ -6,7 +6,7 @@ use agent_trajectories_core::error::{Error, ErrorCode, Result};
 use agent_trajectories_core::generate::concurrency::{race, Either};
 use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Timer};
 use agent_trajectories_core::observe::Assessment;
-use agent_trajectories_core::rubric::{assess, request, transcript, Criterion, Judgement};
+use crate::rubric::{assess, request, transcript, Criterion, Judgement};
 
 /// Grades `facts` against `criteria` with `model`; each call bounded by
 /// `timeout_ms` (named `what` in the error) when a timer is given.
@@ -66,7 +66,7 @@ impl JudgeRunOptions {
                 }
             },
         };
-        let criteria = agent_trajectories_core::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
+        let criteria = crate::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
         Ok(JudgeRunOptions { criteria, run_id: o.string("runId")?, timeout_ms })
     }
 }

@@ -11,6 +11,7 @@ pub mod ask;
 pub mod facts;
 pub mod matching;
 pub mod reliability;
+pub mod rubric;
 pub mod steps;
 
 pub use agent_trajectories_core::generate::Verdict;

@@ -465,7 +465,7 @@ impl RunEvents for JsEvents {
         }
     }
 
-    fn judged(&self, turn: u32, judgement: &crate::core::rubric::Judgement) {
+    fn judged(&self, turn: u32, judgement: &serde_json::Value) {
         let trace = self.mirror.traces.get(turn);
         if let (true, Ok(v)) = (trace.is_object(), to_js(judgement)) {
             set(trace.unchecked_ref(), "judgement", &v);

@@ -15,7 +15,8 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
-use crate::core::generate::env::{RunJudge, RUN_OPTIONS};
+use crate::core::generate::env::RUN_OPTIONS;
+use crate::judge::rubric::Rubric;
 use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
@@ -155,12 +156,13 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         None
     } else {
         let place = "runTrajectory options.judge";
-        let settings = crate::core::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place).js()?;
+        let settings = crate::judge::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place).js()?;
         let f = property(&judge_js, "model")
             .dyn_into::<Function>()
             .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
         Some((JsModel(f, "judge.model", signals.clone()), settings))
     };
+    let rubric = judge.as_ref().map(|(model, settings)| Rubric { model, settings: settings.clone(), timer: Some(&timer), deadline_ms: call_timeout_ms });
     let model = JsModel(user_model, "userModel", signals);
     let env = Env {
         clock: &clock,
@@ -173,7 +175,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         events: &events,
         run_id,
         call_timeout_ms,
-        judge: judge.as_ref().map(|(model, settings)| RunJudge { model, settings: settings.clone() }),
+        judge: rubric.as_ref().map(|r| r as _),
     };
     let result = run(&def, &env, fork.as_ref()).await;
     let out = Object::new();

@@ -3,20 +3,23 @@
 //! must answer with, and the judgement: `pass` / `fail` / `inconclusive`
 //! per criterion, with reasoning. An answer that cannot be read is asked
 //! again once with the problem named, then judged inconclusive: a judge's
-//! bad answer never crashes a run. Generation judges after each turn and at
-//! the end; `judge()` judges a recorded run.
+//! bad answer never crashes a run. A generated run asks it after each turn
+//! and at the end ([`Rubric`], the core's `RunJudge`); `judge()` asks it
+//! about a recorded run.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::capture::{well_known, Payload};
-use crate::error::{Error, ErrorCode, Result};
-use crate::host::{LocalBoxFuture, ModelRequest, ModelResponse, Purpose, ResponseFormat, Usage};
-use crate::message::{Content, ModelMessage, Part, Role};
-use crate::number;
-use crate::observe::Assessment;
-use crate::options::check_keys;
-use crate::value::Opts;
+use agent_trajectories_core::error::{Error, ErrorCode, Result};
+pub use agent_trajectories_core::generate::env::JudgeVerdict;
+use agent_trajectories_core::generate::concurrency::with_deadline;
+use agent_trajectories_core::generate::env::{JudgeAnswer, RunJudge};
+use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ResponseFormat, Timer, Usage};
+use agent_trajectories_core::message::{Content, ModelMessage, Part, Role};
+use agent_trajectories_core::number;
+use agent_trajectories_core::observe::Assessment;
+use agent_trajectories_core::options::check_keys;
+use agent_trajectories_core::value::Opts;
 
 /// A criterion: a short name and, optionally, what it means.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,27 +66,6 @@ pub fn read_criteria(v: &Value, place: &str) -> Result<Vec<Criterion>> {
         out.push(c);
     }
     Ok(out)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JudgeVerdict {
-    Pass,
-    Fail,
-    Inconclusive,
-}
-
-impl JudgeVerdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JudgeVerdict::Pass => "pass",
-            JudgeVerdict::Fail => "fail",
-            JudgeVerdict::Inconclusive => "inconclusive",
-        }
-    }
-    fn parse(s: &str) -> Option<JudgeVerdict> {
-        [JudgeVerdict::Pass, JudgeVerdict::Fail, JudgeVerdict::Inconclusive].into_iter().find(|v| v.as_str() == s)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -136,11 +118,6 @@ impl Judgement {
         let head = format!("judge: {} {when} ({} of {} criteria passed)", verdict.as_str(), criteria.iter().filter(|c| c.verdict == JudgeVerdict::Pass).count(), criteria.len());
         let message = std::iter::once(head).chain(lines).collect::<Vec<_>>().join("\n");
         Judgement { verdict, criteria, turn, is_final, attempts, error, message }
-    }
-
-    /// The well-known record of it: `custom` `judgement`, its data the judgement.
-    pub fn payload(&self) -> Payload {
-        Payload::Custom { name: well_known::JUDGEMENT.into(), data: serde_json::to_value(self).unwrap_or(Value::Null) }
     }
 
     /// The criteria that failed, by name.
@@ -245,7 +222,7 @@ pub fn read_answer(text: &str, criteria: &[Criterion]) -> std::result::Result<Ve
         (Some(a), Some(b)) if a < b => &trimmed[a..=b],
         _ => return Err("the answer holds no JSON object".into()),
     };
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("the answer is not valid JSON ({})", crate::error::plain_serde(&e)))?;
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("the answer is not valid JSON ({})", agent_trajectories_core::error::plain_serde(&e)))?;
     let items = v.get("criteria").and_then(Value::as_array).ok_or("the answer has no \"criteria\" array")?;
     let mut found: Vec<Option<CriterionVerdict>> = vec![None; criteria.len()];
     for (i, item) in items.iter().enumerate() {
@@ -354,10 +331,42 @@ impl JudgeSettings {
     }
 }
 
+/// The rubric judge of a generated run: its model, what it grades and how
+/// it acts, and each call's deadline (the run's `callTimeoutMs`).
+pub struct Rubric<'a> {
+    pub model: &'a dyn Model,
+    pub settings: JudgeSettings,
+    pub timer: Option<&'a dyn Timer>,
+    pub deadline_ms: Option<f64>,
+}
+
+impl RunJudge for Rubric<'_> {
+    fn every_turn(&self) -> bool {
+        self.settings.every_turn
+    }
+    fn end_on_fail(&self) -> bool {
+        self.settings.end_on_fail
+    }
+    fn end_on_pass(&self) -> bool {
+        self.settings.end_on_pass
+    }
+    fn judge<'a>(&'a self, messages: &'a [ModelMessage], findings: &'a [(Option<u64>, Assessment)], turn: u32, is_final: bool) -> LocalBoxFuture<'a, Result<JudgeAnswer>> {
+        Box::pin(async move {
+            let shown: Vec<(Option<u64>, &Assessment)> = findings.iter().map(|(t, a)| (*t, a)).collect();
+            let criteria = &self.settings.criteria;
+            let req = request(criteria, &transcript(messages, &shown), Some(turn.into()), is_final);
+            let ask = |r: ModelRequest| with_deadline(self.model.complete(r), self.timer, self.deadline_ms.map(|ms| (ms, "callTimeoutMs")));
+            let (j, usage) = assess(&ask, criteria, req, Some(turn.into()), is_final).await?;
+            let failed = j.failed().map(str::to_owned).collect();
+            Ok(JudgeAnswer { verdict: j.verdict, failed, judgement: serde_json::to_value(&j).unwrap_or(Value::Null), usage })
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observe::Severity;
+    use agent_trajectories_core::observe::Severity;
     use serde_json::json;
     use std::cell::RefCell;
 
