@@ -27,12 +27,11 @@ import { fail, why, isObject, isArray, checkKeys } from './util.js';
  * @typedef {object} Run
  * @property {Span} span
  * @property {unknown} model
- * @property {Span | undefined} chat
- * @property {boolean | undefined} turn
+ * @property {Span} [chat]
+ * @property {boolean} [turn]
  * @property {boolean} sawTurns
- * @property {number | undefined} answered
+ * @property {number} [answered]
  * @property {Map<string, Span>} tools
- * @property {string[]} toolOrder
  * @property {number} last
  * @property {boolean} ended
  * @property {number} tokens
@@ -120,14 +119,13 @@ function makeState({ tracer, content }) {
     if (!run) {
       const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
       const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
-      // The parent's open tool call started this run, if there is one.
-      const openTool = parentRun?.toolOrder.findLast((t) => /** @type {Run} */ (parentRun).tools.has(t));
-      const parent = openTool ? /** @type {Run} */ (parentRun).tools.get(openTool) : parentRun?.span;
+      // The parent's open tool call started this run, if there is one (the last one open: a Map keeps the order calls began).
+      const parent = (parentRun && [...parentRun.tools.values()].at(-1)) ?? parentRun?.span;
       const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
       /** @type {Record<string, unknown>} */
       const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
       if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, chat: undefined, turn: false, sawTurns: false, answered: undefined, tools: new Map(), toolOrder: [], last: time, ended: false, tokens: 0 };
+      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, sawTurns: false, tools: new Map(), last: time, ended: false, tokens: 0 };
       runs.set(id, run);
     }
     return run;
@@ -179,12 +177,14 @@ function makeState({ tracer, content }) {
     run.answered = undefined;
   };
   /**
+   * Ends the open model call or turn, and starts one.
    * @param {Run} run
    * @param {number} time
    * @param {unknown} [model]
    * @param {boolean} [turn]
    */
   const startChat = (run, time, model, turn) => {
+    endChat(run, time);
     release(run);
     run.turn = turn;
     run.turnIndex = undefined;
@@ -227,9 +227,9 @@ function makeState({ tracer, content }) {
     endChat(run, time, o.status === 'error' ? message ?? 'the run ended in error during this call' : undefined);
     release(run);
     if (isObject(outcome) || outcome === undefined) run.span.setAttribute('agent_trajectories.tokens', run.tokens);
-    for (const id of run.toolOrder) {
-      run.tools.get(id)?.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
-      run.tools.get(id)?.end(hr(time));
+    for (const span of run.tools.values()) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end before this call did (no tool_ended)' });
+      span.end(hr(time));
     }
     run.tools.clear();
     if (o.status === 'error') run.span.setAttribute('error.type', typeof o.error_code === 'string' ? o.error_code : 'error');
@@ -273,7 +273,6 @@ function makeState({ tracer, content }) {
       case 'provider_request_prepared':
         // Inside a turn, the turn's span is this model call's: it gets the request's details.
         if (!(run.turn && run.chat && !run.prepared)) {
-          endChat(run, time);
           startChat(run, time, p.model_id);
         } else if (typeof p.model_id === 'string') {
           chatOf(run).updateName(`chat ${p.model_id}`);
@@ -285,7 +284,6 @@ function makeState({ tracer, content }) {
       case 'iteration_started':
         // A run without turns (a background run) has a span per iteration, as the index has a turn per iteration.
         if (run.sawTurns) break;
-        endChat(run, time);
         startChat(run, time, undefined, true);
         if (Number.isSafeInteger(p.iteration)) chatOf(run).setAttribute('agent_trajectories.iteration', p.iteration);
         break;
@@ -294,7 +292,6 @@ function makeState({ tracer, content }) {
         break;
       case 'turn_started':
         run.sawTurns = true;
-        endChat(run, time);
         startChat(run, time, undefined, true);
         if (Number.isSafeInteger(p.turn_index)) chatOf(run).setAttribute('agent_trajectories.turn', (run.turnIndex = p.turn_index));
         break;
@@ -354,7 +351,6 @@ function makeState({ tracer, content }) {
         // A model call's span ends where its tool calls begin; a turn's holds them.
         if (run.chat && !run.turn) endChat(run, time);
         run.tools.set(p.tool_call_id, toolSpan(run, p, time));
-        run.toolOrder.push(p.tool_call_id);
         break;
       case 'tool_ended': {
         // Its tool_started was lost: the call still shows, as a failure of the record stream.
@@ -367,7 +363,6 @@ function makeState({ tracer, content }) {
         }
         span.end(hr(time));
         run.tools.delete(p.tool_call_id);
-        run.toolOrder = run.toolOrder.filter((id) => id !== p.tool_call_id);
         break;
       }
       case 'assessment_produced': {
