@@ -154,9 +154,7 @@ export async function runTrajectories(items, opts) {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   const all = runs.map(view);
-  const summary = wasm.batchSummary(all.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })), Date.now() - started, place);
-  const trials = given.map((j) => ({ id: j.id, verdicts: all.filter((r) => r.item === j.id).map((r) => r.verdict) }));
-  return { runs: all, summary: { ...summary, reliability: wasm.reliability(trials, repeat) } };
+  return { runs: all, summary: wasm.batchSummary(all.map(({ item, reason, verdict, turns, tokens }) => ({ item, reason, verdict, turns, tokens })), Date.now() - started, place) };
 }
 
 /**

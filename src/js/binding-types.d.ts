@@ -9,7 +9,7 @@
 // index.d.ts has the glue's own, complete declarations.
 
 import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayload, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
-import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording, BatchReliability } from './generate-types';
+import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
 import type { TrajectoryMatch, RunChecks, BatchComparison, Judgement } from './judge-types';
 
@@ -128,8 +128,6 @@ export interface Binding {
   checkRun(run: unknown, options: unknown): RunChecks;
   /** `__compareBatches`: the structured comparison (the JS layer adds its markdown). */
   compareBatches(baseline: unknown, current: unknown): Omit<BatchComparison, 'markdown'>;
-  /** `__reliability`: pass@k and pass^k of items' verdicts at `k`. */
-  reliability(items: { id: string; verdicts: (string | null)[] }[], k: number): BatchReliability;
   /** `__judge`: the rubric judge over a recorded run; `options.model` already a Model function. */
   judge(run: unknown, options: Record<string, unknown>, host: { macrotask(): Promise<void>; callSignal(): [options: object, stop: (reason: unknown) => void] }): Promise<Judgement>;
 }

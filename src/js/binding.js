@@ -42,7 +42,6 @@ export const GLUE = {
   matchTrajectory: ['__matchTrajectory', 'matchTrajectory'],
   checkRun: ['__checkRun', 'checkRun'],
   compareBatches: ['__compareBatches', 'compareBatches'],
-  reliability: ['__reliability', 'runTrajectories'],
   judge: ['__judge', 'judge'],
 };
 

@@ -267,8 +267,12 @@ export interface BatchSummary {
   tokensPerRun: number | null;
   /** Wall time of the batch (null from summarizeBatch). */
   ms: number | null;
-  /** Per item and overall pass@k and pass^k (runTrajectories only; k = `repeat`). */
-  reliability?: BatchReliability;
+  /**
+   * Per item and overall pass@k and pass^k, k the fewest runs of an item
+   * (runTrajectories' `repeat`); null unless every run names its item
+   * (runTrajectories' runs do; summarizeBatch's when each has `item`).
+   */
+  reliability: BatchReliability | null;
 }
 /**
  * Reliability over repeats, by τ-bench's definitions: of an item's n
@@ -286,8 +290,8 @@ export interface BatchReliability {
   byK: { k: number; passAtK: number | null; passHatK: number | null }[];
   items: { id: string; runs: number; decided: number; passes: number; passAtK: number | null; passHatK: number | null }[];
 }
-/** The summary of runs reported elsewhere (say, by Queue consumers, one run each), as runTrajectories sums its own. */
-export function summarizeBatch(runs: readonly { reason: StopReason | string | null; verdict: Verdict | null; turns?: number; tokens?: number }[]): BatchSummary;
+/** The summary of runs reported elsewhere (say, by Queue consumers, one run each), as runTrajectories sums its own; runs that name their `item` (repeats of it) get pass@k and pass^k too. */
+export function summarizeBatch(runs: readonly { reason: StopReason | string | null; verdict: Verdict | null; turns?: number; tokens?: number; item?: string }[]): BatchSummary;
 export type BatchProgress =
   | { type: 'record'; id: string; record: TrajectoryRecord; done: number; total: number }
   | { type: 'end'; id: string; run: BatchRun; done: number; total: number };

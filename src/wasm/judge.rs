@@ -6,7 +6,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::judge::ask::{self, JudgeRunOptions};
-use crate::judge::{check_run, compare, facts::read_run, match_calls, read_expected, reliability, CheckOptions, MatchOptions};
+use crate::judge::{check_run, compare, facts::read_run, match_calls, read_expected, CheckOptions, MatchOptions};
 use crate::core::Error;
 use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
 use crate::wasm::generate::host::{CallSignals, JsModel};
@@ -65,13 +65,6 @@ pub fn compare_batches(baseline: JsValue, current: JsValue) -> JsResult<JsValue>
     let b = compare::read_batch(&value(&baseline, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
     let c = compare::read_batch(&value(&current, "compareBatches: current").js()?, "compareBatches: current").js()?;
     json_to_js(&compare::compare(&b, &c))
-}
-
-/// pass@k and pass^k of `items` (`[{ id, verdicts }]`) at `k`.
-#[wasm_bindgen(js_name = __reliability, skip_typescript)]
-pub fn reliability_of(items: JsValue, k: u32) -> JsResult<JsValue> {
-    let items = reliability::read_trials(&value(&items, "runTrajectories: runs").js()?);
-    to_js(&reliability::reliability(&items, u64::from(k)))
 }
 
 /// `judge(run, options)`: the rubric judge over a recorded run. `options.model`

@@ -58,6 +58,8 @@ pub fn check_matrix_name(group: &str, name: &str, place: &str) -> Result<()> {
 /// What one run counts toward its batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tally {
+    /// The item the run is a repeat of (runTrajectories names every run's).
+    pub item: Option<String>,
     pub reason: Option<String>,
     pub verdict: Option<Verdict>,
     pub turns: f64,
@@ -67,22 +69,22 @@ pub struct Tally {
 impl Tally {
     /// A run that threw before it ran (bad options, not a trajectory): the harness's doing.
     pub fn thrown() -> Tally {
-        Tally { reason: Some("error".into()), verdict: Some(Verdict::Harness), turns: 0.0, tokens: 0.0 }
+        Tally { item: None, reason: Some("error".into()), verdict: Some(Verdict::Harness), turns: 0.0, tokens: 0.0 }
     }
 
     /// A run the batch's signal stopped before it started.
     pub fn never_started() -> Tally {
-        Tally { reason: Some("aborted".into()), verdict: Some(Verdict::Aborted), turns: 0.0, tokens: 0.0 }
+        Tally { item: None, reason: Some("aborted".into()), verdict: Some(Verdict::Aborted), turns: 0.0, tokens: 0.0 }
     }
 
     /// A finished run from its turns' tokens: a fork's kept turns (the
     /// first `kept`) are its parent's and cost it nothing.
     pub fn finished(reason: Option<String>, verdict: Option<Verdict>, turn_tokens: &[f64], kept: usize) -> Tally {
         let own = turn_tokens.get(kept..).unwrap_or_default();
-        Tally { reason, verdict, turns: own.len() as f64, tokens: own.iter().sum() }
+        Tally { item: None, reason, verdict, turns: own.len() as f64, tokens: own.iter().sum() }
     }
 
-    /// `summarizeBatch`'s `runs[i]`: `{ reason, verdict, turns?, tokens? }`.
+    /// `summarizeBatch`'s `runs[i]`: `{ reason, verdict, turns?, tokens?, item? }`.
     pub fn read(v: &Value, at: &str) -> Result<Tally> {
         let bad = |what: String| Error::invalid_argument(format!("{at}{what}"));
         let Value::Object(o) = v else { return Err(bad(format!(" must be {{ reason, verdict, turns?, tokens? }}, got {}", number::show_value(v)))) };
@@ -99,7 +101,12 @@ impl Tally {
             Some(n) if n.as_f64().is_some_and(|n| n >= 0.0) => Ok(n.as_f64().unwrap_or(0.0)),
             Some(other) => Err(bad(format!(".{k} must be a number >= 0, got {}", number::show_value(other)))),
         };
-        Ok(Tally { reason: o.get("reason").and_then(Value::as_str).map(str::to_owned), verdict, turns: count("turns")?, tokens: count("tokens")? })
+        let item = match o.get("item") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => return Err(bad(format!(".item must be a string, got {}", number::show_value(other)))),
+        };
+        Ok(Tally { item, reason: o.get("reason").and_then(Value::as_str).map(str::to_owned), verdict, turns: count("turns")?, tokens: count("tokens")? })
     }
 }
 
@@ -138,7 +145,25 @@ pub fn summarize(runs: &[Tally], ms: Option<f64>) -> Value {
         "turnsPerRun": rate(turns, n),
         "tokensPerRun": rate(tokens, n),
         "ms": ms,
+        "reliability": reliability_of(runs),
     })
+}
+
+/// pass@k and pass^k of runs that name their items (every one does, or
+/// `null`), `k` the fewest runs of an item.
+fn reliability_of(runs: &[Tally]) -> Value {
+    let mut items: Vec<(String, Vec<Option<Verdict>>)> = Vec::new();
+    for r in runs {
+        let Some(item) = &r.item else { return Value::Null };
+        match items.iter_mut().find(|(id, _)| id == item) {
+            Some((_, v)) => v.push(r.verdict),
+            None => items.push((item.clone(), vec![r.verdict])),
+        }
+    }
+    match items.iter().map(|(_, v)| v.len()).min() {
+        Some(k) => serde_json::to_value(super::reliability::reliability(&items, k as u64)).unwrap_or(Value::Null),
+        None => Value::Null,
+    }
 }
 
 #[cfg(test)]
@@ -180,6 +205,15 @@ mod tests {
         assert_eq!(s["byReason"], json!({ "goal-reached": 1, "max-turns": 1, "error": 1, "aborted": 1 }));
         assert_eq!((s["turns"].as_f64(), s["tokens"].as_f64(), s["ms"].as_f64()), (Some(3.0), Some(5.0), Some(12.0)));
         assert_eq!(summarize(&[], None)["passRate"], Value::Null);
+        assert_eq!(s["reliability"], Value::Null, "runs without items");
+        let repeats: Vec<Tally> = [("a", Verdict::Pass), ("a", Verdict::Agent), ("b", Verdict::Pass), ("b", Verdict::Pass), ("b", Verdict::Pass)]
+            .iter()
+            .map(|(item, v)| Tally { item: Some((*item).into()), ..Tally::finished(None, Some(*v), &[], 0) })
+            .collect();
+        let r = &summarize(&repeats, None)["reliability"];
+        assert_eq!((r["k"].clone(), r["items"][1]["runs"].clone()), (json!(2), json!(3)), "k: the fewest runs of an item");
+        // a: c=1, n=2: pass^2 = 0; b: c=3, n=3: pass^2 = 1.
+        assert_eq!(r["passHatK"], json!(0.5));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod fields;
 pub mod fork;
 pub mod graph;
 pub mod policy;
+pub mod reliability;
 pub mod prompt;
 pub mod replay;
 pub mod run;

@@ -1,7 +1,7 @@
 //! Judging runs (the crate `agent-trajectories-judge`, over the core):
 //! whether a run's tool calls match what was expected
 //! ([`matching`]), whether its own facts stay within limits ([`checks`]),
-//! how reliable an agent is over repeated runs ([`reliability`]), and what
+//! and what
 //! changed between two batches ([`compare`]). All read a run as
 //! [`facts::RunFacts`], taken from its records.
 
@@ -10,7 +10,6 @@ pub mod compare;
 pub mod ask;
 pub mod facts;
 pub mod matching;
-pub mod reliability;
 pub mod rubric;
 pub mod steps;
 

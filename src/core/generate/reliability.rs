@@ -6,9 +6,8 @@
 //! left out, as the batch summary leaves them out of `agentPassRate`.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use agent_trajectories_core::generate::Verdict;
+use super::trace::Verdict;
 
 /// C(c, k) / C(n, k), as a product (no factorial overflows): 0 when c < k.
 fn ratio(c: u64, n: u64, k: u64) -> f64 {
@@ -28,20 +27,6 @@ pub fn pass_at(c: u64, n: u64, k: u64) -> Option<f64> {
 fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let (sum, n) = xs.flatten().fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
     (n > 0).then(|| sum / f64::from(n))
-}
-
-/// Trials as the batch runner hands them over: `[{ id, verdicts }]`, a
-/// verdict `null` (or unknown) for a run that has none.
-pub fn read_trials(v: &Value) -> Vec<(String, Vec<Option<Verdict>>)> {
-    let items = v.as_array().map(Vec::as_slice).unwrap_or_default();
-    items
-        .iter()
-        .map(|i| {
-            let id = i.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let verdicts = i.get("verdicts").and_then(Value::as_array).into_iter().flatten().map(|v| v.as_str().and_then(Verdict::parse)).collect();
-            (id, verdicts)
-        })
-        .collect()
 }
 
 /// pass@k and pass^k at one k.
@@ -77,7 +62,8 @@ pub struct Reliability {
 
 /// Per item (its id and its trials' verdicts, `None` for a run with none)
 /// and overall (the mean over items with at least `k` decided trials):
-/// pass@k and pass^k at `k`, and at every j from 1 to `k` in `byK`.
+/// pass@k and pass^k at `k`, and at every j from 1 to `k` in `byK`. A
+/// batch's `k` is its items' fewest runs (`repeat`, for runTrajectories).
 pub fn reliability(items: &[(String, Vec<Option<Verdict>>)], k: u64) -> Reliability {
     let counts: Vec<(u64, u64)> = items
         .iter()
