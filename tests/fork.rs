@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use agent_trajectories::core::capture::Payload;
-use agent_trajectories::core::generate::export::result_value;
+use agent_trajectories::judge::export::result_value;
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::message::ModelMessage;
 use agent_trajectories::core::ErrorCode;

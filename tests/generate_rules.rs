@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
-use agent_trajectories::core::generate::export::{result_value, to_jsonl};
+use agent_trajectories::judge::export::{result_value, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Timer, Usage};
 use agent_trajectories::core::message::Role;

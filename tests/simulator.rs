@@ -5,7 +5,7 @@
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
-use agent_trajectories::core::generate::export::{result_value, summarize, to_conversation, to_jsonl};
+use agent_trajectories::judge::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::LocalBoxFuture;
 use agent_trajectories::core::{Error, ErrorCode};

@@ -123,11 +123,12 @@ export interface Binding {
   recordingEntry(request: string, answer: string): ModelRecording['entries'][number];
   /** `__recordingFormat`: the recording's format and version. */
   recordingFormat(): { format: ModelRecording['format']; version: ModelRecording['version'] };
-  /** `__matchTrajectory`: `customTools` have a function in `options.args`, called through `custom`. */
-  matchTrajectory(run: unknown, expected: unknown, options: unknown, customTools: string[], custom: (tool: string, expected: unknown, actual: unknown) => unknown): TrajectoryMatch;
-  checkRun(run: unknown, options: unknown): RunChecks;
-  /** `__compareBatches`: the structured comparison (the JS layer adds its markdown). */
-  compareBatches(baseline: unknown, current: unknown): Omit<BatchComparison, 'markdown'>;
+  /** `__judging('match', ...)`: `customTools` have a function in `options.args`, called through `custom`. */
+  matchTrajectory(op: 'match', run: unknown, expected: unknown, options: unknown, customTools: string[], custom: (tool: string, expected: unknown, actual: unknown) => unknown): TrajectoryMatch;
+  /** `__judging('check', ...)`. */
+  checkRun(op: 'check', run: unknown, options: unknown): RunChecks;
+  /** `__judging('compare', ...)`: the structured comparison (the JS layer adds its markdown). */
+  compareBatches(op: 'compare', baseline: unknown, current: unknown): Omit<BatchComparison, 'markdown'>;
   /** `__judge`: the rubric judge over a recorded run; `options.model` already a Model function. */
   judge(run: unknown, options: Record<string, unknown>, host: { macrotask(): Promise<void>; callSignal(): [options: object, stop: (reason: unknown) => void] }): Promise<Judgement>;
 }

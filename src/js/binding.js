@@ -39,9 +39,9 @@ export const GLUE = {
   requestKey: ['__modelRequestKey', 'modelRequestKey'],
   recordingEntry: ['__recordingEntry', 'recordingModel'],
   recordingFormat: ['__recordingFormat', 'recordingModel'],
-  matchTrajectory: ['__matchTrajectory', 'matchTrajectory'],
-  checkRun: ['__checkRun', 'checkRun'],
-  compareBatches: ['__compareBatches', 'compareBatches'],
+  matchTrajectory: ['__judging', 'matchTrajectory'],
+  checkRun: ['__judging', 'checkRun'],
+  compareBatches: ['__judging', 'compareBatches'],
   judge: ['__judge', 'judge'],
 };
 

@@ -48,6 +48,8 @@ export interface TrajectoryMatch {
   score: number;
   matched: number;
   mismatches: TrajectoryMismatch[];
+  /** The run's tool calls, in order (what `actualIndex` and `nearest` point at): `ok` when the call's end was recorded, `turn` when it was made in one. */
+  calls: { toolName: string; input: JsonValue; ok?: boolean; turn?: number }[];
   /** A heading and a line per mismatch: what a failing test prints. */
   message: string;
 }
@@ -72,11 +74,13 @@ export interface CheckRunOptions {
   maxTurns?: number;
   /** Steps the run must have worked on. */
   reachedSteps?: readonly string[];
+  /** When the run was judged (runTrajectory's `judge`), its last judgement must not be `fail` (default true). */
+  judge?: boolean;
   /** The run to read, when the records hold several. */
   runId?: string;
 }
 export interface RunCheck {
-  check: 'verdict' | 'reason' | 'maxSeverity' | 'maxFailedCalls' | 'maxToolCalls' | 'maxTokens' | 'maxTurns' | 'reachedSteps';
+  check: 'verdict' | 'reason' | 'maxSeverity' | 'maxFailedCalls' | 'maxToolCalls' | 'maxTokens' | 'maxTurns' | 'reachedSteps' | 'judge';
   pass: boolean;
   /** What was found against the limit: `2 failed call(s), maxFailedCalls 0: call 3 book at turn 1, ...`. */
   message: string;

@@ -29,17 +29,17 @@ export function matchTrajectory(run, expected, options) {
   const fns = {};
   const args = isObject(options) && !isArray(options) ? /** @type {any} */ (options).args : undefined;
   if (isObject(args) && !isArray(args)) for (const [tool, f] of Object.entries(args)) if (typeof f === 'function') fns[tool] = f;
-  return wasm.matchTrajectory(runValue(run), expected, options, Object.keys(fns), (/** @type {string} */ tool, /** @type {unknown} */ e, /** @type {unknown} */ a) => fns[tool](e, a));
+  return wasm.matchTrajectory('match', runValue(run), expected, options, Object.keys(fns), (/** @type {string} */ tool, /** @type {unknown} */ e, /** @type {unknown} */ a) => fns[tool](e, a));
 }
 
 /** @type {typeof import('./judge-types').checkRun} */
 export function checkRun(run, options) {
-  return wasm.checkRun(runValue(run), options);
+  return wasm.checkRun('check', runValue(run), options);
 }
 
 /** @type {typeof import('./judge-types').compareBatches} */
 export function compareBatches(baseline, current) {
-  const c = wasm.compareBatches(baseline, current);
+  const c = wasm.compareBatches('compare', baseline, current);
   return { ...c, markdown: markdownOf(c) };
 }
 

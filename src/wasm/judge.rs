@@ -27,44 +27,43 @@ fn options(v: &JsValue, what: &str) -> Result<Value, Error> {
     Ok(serde_json::from_str(&options_json(v, what)?).unwrap_or(Value::Null))
 }
 
-/// JSON text the core wrote, as a JS value.
-fn json_to_js(text: &str) -> JsResult<JsValue> {
-    js_sys::JSON::parse(text)
-}
-
-/// `matchTrajectory(run, expected, options)`; `custom_tools` name the
-/// tools whose `args` entry is a function, called as `custom(tool, expected, actual)`.
-#[wasm_bindgen(js_name = __matchTrajectory, skip_typescript)]
-pub fn match_trajectory(run: JsValue, expected: JsValue, opts: JsValue, custom_tools: Vec<String>, custom: js_sys::Function) -> JsResult<JsValue> {
-    let o = MatchOptions::read(&options(&opts, "matchTrajectory: options").js()?, &custom_tools, "matchTrajectory: options").js()?;
-    let expected = read_expected(&value(&expected, "matchTrajectory: expected").js()?, "matchTrajectory: expected").js()?;
-    let facts = read_run(&value(&run, "matchTrajectory: run").js()?, o.run_id.as_deref(), "matchTrajectory: run").js()?;
-    let r = match_calls(&facts.calls, &expected, &o, "matchTrajectory: options", &mut |tool, what, e, a| {
-        // Plain JSON values: parsing serde_json's own text cannot fail.
-        let json = |v: &Value| js_sys::JSON::parse(&v.to_string()).unwrap_or(JsValue::NULL);
-        let answer = custom.call3(&JsValue::NULL, &tool.into(), &json(e), &json(a));
-        match answer {
-            Ok(b) => Ok(b.as_bool().ok_or_else(|| describe(&b))),
-            Err(thrown) => Err(from_callback(what, &thrown)),
+/// The synchronous judging functions, one export (each costs the module
+/// its own glue): `op` `"match"` is `matchTrajectory(a: run, b: expected,
+/// c: options)`, `custom_tools` naming the tools whose `args` entry is a
+/// function, called as `custom(tool, expected, actual)`; `"check"` is
+/// `checkRun(a: run, b: options)`; `"compare"` is `compareBatches(a:
+/// baseline, b: current)`.
+#[wasm_bindgen(js_name = __judging, skip_typescript)]
+pub fn judging(op: &str, a: JsValue, b: JsValue, c: JsValue, custom_tools: Option<Vec<String>>, custom: Option<js_sys::Function>) -> JsResult<JsValue> {
+    let text = match op {
+        "match" => {
+            let place = "matchTrajectory: options";
+            let o = MatchOptions::read(&options(&c, place).js()?, custom_tools.as_deref().unwrap_or_default(), place).js()?;
+            let expected = read_expected(&value(&b, "matchTrajectory: expected").js()?, "matchTrajectory: expected").js()?;
+            let facts = read_run(&value(&a, "matchTrajectory: run").js()?, o.run_id.as_deref(), "matchTrajectory: run").js()?;
+            let r = match_calls(&facts.calls, &expected, &o, place, &mut |tool, what, e, a| {
+                // Plain JSON values: parsing serde_json's own text cannot fail.
+                let json = |v: &Value| js_sys::JSON::parse(&v.to_string()).unwrap_or(JsValue::NULL);
+                let f = custom.as_ref().ok_or_else(|| Error::new(crate::core::ErrorCode::Internal, "no arguments function was passed"))?;
+                match f.call3(&JsValue::NULL, &tool.into(), &json(e), &json(a)) {
+                    Ok(b) => Ok(b.as_bool().ok_or_else(|| describe(&b))),
+                    Err(thrown) => Err(from_callback(what, &thrown)),
+                }
+            });
+            r.js()?.to_json(&facts.calls)
         }
-    });
-    json_to_js(&r.js()?.to_json())
-}
-
-/// `checkRun(run, options)`.
-#[wasm_bindgen(js_name = __checkRun, skip_typescript)]
-pub fn check(run: JsValue, opts: JsValue) -> JsResult<JsValue> {
-    let o = CheckOptions::read(&options(&opts, "checkRun: options").js()?, "checkRun: options").js()?;
-    let facts = read_run(&value(&run, "checkRun: run").js()?, o.run_id.as_deref(), "checkRun: run").js()?;
-    json_to_js(&check_run(&facts, &o).to_json())
-}
-
-/// `compareBatches(baseline, current)`.
-#[wasm_bindgen(js_name = __compareBatches, skip_typescript)]
-pub fn compare_batches(baseline: JsValue, current: JsValue) -> JsResult<JsValue> {
-    let b = compare::read_batch(&value(&baseline, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
-    let c = compare::read_batch(&value(&current, "compareBatches: current").js()?, "compareBatches: current").js()?;
-    json_to_js(&compare::compare(&b, &c))
+        "check" => {
+            let o = CheckOptions::read(&options(&b, "checkRun: options").js()?, "checkRun: options").js()?;
+            let facts = read_run(&value(&a, "checkRun: run").js()?, o.run_id.as_deref(), "checkRun: run").js()?;
+            check_run(&facts, &o).to_json()
+        }
+        _ => {
+            let baseline = compare::read_batch(&value(&a, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
+            let current = compare::read_batch(&value(&b, "compareBatches: current").js()?, "compareBatches: current").js()?;
+            compare::compare(&baseline, &current)
+        }
+    };
+    js_sys::JSON::parse(&text)
 }
 
 /// `judge(run, options)`: the rubric judge over a recorded run. `options.model`

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::fields::{invalid, Fields};
 use super::state::StepStates;
@@ -241,3 +241,30 @@ pub(super) fn reachable(g: &StepGraph) -> Vec<bool> {
     }
     r
 }
+impl StepGraph {
+    /// The graph as the data of the `custom` `step_graph` record a run
+    /// starts with, so a reader (the viewer) can draw every step, reached
+    /// or not, with its preconditions.
+    pub fn to_record_data(&self, max_turns: u32, min_turns: u32) -> Value {
+        fn strings(it: impl Iterator<Item = String>) -> Value {
+            Value::Array(it.map(Value::String).collect())
+        }
+        let steps = self.steps.iter().map(|s| {
+            let mut o = Map::new();
+            o.insert("id".into(), Value::String(s.id.clone()));
+            o.insert("requires".into(), strings(s.requires().map(str::to_owned)));
+            o.insert("preconditions".into(), strings(s.preconditions.iter().map(Precondition::label)));
+            Value::Object(o)
+        });
+        let mut o = Map::new();
+        o.insert("steps".into(), Value::Array(steps.collect()));
+        o.insert("start".into(), Value::String(self.steps[self.start].id.clone()));
+        o.insert("terminals".into(), strings(self.terminals.iter().map(|&i| self.steps[i].id.clone())));
+        o.insert("maxTurns".into(), Value::from(max_turns));
+        if min_turns > 0 {
+            o.insert("minTurns".into(), Value::from(min_turns));
+        }
+        Value::Object(o)
+    }
+}
+

@@ -7,7 +7,6 @@ pub mod batch;
 pub mod concurrency;
 pub mod definition;
 pub mod env;
-pub mod export;
 mod fields;
 pub mod fork;
 pub mod graph;

@@ -13,8 +13,8 @@ use agent_trajectories_core::observe::Severity;
 use agent_trajectories_core::value::Opts;
 use agent_trajectories_core::write::{array, Obj};
 
-pub const CHECK_OPTIONS: [&str; 10] =
-    ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "runId"];
+pub const CHECK_OPTIONS: [&str; 11] =
+    ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "judge", "runId"];
 
 /// The limits a run is held to; `None` is not checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +30,8 @@ pub struct CheckOptions {
     pub max_tokens: Option<u64>,
     pub max_turns: Option<u64>,
     pub reached_steps: Vec<String>,
+    /// The run's last judgement (when it was judged) must not be `fail`; default true.
+    pub judge: bool,
     /// The run to read, among several.
     pub run_id: Option<String>,
 }
@@ -73,6 +75,7 @@ impl CheckOptions {
             max_tokens: o.count("maxTokens")?,
             max_turns: o.count("maxTurns")?,
             reached_steps: o.get("reachedSteps").map(|r| words(r, &at("reachedSteps"), None)).transpose()?.unwrap_or_default(),
+            judge: o.flag("judge", true)?,
             run_id: o.string("runId")?,
         })
     }
@@ -163,6 +166,20 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
         let pass = f.steps.contains(s);
         add("reachedSteps", pass, format!("step {s:?} {} (reached: {})", if pass { "was reached" } else { "was never reached" }, list(&f.steps)));
     }
+    // The last word of the judge: the whole conversation, as far as it went, was in front of it.
+    if let (true, Some(j)) = (o.judge, f.judgements.last()) {
+        let when = match (j.is_final, j.turn) {
+            (true, _) => "at the end".to_owned(),
+            (false, Some(t)) => format!("after turn {t}"),
+            (false, None) => "on the run".to_owned(),
+        };
+        let failed: Vec<String> = j.failed.iter().map(|(n, r)| if r.is_empty() { format!("{n:?}") } else { format!("{n:?} ({r})") }).collect();
+        let message = match j.verdict.as_str() {
+            "fail" => format!("the judge failed {} {when}", failed.join(", ")),
+            v => format!("the judge's last judgement ({when}) is {v}"),
+        };
+        add("judge", j.verdict != "fail", message);
+    }
     let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
     let pass = failed.is_empty();
     let head = if pass { format!("{run} passes {} check(s)", checks.len()) } else { format!("{run} fails {} of {} check(s)", failed.len(), checks.len()) };
@@ -210,6 +227,23 @@ mod tests {
         let r = check(json!({ "reachedSteps": ["greet", "pay"] }));
         assert_eq!(r.checks.iter().map(|c| c.pass).collect::<Vec<_>>(), [true, true, false]);
         assert_eq!(r.checks[2].message, "step \"pay\" was never reached (reached: greet)");
+    }
+
+    #[test]
+    fn the_last_judgement_must_not_fail() {
+        use crate::facts::Judged;
+        let mut f = facts();
+        let judged = |verdict: &str, turn, is_final| Judged { verdict: verdict.into(), failed: vec![("polite".into(), "rude at turn 1".into())], turn, is_final };
+        let o = CheckOptions::read(&Value::Null, "o").unwrap();
+        assert_eq!(check_run(&f, &o).checks.len(), 1, "no judgement: no judge check");
+        f.judgements = vec![judged("inconclusive", Some(0), false), judged("fail", Some(1), false)];
+        let r = check_run(&f, &o);
+        assert_eq!(r.checks[1].message, "the judge failed \"polite\" (rude at turn 1) after turn 1");
+        assert!(!r.pass);
+        f.judgements.push(Judged { verdict: "pass".into(), failed: vec![], turn: Some(2), is_final: true });
+        assert!(check_run(&f, &o).pass, "a later judgement, of the whole conversation, stands");
+        assert_eq!(check_run(&f, &o).checks[1].message, "the judge's last judgement (at the end) is pass");
+        assert_eq!(check_run(&f, &CheckOptions::read(&json!({ "judge": false }), "o").unwrap()).checks.len(), 1);
     }
 
     #[test]

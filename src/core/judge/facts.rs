@@ -38,7 +38,8 @@ pub fn read_run(v: &Value, run_id: Option<&str>, place: &str) -> Result<RunFacts
                     s.entry("conversationId").or_insert_with(|| id.clone());
                 });
             }
-            jsonl::parse(&steps_to_jsonl(&steps)).map_err(|e| e.within(place))?
+            let last = o.get("judgement").filter(|j| j.get("final") == Some(&Value::Bool(true)));
+            jsonl::parse(&steps_to_jsonl(&steps, last)).map_err(|e| e.within(place))?
         }
         Value::Object(o) if o.contains_key("snapshot") && o.contains_key("iterations") => {
             return Err(Error::invalid_argument(format!(
@@ -92,6 +93,32 @@ pub struct RunFacts {
     /// The conversation: its `message_appended` messages, or, for a turn
     /// that has none, the turn's answer (`turn_ended`).
     pub messages: Vec<ModelMessage>,
+    /// The rubric judge's judgements (`custom` `judgement` records), in order.
+    pub judgements: Vec<Judged>,
+}
+
+/// A recorded judgement, as a check reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// `pass`, `fail` or `inconclusive`.
+    pub verdict: String,
+    /// The criteria that failed, each with its reasoning.
+    pub failed: Vec<(String, String)>,
+    pub turn: Option<u64>,
+    pub is_final: bool,
+}
+
+impl Judged {
+    fn read(data: &Value) -> Judged {
+        let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let failed = data.get("criteria").and_then(Value::as_array).into_iter().flatten().filter(|c| c.get("verdict").and_then(Value::as_str) == Some("fail"));
+        Judged {
+            verdict: text(data, "verdict"),
+            failed: failed.map(|c| (text(c, "name"), text(c, "reasoning"))).collect(),
+            turn: data.get("turn").and_then(Value::as_u64),
+            is_final: data.get("final") == Some(&Value::Bool(true)),
+        }
+    }
 }
 
 impl RunFacts {
@@ -181,6 +208,7 @@ impl RunFacts {
                     summary: assessment.summary.clone(),
                     turn: turn_index.or(turn),
                 }),
+                Payload::Custom { name, data } if name == well_known::JUDGEMENT => f.judgements.push(Judged::read(data)),
                 Payload::Custom { name, data } if name == well_known::MODEL_USAGE => {
                     f.tokens = f.tokens.saturating_add(ModelUsage::read(data).map_or(0, |u| u.total()));
                 }

@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod compare;
+pub mod export;
 pub mod ask;
 pub mod facts;
 pub mod matching;

@@ -145,8 +145,10 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
-    /// The result as JSON text, as JS reads it.
-    pub fn to_json(&self) -> String {
+    /// The result as JSON text, as JS reads it, with the run's `calls` (in
+    /// order: each one's tool, arguments, and, when known, whether it
+    /// succeeded and its turn), which the positions refer to.
+    pub fn to_json(&self, calls: &[Call]) -> String {
         let mismatches = self.mismatches.iter().map(|m| {
             Obj::new()
                 .text("kind", m.kind)
@@ -156,11 +158,13 @@ impl MatchResult {
                 .text("message", &m.message)
                 .end()
         });
+        let calls = calls.iter().map(|c| Obj::new().text("toolName", &c.name).val("input", &c.args).opt("ok", c.ok, Obj::flag).opt("turn", c.turn, Obj::int).end());
         Obj::new()
             .flag("pass", self.pass)
             .num("score", self.score)
             .int("matched", self.matched as u64)
             .raw("mismatches", &array(mismatches))
+            .raw("calls", &array(calls))
             .text("message", &self.message)
             .end()
     }

@@ -9,8 +9,10 @@ use agent_trajectories_core::observe::CurrentAssessment;
 use agent_trajectories_core::write::Obj;
 use agent_trajectories_core::generate::trace::parse_iso8601;
 
-/// The records a run of `steps` would have written, one JSON text a line.
-pub fn steps_to_jsonl(steps: &[Value]) -> String {
+/// The records a run of `steps` would have written, one JSON text a line;
+/// `final_judgement`, the result's judgement made at the end (a step
+/// export keeps only those made after turns), goes before `run_ended`.
+pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> String {
     let steps: Vec<&Value> = steps.iter().filter(|s| s.is_object()).collect();
     let run_id = steps.iter().find_map(|s| s.get("conversationId").filter(|c| truthy(c))).map_or_else(|| "steps".to_owned(), text_of);
     let mut out: Vec<String> = Vec::new();
@@ -90,7 +92,14 @@ pub fn steps_to_jsonl(steps: &[Value]) -> String {
             ended = ended.val("step_id", &id);
         }
         rec(t, ended.end());
+        let judgement = |data: &Value| kind("custom").text("name", well_known::JUDGEMENT).val("data", data).end();
+        if let Some(j) = present(m, "judgement").or_else(|| present(s, "judgement")) {
+            rec(t, judgement(j));
+        }
         end = present(m, "end").or_else(|| present(s, "end")).cloned().or_else(|| m.get("reason").is_some().then(|| m.clone())).or(end);
+        if let (true, Some(j)) = (k == last, final_judgement) {
+            rec(t, judgement(j));
+        }
         if let (true, Some(e)) = (k == last, &end) {
             let reason = e.get("reason").and_then(Value::as_str);
             // The status a generated run's own run_ended carries for this end.
@@ -136,6 +145,18 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn judgements_are_records_after_their_turn_and_before_the_end() {
+        let steps = [json!({ "turnIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [],
+            "judgement": { "verdict": "inconclusive", "turn": 0 }, "end": { "reason": "max-turns", "completed": false, "verdict": "agent" } })];
+        let text = steps_to_jsonl(&steps, Some(&json!({ "verdict": "fail", "final": true })));
+        let tail: Vec<Value> = text.lines().rev().take(4).map(|l| serde_json::from_str::<Value>(l).unwrap()["payload"].clone()).collect();
+        assert_eq!(tail[0]["kind"], "run_ended");
+        assert_eq!((tail[1]["name"].as_str(), tail[1]["data"]["final"].as_bool()), (Some("judgement"), Some(true)));
+        assert_eq!((tail[2]["name"].as_str(), tail[2]["data"]["verdict"].as_str()), (Some("judgement"), Some("inconclusive")));
+        assert_eq!(tail[3]["kind"], "turn_ended");
+    }
+
+    #[test]
     fn a_step_export_reads_as_the_records_of_its_run() {
         let steps = [
             json!({ "stepIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "conversationId": "c1",
@@ -148,7 +169,7 @@ mod tests {
                 ] }),
             json!({ "stepIndex": 1, "timestamp": "2026-01-01T00:00:01.000Z", "metadata": { "turnIndex": 1, "end": { "reason": "max-turns", "completed": false, "verdict": "agent", "summary": "ran out" } } }),
         ];
-        let text = steps_to_jsonl(&steps);
+        let text = steps_to_jsonl(&steps, None);
         let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let kinds: Vec<&str> = records.iter().map(|r| r["payload"]["kind"].as_str().unwrap()).collect();
         assert_eq!(
@@ -181,6 +202,6 @@ mod tests {
             records[12]["payload"]["outcome"],
             json!({ "status": "stopped", "reason": "max-turns", "message": "ran out", "verdict": "agent" })
         );
-        assert_eq!(steps_to_jsonl(&[]), "");
+        assert_eq!(steps_to_jsonl(&[], None), "");
     }
 }

@@ -17,7 +17,7 @@ use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPo
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::env::RUN_OPTIONS;
 use crate::judge::rubric::Rubric;
-use crate::core::generate::export::{summarize as summary_of, to_conversation, to_jsonl};
+use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;

@@ -1,13 +1,12 @@
-//! Exporters: step JSONL (one line per turn), Tally's `Conversation`, a
-//! short summary, and the step graph as record data. Pure functions of a result, so equal results give
+//! Exporters of a finished run: step JSONL (one line per turn), Tally's
+//! `Conversation`, a short summary. Pure functions of a result, so equal results give
 //! byte-equal output. (The artifacts of a stored run are assembled from
 //! these by the JS layer, which also sees the definition's callbacks.)
 
 use serde_json::{json, Map, Value};
 
-use super::graph::{Precondition, StepGraph};
-use super::trace::TrajectoryResult;
-use crate::error::{Error, Result};
+use agent_trajectories_core::error::{Error, Result};
+use agent_trajectories_core::generate::TrajectoryResult;
 
 // The exporters read a result as JSON data, so a result that went through
 // a file (stepTraces.json) or was built by hand exports the same way, and
@@ -153,29 +152,3 @@ fn verdict_note(verdict: &str) -> &'static str {
     }
 }
 
-impl StepGraph {
-    /// The graph as the data of the `custom` `step_graph` record a run
-    /// starts with, so a reader (the viewer) can draw every step, reached
-    /// or not, with its preconditions.
-    pub fn to_record_data(&self, max_turns: u32, min_turns: u32) -> Value {
-        fn strings(it: impl Iterator<Item = String>) -> Value {
-            Value::Array(it.map(Value::String).collect())
-        }
-        let steps = self.steps.iter().map(|s| {
-            let mut o = Map::new();
-            o.insert("id".into(), Value::String(s.id.clone()));
-            o.insert("requires".into(), strings(s.requires().map(str::to_owned)));
-            o.insert("preconditions".into(), strings(s.preconditions.iter().map(Precondition::label)));
-            Value::Object(o)
-        });
-        let mut o = Map::new();
-        o.insert("steps".into(), Value::Array(steps.collect()));
-        o.insert("start".into(), Value::String(self.steps[self.start].id.clone()));
-        o.insert("terminals".into(), strings(self.terminals.iter().map(|&i| self.steps[i].id.clone())));
-        o.insert("maxTurns".into(), Value::from(max_turns));
-        if min_turns > 0 {
-            o.insert("minTurns".into(), Value::from(min_turns));
-        }
-        Value::Object(o)
-    }
-}
