@@ -26,18 +26,22 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # --all-features emits stringref, which Node 20 refuses. -O3 for speed (see
 # Cargo.toml's release profile for the measurements); the producers and
 # target-features sections go: wasm-bindgen has read them already.
-# -ocimfs=0: a function with one caller is not inlined into it for that
-# reason alone (small and hot ones still are). Measured against plain -O3,
-# alternating builds of the same code (Node 20, tests/bench/all.mjs, three
-# rounds): record(), parseTrajectoryJsonl, recordToolCall, generation,
-# the index and the background loop at the same speed within the
-# machine's noise, and the module 33 KB gzip smaller (366.0 vs 399.5 KB).
+# -ocimfs=0 -fimfs=10: a function is not inlined into its caller for
+# having one caller, and "flexibly" only when at most 10 bytes (default 20);
+# tiny and hot ones still are. Measured against plain -O3, alternating
+# builds of the same code (Node 20, tests/bench/all.mjs, three rounds):
+# record(), parseTrajectoryJsonl, recordToolCall, generation, the index and
+# the background loop at the same speed within the machine's noise, and the
+# module 33 KB gzip smaller with -ocimfs=0 (366.0 vs 399.5 KB), 1.1 KB more
+# with -fimfs=10 (record 7.42 vs 7.56 us, parse 6.63 vs 6.71 us: noise).
+# Not -fimfs=0 (1.9 KB less, but parsing ~5 % slower), nor simd128 (1.7 KB
+# less, but parsing ~8 % slower).
 # PROFILE=1 keeps the functions' names (-g), for a profiler to show them;
 # that build is for measuring only (it is bigger: pair it with PKG_DIR and
 # BUDGET_GZIP_BYTES).
 names=()
 [ -n "${PROFILE:-}" ] && names=(-g)
-"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=10 "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

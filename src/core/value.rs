@@ -138,7 +138,12 @@ impl<'a> Opts<'a> {
     pub fn word<T: Copy>(&self, key: &str, table: &[(&str, T)]) -> Result<Option<T>> {
         let names = || table.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ");
         self.get(key)
-            .map(|v| v.as_str().and_then(|s| table.iter().find(|(n, _)| *n == s)).map(|(_, t)| *t).ok_or_else(|| self.wrong(key, &format!("one of {}", names()), v)))
+            .map(|v| {
+                v.as_str()
+                    .and_then(|s| table.iter().find(|(n, _)| *n == s))
+                    .map(|(_, t)| *t)
+                    .ok_or_else(|| self.wrong(key, &format!("one of {}", names()), v))
+            })
             .transpose()
     }
 }

@@ -5,9 +5,9 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::core::Error;
 use crate::judge::ask::{self, JudgeRunOptions};
 use crate::judge::{check_run, compare, facts::read_run, match_calls, read_expected, CheckOptions, MatchOptions};
-use crate::core::Error;
 use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
 use crate::wasm::generate::host::{CallSignals, JsModel};
 use crate::wasm::generate::signal::JsTimer;
@@ -34,7 +34,14 @@ fn options(v: &JsValue, what: &str) -> Result<Value, Error> {
 /// `checkRun(a: run, b: options)`; `"compare"` is `compareBatches(a:
 /// baseline, b: current)`.
 #[wasm_bindgen(js_name = __judging, skip_typescript)]
-pub fn judging(op: &str, a: JsValue, b: JsValue, c: JsValue, custom_tools: Option<Vec<String>>, custom: Option<js_sys::Function>) -> JsResult<JsValue> {
+pub fn judging(
+    op: &str,
+    a: JsValue,
+    b: JsValue,
+    c: JsValue,
+    custom_tools: Option<Vec<String>>,
+    custom: Option<js_sys::Function>,
+) -> JsResult<JsValue> {
     let text = match op {
         "match" => {
             let place = "matchTrajectory: options";
@@ -73,9 +80,9 @@ pub fn judging(op: &str, a: JsValue, b: JsValue, c: JsValue, custom_tools: Optio
 pub async fn judge_run(run: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
     let place = "judge: options";
     let o = JudgeRunOptions::read(&options(&opts, place).js()?, place).js()?;
-    let model = property(&opts, "model")
-        .dyn_into::<js_sys::Function>()
-        .map_err(|_| crate::wasm::error::to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
+    let model = property(&opts, "model").dyn_into::<js_sys::Function>().map_err(|_| {
+        crate::wasm::error::to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model")))
+    })?;
     let facts = read_run(&value(&run, "judge: run").js()?, o.run_id.as_deref(), "judge: run").js()?;
     let model = JsModel(model, "judge.model", CallSignals::of(&host));
     let timer = JsTimer::of(&host);

@@ -106,7 +106,13 @@ impl Tally {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => return Err(bad(format!(".item must be a string, got {}", number::show_value(other)))),
         };
-        Ok(Tally { item, reason: o.get("reason").and_then(Value::as_str).map(str::to_owned), verdict, turns: count("turns")?, tokens: count("tokens")? })
+        Ok(Tally {
+            item,
+            reason: o.get("reason").and_then(Value::as_str).map(str::to_owned),
+            verdict,
+            turns: count("turns")?,
+            tokens: count("tokens")?,
+        })
     }
 }
 

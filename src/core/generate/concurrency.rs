@@ -20,9 +20,10 @@ pub fn with_deadline<'a, T: 'a>(
         (Some(t), Some((ms, what))) => Box::pin(async move {
             match race(call, t.sleep(ms)).await {
                 Either::Left(r) => r,
-                Either::Right(()) => {
-                    Err(crate::error::Error::new(crate::error::ErrorCode::Timeout, format!("no answer within {what} ({} ms)", crate::number::show(ms))))
-                }
+                Either::Right(()) => Err(crate::error::Error::new(
+                    crate::error::ErrorCode::Timeout,
+                    format!("no answer within {what} ({} ms)", crate::number::show(ms)),
+                )),
             }
         }),
         _ => call,

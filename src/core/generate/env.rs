@@ -117,7 +117,13 @@ pub trait RunJudge {
     fn end_on_pass(&self) -> bool;
     /// Grades the conversation so far (`findings`: what the observers
     /// showed, with the turn), after `turn`, or at the end (`is_final`).
-    fn judge<'a>(&'a self, messages: &'a [ModelMessage], findings: &'a [(Option<u64>, Assessment)], turn: u32, is_final: bool) -> LocalBoxFuture<'a, Result<JudgeAnswer>>;
+    fn judge<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        findings: &'a [(Option<u64>, Assessment)],
+        turn: u32,
+        is_final: bool,
+    ) -> LocalBoxFuture<'a, Result<JudgeAnswer>>;
 }
 
 pub struct Env<'a> {

@@ -87,7 +87,8 @@ impl Fork {
 
 /// What a step trace holds; any other key is refused, naming the nearest.
 // `judgement`: a judged parent's, read past (a fork's kept turns are not judged again).
-const TRACE_KEYS: &[&str] = &["turnIndex", "userMessage", "agentMessages", "timestamp", "stepId", "selection", "assessment", "tokens", "end", "judgement"];
+const TRACE_KEYS: &[&str] =
+    &["turnIndex", "userMessage", "agentMessages", "timestamp", "stepId", "selection", "assessment", "tokens", "end", "judgement"];
 
 /// One kept trace, as runTrajectory writes it; errors start at its keys
 /// (`.stepId: ...`).

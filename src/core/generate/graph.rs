@@ -267,4 +267,3 @@ impl StepGraph {
         Value::Object(o)
     }
 }
-

@@ -114,10 +114,8 @@ mod tests {
 
     #[test]
     fn items_and_the_mean_leave_out_faults() {
-        let items = vec![
-            ("a".to_owned(), vec![Some(Pass), Some(Pass), Some(Agent)]),
-            ("b".to_owned(), vec![Some(Pass), Some(Simulator), Some(Agent)]),
-        ];
+        let items =
+            vec![("a".to_owned(), vec![Some(Pass), Some(Pass), Some(Agent)]), ("b".to_owned(), vec![Some(Pass), Some(Simulator), Some(Agent)])];
         let r = reliability(&items, 2);
         // a: c=2, n=3: pass^2 = 1/3, pass@2 = 1; b: c=1, n=2: pass^2 = 0, pass@2 = 1.
         assert_eq!(r.items[1].decided, 2);

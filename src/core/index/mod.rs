@@ -14,7 +14,6 @@ mod ingest;
 pub mod scan;
 mod search;
 
-
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 

@@ -2,11 +2,11 @@
 //! by a deadline (a judge that never answers must not hang the caller).
 
 use super::facts::RunFacts;
+use crate::rubric::{assess, request, transcript, Criterion, Judgement};
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
 use agent_trajectories_core::generate::concurrency::{race, Either};
 use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Timer};
 use agent_trajectories_core::observe::Assessment;
-use crate::rubric::{assess, request, transcript, Criterion, Judgement};
 
 /// Grades `facts` against `criteria` with `model`; each call bounded by
 /// `timeout_ms` (named `what` in the error) when a timer is given.
@@ -28,7 +28,10 @@ pub async fn judge_run(
                 Box::pin(async move {
                     match race(call, t.sleep(ms)).await {
                         Either::Left(r) => r,
-                        Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("the judge model did not answer within {what} ({} ms)", agent_trajectories_core::number::show(ms)))),
+                        Either::Right(()) => Err(Error::new(
+                            ErrorCode::Timeout,
+                            format!("the judge model did not answer within {what} ({} ms)", agent_trajectories_core::number::show(ms)),
+                        )),
                     }
                 })
             }

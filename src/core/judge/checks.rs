@@ -13,8 +13,19 @@ use agent_trajectories_core::observe::Severity;
 use agent_trajectories_core::value::Opts;
 use agent_trajectories_core::write::{array, Obj};
 
-pub const CHECK_OPTIONS: [&str; 11] =
-    ["verdict", "reason", "maxSeverity", "failOnSeverity", "maxFailedCalls", "maxToolCalls", "maxTokens", "maxTurns", "reachedSteps", "judge", "runId"];
+pub const CHECK_OPTIONS: [&str; 11] = [
+    "verdict",
+    "reason",
+    "maxSeverity",
+    "failOnSeverity",
+    "maxFailedCalls",
+    "maxToolCalls",
+    "maxTokens",
+    "maxTurns",
+    "reachedSteps",
+    "judge",
+    "runId",
+];
 
 /// The limits a run is held to; `None` is not checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +66,8 @@ impl CheckOptions {
         let o = Opts::new(v, &CHECK_OPTIONS, place, "an object of checks")?;
         let at = |k: &str| format!("{place}.{k}");
         let verdicts = Verdict::ALL.map(Verdict::as_str);
-        const MAX: [(&str, Option<Severity>); 4] = [("none", None), ("info", Some(Severity::Info)), ("caution", Some(Severity::Caution)), ("warning", Some(Severity::Warning))];
+        const MAX: [(&str, Option<Severity>); 4] =
+            [("none", None), ("info", Some(Severity::Info)), ("caution", Some(Severity::Caution)), ("warning", Some(Severity::Warning))];
         // At or above a severity fails: the most severe allowed is the one below it.
         const FAIL_ON: [(&str, Option<Severity>); 3] = [("info", None), ("caution", Some(Severity::Info)), ("warning", Some(Severity::Caution))];
         let max_severity = match (o.word("maxSeverity", &MAX)?, o.word("failOnSeverity", &FAIL_ON)?) {
@@ -139,7 +151,15 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
             .map(|x| format!("{} {} ({}{})", x.severity.as_str(), x.observer, x.summary, x.turn.map_or(String::new(), |t| format!(", turn {t}"))))
             .collect();
         let limit = max.map_or("none", Severity::as_str);
-        add("maxSeverity", over.is_empty(), format!("{} finding(s) above maxSeverity {limit}{}", over.len(), if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) }));
+        add(
+            "maxSeverity",
+            over.is_empty(),
+            format!(
+                "{} finding(s) above maxSeverity {limit}{}",
+                over.len(),
+                if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) }
+            ),
+        );
     }
     if let Some(max) = o.max_failed_calls {
         let failed: Vec<String> = f
@@ -147,17 +167,37 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.ok != Some(true))
-            .map(|(i, c)| format!("call {} {}{}{}", i + 1, c.name, c.turn.map_or(String::new(), |t| format!(" at turn {t}")), if c.ok.is_none() { " (unfinished)" } else { "" }))
+            .map(|(i, c)| {
+                format!(
+                    "call {} {}{}{}",
+                    i + 1,
+                    c.name,
+                    c.turn.map_or(String::new(), |t| format!(" at turn {t}")),
+                    if c.ok.is_none() { " (unfinished)" } else { "" }
+                )
+            })
             .collect();
         let n = failed.len() as u64;
-        add("maxFailedCalls", n <= max, format!("{n} failed call(s), maxFailedCalls {max}{}", if n == 0 { String::new() } else { format!(": {}", failed.join(", ")) }));
+        add(
+            "maxFailedCalls",
+            n <= max,
+            format!("{n} failed call(s), maxFailedCalls {max}{}", if n == 0 { String::new() } else { format!(": {}", failed.join(", ")) }),
+        );
     }
     if let Some(max) = o.max_tool_calls {
         let n = f.calls.len() as u64;
         add("maxToolCalls", n <= max, format!("{n} tool call(s), maxToolCalls {max}"));
     }
     if let Some(max) = o.max_tokens {
-        add("maxTokens", f.tokens <= max, format!("{} tokens, maxTokens {}", agent_trajectories_core::observe::thousands(f.tokens), agent_trajectories_core::observe::thousands(max)));
+        add(
+            "maxTokens",
+            f.tokens <= max,
+            format!(
+                "{} tokens, maxTokens {}",
+                agent_trajectories_core::observe::thousands(f.tokens),
+                agent_trajectories_core::observe::thousands(max)
+            ),
+        );
     }
     if let Some(max) = o.max_turns {
         add("maxTurns", f.turns <= max, format!("{} turn(s), maxTurns {max}", f.turns));
@@ -182,7 +222,8 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
     }
     let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
     let pass = failed.is_empty();
-    let head = if pass { format!("{run} passes {} check(s)", checks.len()) } else { format!("{run} fails {} of {} check(s)", failed.len(), checks.len()) };
+    let head =
+        if pass { format!("{run} passes {} check(s)", checks.len()) } else { format!("{run} fails {} of {} check(s)", failed.len(), checks.len()) };
     let message = std::iter::once(head).chain(failed.iter().map(|c| format!("- {}: {}", c.check, c.message))).collect::<Vec<_>>().join("\n");
     CheckResult { pass, checks, message }
 }
@@ -233,7 +274,12 @@ mod tests {
     fn the_last_judgement_must_not_fail() {
         use crate::facts::Judged;
         let mut f = facts();
-        let judged = |verdict: &str, turn, is_final| Judged { verdict: verdict.into(), failed: vec![("polite".into(), "rude at turn 1".into())], turn, is_final };
+        let judged = |verdict: &str, turn, is_final| Judged {
+            verdict: verdict.into(),
+            failed: vec![("polite".into(), "rude at turn 1".into())],
+            turn,
+            is_final,
+        };
         let o = CheckOptions::read(&Value::Null, "o").unwrap();
         assert_eq!(check_run(&f, &o).checks.len(), 1, "no judgement: no judge check");
         f.judgements = vec![judged("inconclusive", Some(0), false), judged("fail", Some(1), false)];

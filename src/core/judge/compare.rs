@@ -43,15 +43,30 @@ pub fn read_batch(v: &Value, place: &str) -> Result<Vec<Item>> {
         Value::Array(runs) => runs,
         Value::Object(o) => match o.get("runs") {
             Some(Value::Array(runs)) => runs,
-            _ => return Err(Error::invalid_argument(format!("{place} must be a batch result {{ runs }} or an array of runs, got an object without runs"))),
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "{place} must be a batch result {{ runs }} or an array of runs, got an object without runs"
+                )))
+            }
         },
-        other => return Err(Error::invalid_argument(format!("{place} must be a batch result {{ runs }} or an array of runs, got {}", number::show_value(other)))),
+        other => {
+            return Err(Error::invalid_argument(format!(
+                "{place} must be a batch result {{ runs }} or an array of runs, got {}",
+                number::show_value(other)
+            )))
+        }
     };
     let mut items: Vec<Item> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let at = format!("{place}.runs[{i}]");
-        let Value::Object(o) = r else { return Err(Error::invalid_argument(format!("{at} must be a run {{ id, verdict, ... }}, got {}", number::show_value(r)))) };
-        let id = o.get("item").or_else(|| o.get("id")).and_then(Value::as_str).ok_or_else(|| Error::invalid_argument(format!("{at}.id must be a string")))?;
+        let Value::Object(o) = r else {
+            return Err(Error::invalid_argument(format!("{at} must be a run {{ id, verdict, ... }}, got {}", number::show_value(r))));
+        };
+        let id = o
+            .get("item")
+            .or_else(|| o.get("id"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::invalid_argument(format!("{at}.id must be a string")))?;
         let num = |k: &str| o.get(k).and_then(Value::as_f64).filter(|x| x.is_finite()).unwrap_or(0.0);
         let k = match items.iter().position(|it| it.id == id) {
             Some(k) => k,
@@ -173,7 +188,10 @@ mod tests {
         assert_eq!(r["improved"], json!(["b"]));
         assert_eq!((r["added"].clone(), r["removed"].clone()), (json!(["new"]), json!(["gone"])));
         assert_eq!(r["newlyFailedJudges"], json!([{ "id": "a", "criterion": "polite" }]));
-        assert_eq!(r["items"].as_array().unwrap().iter().map(|i| i["status"].as_str().unwrap()).collect::<Vec<_>>(), ["regressed", "added", "removed", "improved", "same"]);
+        assert_eq!(
+            r["items"].as_array().unwrap().iter().map(|i| i["status"].as_str().unwrap()).collect::<Vec<_>>(),
+            ["regressed", "added", "removed", "improved", "same"]
+        );
         assert_eq!((r["items"][0]["turns"].clone(), r["items"][0]["tokens"].clone()), (json!(2.0), json!(50.0)));
     }
 

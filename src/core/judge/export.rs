@@ -151,4 +151,3 @@ fn verdict_note(verdict: &str) -> &'static str {
         _ => "",
     }
 }
-

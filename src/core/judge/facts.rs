@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
+use crate::steps::steps_to_jsonl;
 use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
 use agent_trajectories_core::error::{Error, Result};
-use crate::steps::steps_to_jsonl;
 use agent_trajectories_core::message::ModelMessage;
 use agent_trajectories_core::number;
 use agent_trajectories_core::observe::Severity;
@@ -111,7 +111,8 @@ pub struct Judged {
 impl Judged {
     fn read(data: &Value) -> Judged {
         let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let failed = data.get("criteria").and_then(Value::as_array).into_iter().flatten().filter(|c| c.get("verdict").and_then(Value::as_str) == Some("fail"));
+        let failed =
+            data.get("criteria").and_then(Value::as_array).into_iter().flatten().filter(|c| c.get("verdict").and_then(Value::as_str) == Some("fail"));
         Judged {
             verdict: text(data, "verdict"),
             failed: failed.map(|c| (text(c, "name"), text(c, "reasoning"))).collect(),
@@ -256,7 +257,10 @@ pub(crate) mod tests {
     fn reads_calls_findings_tokens_steps_and_end() {
         let f = facts();
         assert_eq!(f.run_id.as_deref(), Some("r"));
-        assert_eq!(f.calls.iter().map(|c| (c.name.as_str(), c.ok, c.turn)).collect::<Vec<_>>(), [("search", Some(true), Some(0)), ("book", None, Some(1))]);
+        assert_eq!(
+            f.calls.iter().map(|c| (c.name.as_str(), c.ok, c.turn)).collect::<Vec<_>>(),
+            [("search", Some(true), Some(0)), ("book", None, Some(1))]
+        );
         assert_eq!((f.turns, f.tokens, f.failed_calls()), (2, 15, 1), "the unfinished call failed with the run");
         assert_eq!(f.steps, ["greet"]);
         assert_eq!(f.worst(), Some(Severity::Caution));

@@ -5,10 +5,10 @@
 //! changed between two batches ([`compare`]). All read a run as
 //! [`facts::RunFacts`], taken from its records.
 
+pub mod ask;
 pub mod checks;
 pub mod compare;
 pub mod export;
-pub mod ask;
 pub mod facts;
 pub mod matching;
 pub mod rubric;

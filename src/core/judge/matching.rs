@@ -87,7 +87,12 @@ impl MatchOptions {
                     opts.per_tool.push((tool.clone(), m));
                 }
             }
-            Some(_) => opts.args = o.word("args", &ARGS_MODES).map_err(|e| Error::invalid_argument(format!("{}, or an object of them by tool name", e.message)))?.unwrap_or(Args::Exact),
+            Some(_) => {
+                opts.args = o
+                    .word("args", &ARGS_MODES)
+                    .map_err(|e| Error::invalid_argument(format!("{}, or an object of them by tool name", e.message)))?
+                    .unwrap_or(Args::Exact)
+            }
             None => {}
         }
         Ok(opts)
@@ -101,7 +106,10 @@ impl MatchOptions {
 /// The expected list: tool names, or `{ toolName, input? }` (no `input`: any arguments).
 pub fn read_expected(v: &Value, place: &str) -> Result<Vec<Expected>> {
     let Value::Array(items) = v else {
-        return Err(Error::invalid_argument(format!("{place} must be an array of tool names or {{ toolName, input? }}, got {}", number::show_value(v))));
+        return Err(Error::invalid_argument(format!(
+            "{place} must be an array of tool names or {{ toolName, input? }}, got {}",
+            number::show_value(v)
+        )));
     };
     items
         .iter()
@@ -112,11 +120,16 @@ pub fn read_expected(v: &Value, place: &str) -> Result<Vec<Expected>> {
                 let at = format!("{place}[{i}]");
                 check_keys(o.keys().map(String::as_str), &["toolName", "input"], &at)?;
                 let name = o.get("toolName").and_then(Value::as_str).ok_or_else(|| {
-                    Error::invalid_argument(format!("{at}.toolName must be a string, got {}", o.get("toolName").map_or("nothing".into(), number::show_value)))
+                    Error::invalid_argument(format!(
+                        "{at}.toolName must be a string, got {}",
+                        o.get("toolName").map_or("nothing".into(), number::show_value)
+                    ))
                 })?;
                 Ok(Expected { name: name.to_owned(), args: o.get("input").cloned() })
             }
-            other => Err(Error::invalid_argument(format!("{place}[{i}] must be a tool name or {{ toolName, input? }}, got {}", number::show_value(other)))),
+            other => {
+                Err(Error::invalid_argument(format!("{place}[{i}] must be a tool name or {{ toolName, input? }}, got {}", number::show_value(other))))
+            }
         })
         .collect()
 }
@@ -158,7 +171,9 @@ impl MatchResult {
                 .text("message", &m.message)
                 .end()
         });
-        let calls = calls.iter().map(|c| Obj::new().text("toolName", &c.name).val("input", &c.args).opt("ok", c.ok, Obj::flag).opt("turn", c.turn, Obj::int).end());
+        let calls = calls
+            .iter()
+            .map(|c| Obj::new().text("toolName", &c.name).val("input", &c.args).opt("ok", c.ok, Obj::flag).opt("turn", c.turn, Obj::int).end());
         Obj::new()
             .flag("pass", self.pass)
             .num("score", self.score)
@@ -249,9 +264,8 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
                     (Some(x), Args::Subset) => within(x, &a.args),
                     (Some(x), Args::Custom) => {
                         let what = format!("{place}.args[{:?}]", e.name);
-                        custom(&e.name, &what, x, &a.args)?.map_err(|got| {
-                            Error::new(ErrorCode::CallbackFailed, format!("{what} must return true or false, returned {got}"))
-                        })?
+                        custom(&e.name, &what, x, &a.args)?
+                            .map_err(|got| Error::new(ErrorCode::CallbackFailed, format!("{what} must return true or false, returned {got}")))?
                     }
                 };
         }
@@ -277,7 +291,13 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
     };
     let unexpected = |j: usize| {
         let a = &actual[j];
-        Mismatch { kind: "unexpected", expected_index: None, actual_index: Some(j), nearest: None, message: format!("call {} {} was not expected", j + 1, show_call(&a.name, Some(&a.args))) }
+        Mismatch {
+            kind: "unexpected",
+            expected_index: None,
+            actual_index: Some(j),
+            nearest: None,
+            message: format!("call {} {} was not expected", j + 1, show_call(&a.name, Some(&a.args))),
+        }
     };
     let mut mismatches = Vec::new();
     let (matched, counted) = match opts.mode {
@@ -288,8 +308,11 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
                     (true, true) if ok[k][k] => n += 1,
                     (true, true) => {
                         let (e, a) = (&expected[k], &actual[k]);
-                        let mut message = format!("call {}: expected {}, got {}", k + 1, show_call(&e.name, e.args.as_ref()), show_call(&a.name, Some(&a.args)));
-                        if let Some(d) = e.args.as_ref().filter(|_| e.name == a.name).and_then(|x| difference(x, &a.args, args_mode(&e.name) == Args::Subset, "")) {
+                        let mut message =
+                            format!("call {}: expected {}, got {}", k + 1, show_call(&e.name, e.args.as_ref()), show_call(&a.name, Some(&a.args)));
+                        if let Some(d) =
+                            e.args.as_ref().filter(|_| e.name == a.name).and_then(|x| difference(x, &a.args, args_mode(&e.name) == Args::Subset, ""))
+                        {
                             message += &format!(" ({d})");
                         }
                         mismatches.push(Mismatch { kind: "different", expected_index: Some(k), actual_index: Some(k), nearest: Some(k), message });
@@ -420,7 +443,10 @@ mod tests {
         assert!(!r.pass);
         assert_eq!(r.score, 0.5);
         assert_eq!(r.mismatches[0].nearest, Some(0));
-        assert_eq!(r.mismatches[0].message, r#"expected call 1 search({"q":"paris","n":1}) was not made; nearest: call 1 search({"q":"Paris","n":1}) (argument q: expected "paris", got "Paris")"#);
+        assert_eq!(
+            r.mismatches[0].message,
+            r#"expected call 1 search({"q":"paris","n":1}) was not made; nearest: call 1 search({"q":"Paris","n":1}) (argument q: expected "paris", got "Paris")"#
+        );
         let r = run(&calls(), json!(["book", "search"]), json!({ "mode": "in-order" }));
         assert_eq!((r.pass, r.matched), (false, 1), "order matters");
     }
@@ -430,7 +456,10 @@ mod tests {
         let r = run(&calls(), json!(["book", "search", "weather"]), json!({ "mode": "unordered" }));
         assert!(r.pass);
         let r = run(&calls(), json!(["book", "search", "search"]), json!({ "mode": "unordered" }));
-        assert_eq!(r.mismatches.iter().map(|m| (m.kind, m.expected_index, m.actual_index)).collect::<Vec<_>>(), [("missing", Some(2), None), ("unexpected", None, Some(1))]);
+        assert_eq!(
+            r.mismatches.iter().map(|m| (m.kind, m.expected_index, m.actual_index)).collect::<Vec<_>>(),
+            [("missing", Some(2), None), ("unexpected", None, Some(1))]
+        );
         let r = run(&calls(), json!(["search", "weather", "book", "cancel"]), json!({ "mode": "subset" }));
         assert!(r.pass, "every call was expected");
         let r = run(&calls(), json!(["search", "book"]), json!({ "mode": "subset" }));

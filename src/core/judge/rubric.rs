@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
-pub use agent_trajectories_core::generate::env::JudgeVerdict;
 use agent_trajectories_core::generate::concurrency::with_deadline;
+pub use agent_trajectories_core::generate::env::JudgeVerdict;
 use agent_trajectories_core::generate::env::{JudgeAnswer, RunJudge};
 use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ResponseFormat, Timer, Usage};
 use agent_trajectories_core::message::{Content, ModelMessage, Part, Role};
@@ -114,8 +114,16 @@ impl Judgement {
             (Some(t), true) => format!("at the end (turn {t})"),
             (None, _) => "on the run".to_owned(),
         };
-        let lines = criteria.iter().filter(|c| c.verdict != JudgeVerdict::Pass).map(|c| format!("- {:?}: {} {when}: {}", c.name, c.verdict.as_str(), c.reasoning));
-        let head = format!("judge: {} {when} ({} of {} criteria passed)", verdict.as_str(), criteria.iter().filter(|c| c.verdict == JudgeVerdict::Pass).count(), criteria.len());
+        let lines = criteria
+            .iter()
+            .filter(|c| c.verdict != JudgeVerdict::Pass)
+            .map(|c| format!("- {:?}: {} {when}: {}", c.name, c.verdict.as_str(), c.reasoning));
+        let head = format!(
+            "judge: {} {when} ({} of {} criteria passed)",
+            verdict.as_str(),
+            criteria.iter().filter(|c| c.verdict == JudgeVerdict::Pass).count(),
+            criteria.len()
+        );
         let message = std::iter::once(head).chain(lines).collect::<Vec<_>>().join("\n");
         Judgement { verdict, criteria, turn, is_final, attempts, error, message }
     }
@@ -222,7 +230,8 @@ pub fn read_answer(text: &str, criteria: &[Criterion]) -> std::result::Result<Ve
         (Some(a), Some(b)) if a < b => &trimmed[a..=b],
         _ => return Err("the answer holds no JSON object".into()),
     };
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("the answer is not valid JSON ({})", agent_trajectories_core::error::plain_serde(&e)))?;
+    let v: Value =
+        serde_json::from_str(json).map_err(|e| format!("the answer is not valid JSON ({})", agent_trajectories_core::error::plain_serde(&e)))?;
     let items = v.get("criteria").and_then(Value::as_array).ok_or("the answer has no \"criteria\" array")?;
     let mut found: Vec<Option<CriterionVerdict>> = vec![None; criteria.len()];
     for (i, item) in items.iter().enumerate() {
@@ -230,7 +239,10 @@ pub fn read_answer(text: &str, criteria: &[Criterion]) -> std::result::Result<Ve
         let k = criteria.iter().position(|c| c.name == name).ok_or_else(|| format!("criteria[{i}] names {name:?}, which is not a criterion"))?;
         let verdict = item.get("verdict").and_then(Value::as_str);
         let verdict = verdict.and_then(JudgeVerdict::parse).ok_or_else(|| {
-            format!("criteria[{i}] ({name:?}) has verdict {}, not \"pass\", \"fail\" or \"inconclusive\"", item.get("verdict").map_or("none".into(), number::show_value))
+            format!(
+                "criteria[{i}] ({name:?}) has verdict {}, not \"pass\", \"fail\" or \"inconclusive\"",
+                item.get("verdict").map_or("none".into(), number::show_value)
+            )
         })?;
         let reasoning = item.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_owned();
         if found[k].replace(CriterionVerdict { name: name.to_owned(), verdict, reasoning }).is_some() {
@@ -288,7 +300,11 @@ async fn assess_inner<'a>(
             Err(problem) if attempt == 1 => req = retry(req, &answer.text, &problem),
             Err(problem) => {
                 let reasoning = format!("the judge's answer could not be read: {problem}");
-                let all = criteria.iter().map(|c| CriterionVerdict { name: c.name.clone(), verdict: JudgeVerdict::Inconclusive, reasoning: reasoning.clone() });
+                let all = criteria.iter().map(|c| CriterionVerdict {
+                    name: c.name.clone(),
+                    verdict: JudgeVerdict::Inconclusive,
+                    reasoning: reasoning.clone(),
+                });
                 let error = JudgementError { code: ErrorCode::CallbackFailed.as_str(), message: format!("judge model: asked twice, {problem}") };
                 return Ok((Judgement::of(all.collect(), turn, is_final, 2, Some(error)), usage));
             }
@@ -350,7 +366,13 @@ impl RunJudge for Rubric<'_> {
     fn end_on_pass(&self) -> bool {
         self.settings.end_on_pass
     }
-    fn judge<'a>(&'a self, messages: &'a [ModelMessage], findings: &'a [(Option<u64>, Assessment)], turn: u32, is_final: bool) -> LocalBoxFuture<'a, Result<JudgeAnswer>> {
+    fn judge<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        findings: &'a [(Option<u64>, Assessment)],
+        turn: u32,
+        is_final: bool,
+    ) -> LocalBoxFuture<'a, Result<JudgeAnswer>> {
         Box::pin(async move {
             let shown: Vec<(Option<u64>, &Assessment)> = findings.iter().map(|(t, a)| (*t, a)).collect();
             let criteria = &self.settings.criteria;
@@ -394,7 +416,11 @@ mod tests {
             },
             ModelMessage {
                 role: Role::Tool,
-                content: Content::Parts(vec![Part::ToolResult { tool_call_id: "1".into(), tool_name: "book".into(), output: json!({ "type": "error-text", "value": "full" }) }]),
+                content: Content::Parts(vec![Part::ToolResult {
+                    tool_call_id: "1".into(),
+                    tool_name: "book".into(),
+                    output: json!({ "type": "error-text", "value": "full" }),
+                }]),
                 provider_options: None,
             },
         ];
@@ -404,7 +430,10 @@ mod tests {
         let r = request(&criteria(), &t, Some(0), false);
         assert_eq!((r.purpose, r.response_format), (Purpose::Judge, Some(ResponseFormat::Json)));
         let Content::Text(text) = &r.messages[0].content else { panic!() };
-        assert!(text.starts_with("Criteria:\n- polite\n- booked: a table was booked\n\nThe conversation is still going on (this is after turn 0)."), "{text}");
+        assert!(
+            text.starts_with("Criteria:\n- polite\n- booked: a table was booked\n\nThe conversation is still going on (this is after turn 0)."),
+            "{text}"
+        );
         assert!(text.ends_with(&t));
     }
 
@@ -414,10 +443,16 @@ mod tests {
 {"criteria":[{"name":"booked","verdict":"fail","reasoning":"full"},{"name":"polite","verdict":"pass","reasoning":"yes"}]}
 ```"#;
         let v = read_answer(ok, &criteria()).unwrap();
-        assert_eq!(v.iter().map(|c| (c.name.as_str(), c.verdict)).collect::<Vec<_>>(), [("polite", JudgeVerdict::Pass), ("booked", JudgeVerdict::Fail)]);
+        assert_eq!(
+            v.iter().map(|c| (c.name.as_str(), c.verdict)).collect::<Vec<_>>(),
+            [("polite", JudgeVerdict::Pass), ("booked", JudgeVerdict::Fail)]
+        );
         assert_eq!(read_answer(" ", &criteria()).unwrap_err(), "the answer was empty");
         assert_eq!(read_answer("sure!", &criteria()).unwrap_err(), "the answer holds no JSON object");
-        assert_eq!(read_answer(r#"{"criteria":[{"name":"polite","verdict":"pass"}]}"#, &criteria()).unwrap_err(), "the answer does not grade \"booked\"");
+        assert_eq!(
+            read_answer(r#"{"criteria":[{"name":"polite","verdict":"pass"}]}"#, &criteria()).unwrap_err(),
+            "the answer does not grade \"booked\""
+        );
         assert!(read_answer(r#"{"criteria":[{"name":"polite","verdict":"yes"}]}"#, &criteria()).unwrap_err().contains("has verdict \"yes\""));
         assert!(read_answer(r#"{"criteria":[{"name":"rude","verdict":"pass"}]}"#, &criteria()).unwrap_err().contains("not a criterion"));
         assert!(read_answer(r#"{"criteria": 1}"#, &criteria()).unwrap_err().contains("no \"criteria\" array"));
@@ -429,7 +464,9 @@ mod tests {
         let ask = |r: ModelRequest| -> LocalBoxFuture<'_, Result<ModelResponse>> {
             asked.borrow_mut().push(r);
             let a = answers.borrow_mut().next().unwrap();
-            Box::pin(async move { a.map(|t| ModelResponse { text: t.into(), usage: Usage { input_tokens: Some(3), output_tokens: Some(1) }, ..Default::default() }) })
+            Box::pin(async move {
+                a.map(|t| ModelResponse { text: t.into(), usage: Usage { input_tokens: Some(3), output_tokens: Some(1) }, ..Default::default() })
+            })
         };
         let req = request(&criteria(), "t", Some(2), false);
         let out = futures_lite(assess(&ask, &criteria(), req, Some(2), false));
@@ -456,7 +493,10 @@ mod tests {
         let (out, asked) = run(vec![Ok("nope"), Ok(good)]);
         assert_eq!((out.unwrap().0.attempts, asked.len()), (2, 2));
         let Content::Text(again) = &asked[1].messages[2].content else { panic!() };
-        assert_eq!(again, "Your answer could not be read: the answer holds no JSON object. Answer again with the JSON object only, one entry per criterion.");
+        assert_eq!(
+            again,
+            "Your answer could not be read: the answer holds no JSON object. Answer again with the JSON object only, one entry per criterion."
+        );
         let (out, _) = run(vec![Ok(""), Ok("{}")]);
         let (j, usage) = out.unwrap();
         assert_eq!((j.verdict, j.attempts, usage.total()), (JudgeVerdict::Inconclusive, 2, 8));
@@ -471,7 +511,10 @@ mod tests {
     fn settings() {
         let s = JudgeSettings::read(&json!({ "model": "[function]", "criteria": ["a"], "endOnPass": false }), "judge").unwrap();
         assert_eq!((s.every_turn, s.end_on_fail, s.end_on_pass), (true, true, false));
-        assert!(JudgeSettings::read(&json!({ "criteria": ["a"], "everyturn": true }), "judge").unwrap_err().message.contains("did you mean \"everyTurn\""));
+        assert!(JudgeSettings::read(&json!({ "criteria": ["a"], "everyturn": true }), "judge")
+            .unwrap_err()
+            .message
+            .contains("did you mean \"everyTurn\""));
         assert!(JudgeSettings::read(&json!({ "criteria": ["a"], "endOnFail": 1 }), "judge").unwrap_err().message.contains("must be true or false"));
     }
 }

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use agent_trajectories_core::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
+use agent_trajectories_core::generate::trace::parse_iso8601;
 use agent_trajectories_core::observe::CurrentAssessment;
 use agent_trajectories_core::write::Obj;
-use agent_trajectories_core::generate::trace::parse_iso8601;
 
 /// The records a run of `steps` would have written, one JSON text a line;
 /// `final_judgement`, the result's judgement made at the end (a step
@@ -146,8 +146,10 @@ mod tests {
 
     #[test]
     fn judgements_are_records_after_their_turn_and_before_the_end() {
-        let steps = [json!({ "turnIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [],
-            "judgement": { "verdict": "inconclusive", "turn": 0 }, "end": { "reason": "max-turns", "completed": false, "verdict": "agent" } })];
+        let steps = [
+            json!({ "turnIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [],
+            "judgement": { "verdict": "inconclusive", "turn": 0 }, "end": { "reason": "max-turns", "completed": false, "verdict": "agent" } }),
+        ];
         let text = steps_to_jsonl(&steps, Some(&json!({ "verdict": "fail", "final": true })));
         let tail: Vec<Value> = text.lines().rev().take(4).map(|l| serde_json::from_str::<Value>(l).unwrap()["payload"].clone()).collect();
         assert_eq!(tail[0]["kind"], "run_ended");

@@ -16,10 +16,10 @@ use wasm_bindgen::prelude::*;
 use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::env::RUN_OPTIONS;
-use crate::judge::rubric::Rubric;
-use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
+use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
+use crate::judge::rubric::Rubric;
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
@@ -156,13 +156,16 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         None
     } else {
         let place = "runTrajectory options.judge";
-        let settings = crate::judge::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place).js()?;
+        let settings =
+            crate::judge::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place)
+                .js()?;
         let f = property(&judge_js, "model")
             .dyn_into::<Function>()
             .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
         Some((JsModel(f, "judge.model", signals.clone()), settings))
     };
-    let rubric = judge.as_ref().map(|(model, settings)| Rubric { model, settings: settings.clone(), timer: Some(&timer), deadline_ms: call_timeout_ms });
+    let rubric =
+        judge.as_ref().map(|(model, settings)| Rubric { model, settings: settings.clone(), timer: Some(&timer), deadline_ms: call_timeout_ms });
     let model = JsModel(user_model, "userModel", signals);
     let env = Env {
         clock: &clock,

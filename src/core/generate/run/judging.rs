@@ -43,7 +43,12 @@ impl Runner<'_, '_> {
             }
             .map_err(|e| Interrupt::Fault(Side::Judge, e))?;
             if answer.usage.total() > 0 {
-                let u = ModelUsage { source: Some("judge".into()), input_tokens: answer.usage.input_tokens, output_tokens: answer.usage.output_tokens, ..Default::default() };
+                let u = ModelUsage {
+                    source: Some("judge".into()),
+                    input_tokens: answer.usage.input_tokens,
+                    output_tokens: answer.usage.output_tokens,
+                    ..Default::default()
+                };
                 self.record(u.payload())?;
             }
             self.record(Payload::Custom { name: well_known::JUDGEMENT.into(), data: answer.judgement.clone() })?;
@@ -60,8 +65,12 @@ impl Runner<'_, '_> {
         let Some(a) = self.ask_judge(turn, false).await? else { return Ok(()) };
         let j = self.env.judge.expect("judged");
         let stop = match a.verdict {
-            JudgeVerdict::Fail if j.end_on_fail() => Some((StopReason::JudgeFailed, false, format!("the judge failed {} after turn {turn}", quoted(&a.failed)))),
-            JudgeVerdict::Pass if j.end_on_pass() => Some((StopReason::GoalReached, true, format!("the judge passed every criterion after turn {turn}"))),
+            JudgeVerdict::Fail if j.end_on_fail() => {
+                Some((StopReason::JudgeFailed, false, format!("the judge failed {} after turn {turn}", quoted(&a.failed))))
+            }
+            JudgeVerdict::Pass if j.end_on_pass() => {
+                Some((StopReason::GoalReached, true, format!("the judge passed every criterion after turn {turn}")))
+            }
             _ => None,
         };
         self.env.events.judged(turn, &a.judgement);
