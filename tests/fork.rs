@@ -3,10 +3,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use agent_trajectories::core::capture::Payload;
-use agent_trajectories::judge::export::result_value;
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::message::ModelMessage;
 use agent_trajectories::core::ErrorCode;
+use agent_trajectories::judge::export::result_value;
 use serde_json::{json, Value};
 
 #[path = "support/generate.rs"]

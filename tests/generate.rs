@@ -8,11 +8,11 @@ use std::rc::Rc;
 use agent_trajectories::core::capture::{EndedOutcome, Payload};
 use agent_trajectories::core::error::Result;
 use agent_trajectories::core::generate::concurrency::block_on;
-use agent_trajectories::judge::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{Abort, FixedClock, LocalBoxFuture, Timer};
 use agent_trajectories::core::message::{ModelMessage, Role};
 use agent_trajectories::core::{Error, ErrorCode};
+use agent_trajectories::judge::export::{result_value, summarize, to_conversation, to_jsonl};
 use serde_json::{json, Value};
 
 #[path = "support/generate.rs"]

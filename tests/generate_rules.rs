@@ -7,12 +7,12 @@ use std::cell::Cell;
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
-use agent_trajectories::judge::export::{result_value, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Timer, Usage};
 use agent_trajectories::core::message::Role;
 use agent_trajectories::core::observe::Budget;
 use agent_trajectories::core::{Error, ErrorCode};
+use agent_trajectories::judge::export::{result_value, to_jsonl};
 use serde_json::json;
 
 #[path = "support/generate.rs"]

@@ -5,10 +5,10 @@
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
-use agent_trajectories::judge::export::{result_value, summarize, to_conversation, to_jsonl};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::LocalBoxFuture;
 use agent_trajectories::core::{Error, ErrorCode};
+use agent_trajectories::judge::export::{result_value, summarize, to_conversation, to_jsonl};
 use serde_json::{json, Value};
 
 #[path = "support/generate.rs"]
