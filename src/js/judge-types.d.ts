@@ -80,7 +80,7 @@ export interface CheckRunOptions {
   runId?: string;
 }
 export interface RunCheck {
-  check: 'verdict' | 'reason' | 'maxSeverity' | 'maxFailedCalls' | 'maxToolCalls' | 'maxTokens' | 'maxTurns' | 'reachedSteps' | 'judge';
+  check: 'verdict' | 'reason' | 'maxSeverity' | 'failOnSeverity' | 'maxFailedCalls' | 'maxToolCalls' | 'maxTokens' | 'maxTurns' | 'reachedSteps' | 'judge';
   pass: boolean;
   /** What was found against the limit: `2 failed call(s), maxFailedCalls 0: call 3 book at turn 1, ...`. */
   message: string;

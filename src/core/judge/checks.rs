@@ -36,6 +36,8 @@ pub struct CheckOptions {
     pub reasons: Option<Vec<String>>,
     /// Findings above this fail; `Some(None)` ('none'): any finding fails.
     pub max_severity: Option<Option<Severity>>,
+    /// The severity `failOnSeverity` named, when that is how the limit was given.
+    pub fail_on: Option<&'static str>,
     pub max_failed_calls: Option<u64>,
     pub max_tool_calls: Option<u64>,
     pub max_tokens: Option<u64>,
@@ -70,10 +72,12 @@ impl CheckOptions {
             [("none", None), ("info", Some(Severity::Info)), ("caution", Some(Severity::Caution)), ("warning", Some(Severity::Warning))];
         // At or above a severity fails: the most severe allowed is the one below it.
         const FAIL_ON: [(&str, Option<Severity>); 3] = [("info", None), ("caution", Some(Severity::Info)), ("warning", Some(Severity::Caution))];
-        let max_severity = match (o.word("maxSeverity", &MAX)?, o.word("failOnSeverity", &FAIL_ON)?) {
+        let fail_on = o.word("failOnSeverity", &FAIL_ON)?;
+        let max_severity = match (o.word("maxSeverity", &MAX)?, fail_on) {
             (Some(_), Some(_)) => return Err(Error::invalid_argument(format!("{place}: give maxSeverity or failOnSeverity, not both"))),
             (max, fail_on) => max.or(fail_on),
         };
+        let fail_on = fail_on.and(o.get("failOnSeverity").and_then(Value::as_str)).and_then(|w| FAIL_ON.iter().find(|(n, _)| *n == w)).map(|(n, _)| *n);
         Ok(CheckOptions {
             verdicts: match v.get("verdict") {
                 None => Some(vec!["pass".into()]),
@@ -82,6 +86,7 @@ impl CheckOptions {
             },
             reasons: o.get("reason").map(|r| words(r, &at("reason"), None)).transpose()?,
             max_severity,
+            fail_on,
             max_failed_calls: o.count("maxFailedCalls")?,
             max_tool_calls: o.count("maxToolCalls")?,
             max_tokens: o.count("maxTokens")?,
@@ -150,16 +155,11 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
             .filter(|x| max.is_none_or(|m| x.severity > m))
             .map(|x| format!("{} {} ({}{})", x.severity.as_str(), x.observer, x.summary, x.turn.map_or(String::new(), |t| format!(", turn {t}"))))
             .collect();
-        let limit = max.map_or("none", Severity::as_str);
-        add(
-            "maxSeverity",
-            over.is_empty(),
-            format!(
-                "{} finding(s) above maxSeverity {limit}{}",
-                over.len(),
-                if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) }
-            ),
-        );
+        let listed = if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) };
+        match o.fail_on {
+            Some(level) => add("failOnSeverity", over.is_empty(), format!("{} finding(s) at or above failOnSeverity {level}{listed}", over.len())),
+            None => add("maxSeverity", over.is_empty(), format!("{} finding(s) above maxSeverity {}{listed}", over.len(), max.map_or("none", Severity::as_str))),
+        }
     }
     if let Some(max) = o.max_failed_calls {
         let failed: Vec<String> = f
@@ -256,6 +256,7 @@ mod tests {
         assert!(check(json!({ "maxSeverity": "caution" })).pass);
         assert!(!check(json!({ "maxSeverity": "none" })).pass);
         assert!(!check(json!({ "failOnSeverity": "caution" })).pass, "at or above caution");
+        assert_eq!(check(json!({ "failOnSeverity": "caution" })).checks[1].message, "1 finding(s) at or above failOnSeverity caution: caution stall (same call twice, turn 1)");
         assert!(!check(json!({ "failOnSeverity": "info" })).pass);
         assert!(check(json!({ "failOnSeverity": "warning" })).pass);
         assert!(CheckOptions::read(&json!({ "failOnSeverity": "none" }), "o").is_err());
