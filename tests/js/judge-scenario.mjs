@@ -147,4 +147,60 @@ export const judgeChecks = {
     eq(at.compareBatches(JSON.parse(JSON.stringify(baseline)), JSON.parse(JSON.stringify(current))).regressed, ['a'], 'a batch read back from its JSON');
     throws(() => at.compareBatches(3, current), 'INVALID_ARGUMENT', 'a baseline that is not a batch');
   },
+
+  async 'judge(): a malformed or empty answer is asked again once, then inconclusive; a throwing model rejects, coded, its error the cause'(at) {
+    const { records } = await judgedRun(at, 'Paris');
+    const asked = [];
+    const answers = ['not json', '{"criteria": []}'];
+    const j = await at.judge(records, { model: async (req) => (asked.push(req), answers.shift()), criteria: ['polite'] });
+    eq([j.verdict, j.attempts, j.error.code, asked.length], ['inconclusive', 2, 'CALLBACK_FAILED', 2], 'asked twice, then inconclusive');
+    eq(j.error.message, 'judge model: asked twice, the answer does not grade "polite"', 'why');
+    assert(asked[1].messages.at(-1).content.startsWith('Your answer could not be read: the answer holds no JSON object.'), 'the problem is named when asked again');
+    eq(asked[0].purpose, 'judge', 'purpose');
+    const empty = await at.judge(records, { model: async () => '', criteria: ['polite'] });
+    eq([empty.verdict, empty.criteria[0].reasoning], ['inconclusive', "the judge's answer could not be read: the answer was empty"], 'an empty answer');
+    const boom = new Error('rate limited');
+    const e = await rejects(at.judge(records, { model: async () => { throw boom; }, criteria: ['polite'] }), 'CALLBACK_FAILED', 'a throwing judge', boom);
+    eq(e.message, 'judge.model (judge) threw: rate limited', 'names the judge');
+    await rejects(at.judge(records, { model: () => new Promise(() => {}), criteria: ['polite'], timeoutMs: 20 }), 'TIMEOUT', 'a judge that never answers');
+    await rejects(at.judge(records, { model: async () => '{}', criteria: [] }), 'INVALID_ARGUMENT', 'no criteria');
+    await rejects(at.judge(records, { model: async () => '{}', criteria: ['a'], criterion: 1 }), 'INVALID_ARGUMENT', 'a misspelt option');
+  },
+
+  async 'the judge of a run: garbage is inconclusive and the run goes on; a throwing judge ends it with error, side judge, every record kept'(at) {
+    const sink = new at.MemorySink();
+    const garbage = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 2, steps: undefined }, toolAgent()), {
+      userModel: scriptedUser(), clock, sink, judge: { model: async () => 'sure!', criteria: ['polite'] },
+    });
+    eq([garbage.end.reason, garbage.steps.length, garbage.steps.map((s) => s.judgement.verdict)], ['max-turns', 2, ['inconclusive', 'inconclusive']], 'never ended by an inconclusive judge');
+    eq(sink.records().filter((r) => r.payload.kind === 'custom' && r.payload.name === 'judgement').map((r) => [r.payload.data.attempts, r.payload.data.final]), [[2, false], [2, false], [2, true]], 'each judgement recorded, the last at the end');
+    const boom = new Error('judge down');
+    const failing = new at.MemorySink();
+    const r = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 3 }, toolAgent()), {
+      userModel: scriptedUser(), clock, sink: failing, judge: { model: async () => { throw boom; }, criteria: ['polite'] },
+    });
+    eq([r.end.reason, r.end.verdict, r.end.error.side, r.end.error.code, r.steps.length], ['error', 'harness', 'judge', 'CALLBACK_FAILED', 1], 'the harness failed, not the agent');
+    assert(r.end.error.cause === boom, 'the judge model\'s own error is the cause');
+    eq(failing.records().at(-1).payload.kind, 'run_ended', 'ended in the records too');
+    assert(failing.records().some((x) => x.payload.kind === 'turn_ended'), 'the turn before the fault is kept');
+  },
+
+  async 'a judged run replays byte for byte with its recording, and a fail ends it as judge-failed'(at) {
+    const grade = at.recordingModel(async (req) => {
+      const turn = Number(/after turn (\d+)/.exec(req.messages[0].content)?.[1] ?? -1);
+      return JSON.stringify({ criteria: [{ name: 'books', verdict: turn >= 1 ? 'fail' : 'inconclusive', reasoning: `turn ${turn}` }] });
+    });
+    const run = async (model) => {
+      const sink = new at.MemorySink();
+      const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 4, conversationId: 'judged' }, toolAgent()), { userModel: scriptedUser(), clock, sink, judge: { model, criteria: ['books'] } });
+      return { r, text: sink.toJsonl() };
+    };
+    const first = await run(grade);
+    eq([first.r.end.reason, first.r.end.verdict, first.r.end.summary], ['judge-failed', 'agent', 'the judge failed "books" after turn 1'], 'a fail ends the run');
+    const again = await run(at.replayModel(JSON.parse(JSON.stringify(grade.recording))));
+    eq(again.text, first.text, 'the same records, byte for byte, with no model');
+    const checks = at.checkRun(first.r);
+    eq(checks.checks.map((c) => [c.check, c.pass]), [['verdict', false], ['judge', false]], 'checkRun reads the judgement');
+    eq(checks.checks[1].message, 'the judge failed "books" (turn 1) after turn 1', 'and says which criterion, when');
+  },
 };

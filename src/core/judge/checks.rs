@@ -77,7 +77,8 @@ impl CheckOptions {
             (Some(_), Some(_)) => return Err(Error::invalid_argument(format!("{place}: give maxSeverity or failOnSeverity, not both"))),
             (max, fail_on) => max.or(fail_on),
         };
-        let fail_on = fail_on.and(o.get("failOnSeverity").and_then(Value::as_str)).and_then(|w| FAIL_ON.iter().find(|(n, _)| *n == w)).map(|(n, _)| *n);
+        let fail_on =
+            fail_on.and(o.get("failOnSeverity").and_then(Value::as_str)).and_then(|w| FAIL_ON.iter().find(|(n, _)| *n == w)).map(|(n, _)| *n);
         Ok(CheckOptions {
             verdicts: match v.get("verdict") {
                 None => Some(vec!["pass".into()]),
@@ -158,7 +159,11 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
         let listed = if over.is_empty() { String::new() } else { format!(": {}", over.join("; ")) };
         match o.fail_on {
             Some(level) => add("failOnSeverity", over.is_empty(), format!("{} finding(s) at or above failOnSeverity {level}{listed}", over.len())),
-            None => add("maxSeverity", over.is_empty(), format!("{} finding(s) above maxSeverity {}{listed}", over.len(), max.map_or("none", Severity::as_str))),
+            None => add(
+                "maxSeverity",
+                over.is_empty(),
+                format!("{} finding(s) above maxSeverity {}{listed}", over.len(), max.map_or("none", Severity::as_str)),
+            ),
         }
     }
     if let Some(max) = o.max_failed_calls {
@@ -256,7 +261,10 @@ mod tests {
         assert!(check(json!({ "maxSeverity": "caution" })).pass);
         assert!(!check(json!({ "maxSeverity": "none" })).pass);
         assert!(!check(json!({ "failOnSeverity": "caution" })).pass, "at or above caution");
-        assert_eq!(check(json!({ "failOnSeverity": "caution" })).checks[1].message, "1 finding(s) at or above failOnSeverity caution: caution stall (same call twice, turn 1)");
+        assert_eq!(
+            check(json!({ "failOnSeverity": "caution" })).checks[1].message,
+            "1 finding(s) at or above failOnSeverity caution: caution stall (same call twice, turn 1)"
+        );
         assert!(!check(json!({ "failOnSeverity": "info" })).pass);
         assert!(check(json!({ "failOnSeverity": "warning" })).pass);
         assert!(CheckOptions::read(&json!({ "failOnSeverity": "none" }), "o").is_err());
