@@ -325,8 +325,8 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
         }
         Mode::InOrder => {
             let (mut n, mut from) = (0, 0);
-            for i in 0..expected.len() {
-                match (from..actual.len()).find(|&j| ok[i][j]) {
+            for (i, row) in ok.iter().enumerate() {
+                match (from..actual.len()).find(|&j| row[j]) {
                     Some(j) => {
                         n += 1;
                         from = j + 1;
@@ -338,7 +338,7 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
         }
         Mode::Unordered | Mode::Superset => {
             let pair = bipartite(&ok, actual.len());
-            let taken = |j: usize| pair.iter().any(|p| *p == Some(j));
+            let taken = |j: usize| pair.contains(&Some(j));
             for (i, p) in pair.iter().enumerate() {
                 if p.is_none() {
                     mismatches.push(missing(i, nearest_to(i, 0, &taken)));
@@ -355,7 +355,7 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
         Mode::Subset => {
             let mut n = 0;
             for j in 0..actual.len() {
-                if (0..expected.len()).any(|i| ok[i][j]) {
+                if ok.iter().any(|row| row[j]) {
                     n += 1;
                 } else {
                     mismatches.push(unexpected(j));

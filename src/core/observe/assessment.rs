@@ -131,7 +131,7 @@ impl CurrentAssessment {
                 while let Some(l) = lines.next_if(|l| !l.is_empty() && !l.starts_with("### ")) {
                     summary.push(l);
                 }
-                assessments.push(Assessment::new(name, &summary.join("\n"), severity));
+                assessments.push(Assessment::new(name, summary.join("\n"), severity));
             }
         }
         Some(CurrentAssessment { assessments, generated_at: 0.0, call_index })
