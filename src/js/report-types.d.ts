@@ -63,15 +63,15 @@ export interface JudgeRunsOptions {
 /** Why a judged run failed, one entry per cause. */
 export interface RunFailure {
   /**
-   * A `checkRun` check (`verdict`, `maxSeverity`, `maxTokens`, ...), `failOn`
-   * (a stop reason given to `failOn`), `judgement` (a failed criterion), or
-   * `error` (the run never ran, so nothing could be checked).
+   * A `checkRun` check (`verdict`, `maxSeverity`, `maxTokens`, `judge` (the
+   * run's last judgement failed), ...), `failOn` (a severity or a stop reason
+   * given to `failOn`), or `error` (the run never ran, so nothing could be checked).
    */
   check: string;
   message: string;
 }
 
-/** A run and what `checkRun` (and its judgements) made of it: what the reporters write. */
+/** A run and what `checkRun` (and `failOn`) made of it: what the reporters write. */
 export interface JudgedRun {
   /** A batch run's id (`<item>#<n>` with repeats), else the run's `run_id` (`run <n>` without one). */
   id: string;
@@ -100,13 +100,14 @@ export interface JudgedRun {
   line: number | null;
   /** Its item's pass@k and pass^k, from the batch's summary (when it ran more than once). */
   reliability: { k: number; passAtK: number | null; passHatK: number | null } | null;
+  /** The judge's judgements the run carries, in order (what `compare` reads); its `judge` check judged them. */
   judgements: ReportJudgement[];
 }
 
 /**
- * Judges every top-level run of `input` with `checkRun` (and `failOn`, and
- * any judgements the runs carry: a failed criterion fails a run, an
- * inconclusive one does not). Needs the package's WebAssembly: in browsers,
+ * Judges every top-level run of `input` with `checkRun` (and `failOn`); its
+ * `judge` check fails a run whose last judgement failed (`check: { judge:
+ * false }` turns it off). Needs the package's WebAssembly: in browsers,
  * `await init()` from `agent-trajectories` first. A JSONL line that is not a
  * record throws its code (`JSONL_PARSE`, `INVALID_RECORD`, `SEQ_GAP`, ...)
  * with `line` set and the source and line in the message.

@@ -61,7 +61,7 @@ function check(run, options, j, id) {
 }
 
 /**
- * What checkRun (with failOn) and the run's judgements say of one run.
+ * What checkRun (its judge check included) and failOn say of one run.
  * @param {unknown} run what checkRun reads: a result, or the run's JSONL
  * @param {string | null} runId
  * @param {Facts} facts
@@ -78,32 +78,13 @@ function judged(run, runId, facts, j) {
   /** @type {RunFailure[]} */
   const failures = check(run, main, j, facts.id).checks.filter((c) => !c.pass).map((c) => ({ check: c.check, message: c.message }));
   if (apart) {
-    for (const c of check(run, { verdict: null, failOnSeverity: j.severity, ...at }, j, facts.id).checks) if (!c.pass) failures.push({ check: 'failOn', message: c.message });
+    for (const c of check(run, { verdict: null, judge: false, failOnSeverity: j.severity, ...at }, j, facts.id).checks) if (!c.pass) failures.push({ check: 'failOn', message: c.message });
   }
   // The core's reason check passes when the run ended with one of the words: here that fails it.
-  if (j.reasons.length > 0 && check(run, { verdict: null, reason: j.reasons, ...at }, j, facts.id).pass) {
+  if (j.reasons.length > 0 && check(run, { verdict: null, judge: false, reason: j.reasons, ...at }, j, facts.id).pass) {
     failures.push({ check: 'failOn', message: `run ${JSON.stringify(facts.id)} ended with reason ${facts.reason}, which failOn lists (${j.reasons.join(', ')})` });
   }
-  failures.push(...judgementFailures(facts.judgements));
   return { ...facts, source: j.source, pass: failures.length === 0, failures, error: null };
-}
-
-/**
- * A failed criterion fails the run; an inconclusive one does not.
- * @param {readonly ReportJudgement[]} judgements
- * @returns {RunFailure[]}
- */
-function judgementFailures(judgements) {
-  /** @type {string[]} */
-  const said = [];
-  for (const jm of judgements) {
-    if (!isObject(jm)) continue;
-    const after = jm.final === true ? ' at the end' : typeof jm.turn === 'number' ? ` after turn ${jm.turn}` : '';
-    const failed = (isArray(jm.criteria) ? jm.criteria : []).filter((c) => isObject(c) && c.verdict === 'fail');
-    for (const c of failed) said.push(`criterion ${JSON.stringify(String(c.name))} failed${after}${typeof c.reasoning === 'string' && c.reasoning ? `: ${c.reasoning}` : ''}`);
-    if (failed.length === 0 && jm.verdict === 'fail') said.push(`a judgement${after} failed`);
-  }
-  return [...new Set(said)].map((message) => ({ check: 'judgement', message }));
 }
 
 /**

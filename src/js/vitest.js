@@ -84,11 +84,11 @@ const outcome = (ctx, name, args, pass, lines) => ({ pass, message: () => [hint(
 
 // A call as the core's messages write it (core::judge::matching's
 // show_call): `name(arguments as JSON, cut at 60 characters)`, or `name(…)`
-// when any arguments will do. The diff sets expected calls in this form
-// beside the run's calls as the core wrote them, so equal calls read equal;
-// a tool whose arguments the expectation leaves open (no `input` for it,
-// or `args: 'ignore'`) is shown `name(…)` on both sides, so that only
-// what was asked for can differ.
+// when any arguments will do. The diff sets the expected calls beside the
+// run's calls (matchTrajectory's `calls`) in this form; a tool whose
+// arguments the expectation leaves open (no `input` for it, or
+// `args: 'ignore'`) is shown `name(…)` on both sides, so that only what was
+// asked for can differ.
 const CLIP = 60;
 /** @param {unknown} input */
 const clip = (input) => {
@@ -96,15 +96,14 @@ const clip = (input) => {
   return chars.length > CLIP ? `${chars.slice(0, CLIP).join('')}…` : chars.join('');
 };
 /**
- * @param {unknown} call
+ * @param {unknown} call an expected call, or a call of the run
  * @param {(tool: string) => boolean} shown
  */
-const showExpected = (call, shown) => {
+const showCall = (call, shown) => {
   if (typeof call === 'string') return `${call}(…)`;
   const c = /** @type {{ toolName: string, input?: unknown }} */ (call);
   return c.input === undefined || !shown(c.toolName) ? `${c.toolName}(…)` : `${c.toolName}(${clip(c.input)})`;
 };
-const UNEXPECTED = /^call \d+ (([^(]*)\(.*\)) was not expected$/;
 
 /**
  * Whether the diff shows `tool`'s arguments: some expected call of it has
@@ -117,29 +116,6 @@ function argsShown(expected, options, tool) {
   const args = isObject(options) ? options.args : undefined;
   const mode = typeof args === 'string' ? args : isObject(args) && !isArray(args) ? args[tool] : undefined;
   return mode !== 'ignore' && expected.some((e) => isObject(e) && e.toolName === tool && e.input !== undefined);
-}
-
-/**
- * The run's calls, one line each, as the core reads and writes them: a
- * match against no expected call names every call made as unexpected, in
- * order. Null when a message does not read as one (its wording changed):
- * the failure then shows the core's message without the diff.
- * @param {Judging} at
- * @param {unknown} run
- * @param {readonly unknown[]} expected
- * @param {unknown} options
- * @returns {string[] | null}
- */
-function callsMade(at, run, expected, options) {
-  const runId = isObject(options) ? options.runId : undefined;
-  const none = at.matchTrajectory(/** @type {any} */ (run), [], { mode: 'strict', args: 'ignore', ...(typeof runId === 'string' ? { runId } : {}) });
-  const lines = [];
-  for (const m of none.mismatches) {
-    const call = UNEXPECTED.exec(m.message);
-    if (!call) return null;
-    lines.push(argsShown(expected, options, call[2]) ? call[1] : `${call[2]}(…)`);
-  }
-  return lines;
 }
 
 /**
@@ -176,7 +152,7 @@ export function vitestMatchers(at) {
     toReachGoal(run, options) {
       const where = 'toReachGoal';
       const o = own(options, where, ['runId'], "toPassChecks takes every check of checkRun");
-      const r = asking(where, () => at.checkRun(/** @type {any} */ (run), { verdict: 'pass', ...o }));
+      const r = asking(where, () => at.checkRun(/** @type {any} */ (run), { verdict: 'pass', judge: false, ...o }));
       const check = r.checks.find((c) => c.check === 'verdict');
       return outcome(this, where, '', r.pass, () => [
         this.isNot ? 'Expected the run not to reach its goal; it did:' : 'Expected the run to reach its goal (verdict pass):',
@@ -190,9 +166,9 @@ export function vitestMatchers(at) {
       const m = asking(where, () => at.matchTrajectory(/** @type {any} */ (run), expected, options));
       return outcome(this, where, 'expected', m.pass, () => {
         if (this.isNot) return ['Expected the calls not to match; they do:', `  ${m.message}`];
-        const made = callsMade(at, run, expected, options);
         const shown = (/** @type {string} */ tool) => argsShown(expected, options, tool);
-        const diff = made && this.utils.diff(expected.map((e) => showExpected(e, shown)).join('\n'), made.join('\n'), { aAnnotation: 'Expected calls', bAnnotation: 'Calls made' });
+        const made = isArray(m.calls) ? m.calls.map((c) => showCall(c, shown)) : null;
+        const diff = made && this.utils.diff(expected.map((e) => showCall(e, shown)).join('\n'), made.join('\n'), { aAnnotation: 'Expected calls', bAnnotation: 'Calls made' });
         return [m.message, ...(diff ? ['', diff] : [])];
       });
     },
@@ -224,7 +200,7 @@ export function vitestMatchers(at) {
     toHaveNoFindingsAtOrAbove(run, severity, options) {
       const where = 'toHaveNoFindingsAtOrAbove';
       const o = own(options, where, ['runId'], 'the severity is the first argument');
-      const r = asking(where, () => at.checkRun(/** @type {any} */ (run), { verdict: null, failOnSeverity: severity, ...o }));
+      const r = asking(where, () => at.checkRun(/** @type {any} */ (run), { verdict: null, judge: false, failOnSeverity: severity, ...o }));
       return outcome(this, where, JSON.stringify(severity), r.pass, () => [
         this.isNot ? `Expected a finding at or above ${severity}; there is none:` : `Expected no finding at or above ${severity}:`,
         ...r.checks.map((c) => `  ${c.message}`),

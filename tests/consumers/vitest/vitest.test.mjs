@@ -84,11 +84,11 @@ test('toMatchTrajectory: the failure lists the mismatches and shows a diff of ex
 
 test('toPassChecks, toReachGoal, toHaveNoFindingsAtOrAbove: the failure lists what failed, in the core\'s words', () => {
   const checks = failure('fails: toPassChecks on the failed booking');
-  assert.match(checks, /^run "full" fails 3 of 3 check\(s\)\n- verdict: run "full" ended with verdict agent, reason judge-failed; passing: pass\n- maxFailedCalls: 1 failed call\(s\), maxFailedCalls 0: call 2 book at turn 1\n- maxTurns: 2 turn\(s\), maxTurns 1$/m);
+  assert.match(checks, /^run "full" fails 4 of 4 check\(s\)\n- verdict: run "full" ended with verdict agent, reason judge-failed; passing: pass\n- maxFailedCalls: 1 failed call\(s\), maxFailedCalls 0: call 2 book at turn 1\n- maxTurns: 2 turn\(s\), maxTurns 1\n- judge: the judge failed "polite" \(the agent answered "Whatever"\), "booked" \(the booking failed: the restaurant was full\) after turn 1$/m);
   assert.match(failure('fails: toReachGoal on the failed booking'), /^Expected the run to reach its goal \(verdict pass\):\n {2}run "full" ended with verdict agent, reason judge-failed; passing: pass$/m);
   const findings = failure('fails: toHaveNoFindingsAtOrAbove on the polling loop');
   assert.match(findings, /^Error: expect\(run\)\.toHaveNoFindingsAtOrAbove\("caution"\)$/m);
-  assert.match(findings, /^Expected no finding at or above caution:\n {2}1 finding\(s\) above maxSeverity info: caution Stall \(Possible stall/m);
+  assert.match(findings, /^Expected no finding at or above caution:\n {2}1 finding\(s\) at or above failOnSeverity caution: caution Stall \(Possible stall/m);
 });
 
 test('.not: the failure says what held that should not have', () => {
