@@ -52,7 +52,7 @@ const COMMANDS = {
       help: /** @type {Option} */ (help),
     },
     more: `Each run is held to checkRun's default (it ended with verdict pass) and to every --fail-on;
-a failed judgement criterion fails it too. Prints a line per run and the count.
+when the run was judged, its last judgement must not fail. Prints a line per run and the count.
 
 A batch result is the JSON of what runTrajectories resolves:
   writeFileSync('batch.json', JSON.stringify(await runTrajectories(items, { repeat: 3 })))
