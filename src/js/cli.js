@@ -200,9 +200,11 @@ async function write(node, file, text, append = false) {
  * @returns {{ runs: Record<string, any>[] } | null}
  */
 function batchOf(text) {
-  if (!/^\uFEFF?\s*\{/.test(text)) return null;
+  if (!/^\uFEFF?\s*[{[]/.test(text)) return null;
   try {
     const v = JSON.parse(text.replace(/^\uFEFF/, ''));
+    // A batch result, or its runs alone (report and compare take both).
+    if (Array.isArray(v) && v.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r) && 'verdict' in r)) return { runs: v };
     return v !== null && typeof v === 'object' && Array.isArray(v.runs) ? v : null;
   } catch {
     return null;
@@ -301,6 +303,13 @@ async function view(node, values, files) {
     const text = new TextDecoder().decode(bytes);
     const batch = batchOf(text);
     if (!batch) {
+      // Records, read as the viewer will: a file that holds none, or a bad line, is refused here, not shown empty.
+      const index = main.TrajectoryIndex.fromJsonl(text);
+      const bad = index.errors()[0];
+      const runs = index.runs().length;
+      index.free();
+      if (bad) throw Object.assign(fail(bad.code, `${file}: line ${bad.line}: ${bad.message}`), { line: bad.line });
+      if (runs === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs: expected record JSONL or a saved batch result`);
       docs.push({ name: node.path.basename(file), text });
       continue;
     }
@@ -318,6 +327,7 @@ async function view(node, values, files) {
       docs.push({ name: `${node.path.basename(file)} ${typeof r.id === 'string' ? r.id : `#${i + 1}`}`, text: steps.join('\n') });
     }
   }
+  if (docs.length === 0) throw fail('INVALID_ARGUMENT', `${files.join(', ')}: no run to show (a batch whose runs have no result, or no runs)`);
   const out = values.output ?? 'runs.html';
   await writeViewerHtml(out, docs, values.title === undefined ? undefined : { title: values.title });
   proc.stdout.write(`wrote ${out} with ${docs.length} run file(s)${skipped ? ` (${skipped} batch run(s) without a result left out)` : ''}\n`);

@@ -345,6 +345,16 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   assert.deepEqual(cli(['report', 'empty.jsonl']).err, 'agent-trajectories report: error INVALID_ARGUMENT: empty.jsonl holds no runs (no records, or a batch without runs)\n');
   assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
   assert.equal(cli(['view', 'nope.jsonl']).err, 'agent-trajectories view: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n');
+  // view reads its inputs as the viewer will: no page for a file that is not runs.
+  const badView = cli(['view', 'bad.jsonl', '-o', 'bad.html']);
+  assert.equal(badView.code, 2);
+  assert.match(badView.err, /^agent-trajectories view: error JSONL_PARSE: bad\.jsonl: line 3: not a JSON record/);
+  assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL or a saved batch result\n');
+  save('none.json', '[]');
+  assert.equal(cli(['view', 'none.json', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: none.json: no run to show (a batch whose runs have no result, or no runs)\n');
+  assert.ok(!existsSync(join(dir, 'bad.html')), 'no page written for bad input');
+  save('runs-only.json', JSON.stringify(JSON.parse(readFileSync(join(dir, 'fail.json'), 'utf8')).runs));
+  assert.match(cli(['view', 'runs-only.json', '-o', 'runs-only.html']).out, /^wrote runs-only\.html with \d+ run file\(s\)/, 'a batch\'s runs alone, as report and compare take them');
   assert.ok(!existsSync(join(dir, 'runs.html')), 'no page written');
   const unwritable = cli(['report', 'pass.json', '--junit', 'pass.json/junit.xml']);
   assert.equal(unwritable.code, 2);
