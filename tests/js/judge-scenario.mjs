@@ -199,6 +199,12 @@ export const judgeChecks = {
     eq([first.r.end.reason, first.r.end.verdict, first.r.end.summary], ['judge-failed', 'agent', 'the judge failed "books" after turn 1'], 'a fail ends the run');
     const again = await run(at.replayModel(JSON.parse(JSON.stringify(grade.recording))));
     eq(again.text, first.text, 'the same records, byte for byte, with no model');
+    // The step export keeps the judgements and tokens: read back as records, the index and checkRun see them.
+    const exported = at.stepsToJsonl(at.toJSONL(first.r).map((l) => JSON.parse(l)));
+    const index = at.TrajectoryIndex.fromJsonl(exported);
+    eq(index.counts().custom > 0 && exported.split('\n').filter((l) => l.includes('"name":"judgement"')).length, 2, 'both judgements, as records of the export');
+    index.free();
+    eq(at.checkRun(exported, { verdict: null }).checks.map((c) => [c.check, c.pass]), [['judge', false]], 'the export fails the judge check too');
     const checks = at.checkRun(first.r);
     eq(checks.checks.map((c) => [c.check, c.pass]), [['verdict', false], ['judge', false]], 'checkRun reads the judgement');
     eq(checks.checks[1].message, 'the judge failed "books" (turn 1) after turn 1', 'and says which criterion, when');

@@ -28,8 +28,13 @@ fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
     metadata.insert("turnIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
     metadata.insert("stepId".into(), t.get("stepId").cloned().unwrap_or(Value::Null));
     metadata.insert("selection".into(), t.get("selection").cloned().unwrap_or(Value::Null));
-    if let Some(a) = t.get("assessment").filter(|a| !a.is_null()) {
-        metadata.insert("assessment".into(), a.clone());
+    // What a reader of the export needs to see the turn as its records
+    // would show it (stepsToJsonl reads these back): what the agent was
+    // shown, the turn's tokens, the judge's judgement after it.
+    for k in ["assessment", "tokens", "judgement"] {
+        if let Some(v) = t.get(k).filter(|v| !v.is_null()) {
+            metadata.insert(k.into(), v.clone());
+        }
     }
     if let Some(end) = t.get("end").filter(|e| !e.is_null()) {
         metadata.insert("end".into(), end.clone());
