@@ -1,7 +1,8 @@
-// Judging runs: matchTrajectory, checkRun and compareBatches. The core reads
-// and decides (core::judge); this layer hands it the run as JSON (a
-// TrajectoryIndex as its records' JSONL, bytes as text) and keeps the
-// caller's per-tool argument functions in JS.
+// Judging runs: matchTrajectory, checkRun, compareBatches and judge. The
+// judging crate (src/core/judge) reads and decides; this layer hands it the
+// run as JSON (a TrajectoryIndex as its records' JSONL, bytes as text),
+// keeps the caller's per-tool argument functions in JS, adapts the judge's
+// model, and writes compareBatches' markdown.
 
 import { wasm } from './binding.js';
 import { asModel } from './generate.js';
