@@ -1,9 +1,13 @@
-//! Judging runs (the crate `agent-trajectories-judge`, over the core):
-//! whether a run's tool calls match what was expected
+//! What is decided about a finished run (the crate
+//! `agent-trajectories-judge`, over the core). A run is read as
+//! [`facts::RunFacts`], from its records (a result through its step export,
+//! [`steps`]); then: whether its tool calls match what was expected
 //! ([`matching`]), whether its own facts stay within limits ([`checks`]),
-//! and what
-//! changed between two batches ([`compare`]). All read a run as
-//! [`facts::RunFacts`], taken from its records.
+//! what changed between two batches ([`compare`]), the rubric judge
+//! ([`rubric`]: its prompt, its answer, the judgement; a generated run asks
+//! it through the core's `RunJudge`, [`ask`] over a recorded run), and the
+//! exports of a result ([`export`]: step JSONL, Tally's `Conversation`, a
+//! summary).
 
 pub mod ask;
 pub mod checks;
