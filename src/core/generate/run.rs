@@ -15,7 +15,7 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 
-use super::concurrency::{race, Either};
+use super::concurrency::{race, with_deadline, Either};
 use super::definition::Trajectory;
 use super::env::Env;
 use super::fork::Fork;
@@ -187,15 +187,7 @@ impl Runner<'_, '_> {
         side: Side,
         deadline: Option<(f64, &'static str)>,
     ) -> std::result::Result<T, Interrupt> {
-        let bounded: LocalBoxFuture<'_, Result<T>> = match (deadline, self.env.timer) {
-            (Some((ms, name)), Some(timer)) => Box::pin(async move {
-                match race(fut, timer.sleep(ms)).await {
-                    Either::Left(r) => r,
-                    Either::Right(()) => Err(Error::new(ErrorCode::Timeout, format!("no answer within {name} ({} ms)", crate::number::show(ms)))),
-                }
-            }),
-            _ => fut,
-        };
+        let bounded = with_deadline(fut, self.env.timer, deadline);
         let result = match self.env.abort {
             Some(a) => match race(bounded, a.wait()).await {
                 Either::Left(r) => r,

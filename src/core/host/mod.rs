@@ -231,6 +231,11 @@ impl CallTimeout {
     /// Reads `callTimeoutMs`: absent is the default, `false` no deadline,
     /// else a positive number of milliseconds (at most 2^31 - 1, setTimeout's limit).
     pub fn read(v: Option<&serde_json::Value>) -> Result<Option<f64>> {
+        Self::read_as(v, "callTimeoutMs")
+    }
+
+    /// The same rule for another option, `what` naming it in the error.
+    pub fn read_as(v: Option<&serde_json::Value>, what: &str) -> Result<Option<f64>> {
         use serde_json::Value;
         match v {
             None | Some(Value::Null) => Ok(Some(Self::DEFAULT_MS)),
@@ -238,7 +243,7 @@ impl CallTimeout {
             Some(v) => match v.as_f64() {
                 Some(n) if n > 0.0 && n <= MAX_TIMEOUT_MS => Ok(Some(n)),
                 _ => Err(crate::Error::invalid_argument(format!(
-                    "callTimeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
+                    "{what} must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
                     crate::number::show_value(v)
                 ))),
             },

@@ -3,8 +3,8 @@
 
 use super::facts::RunFacts;
 use crate::rubric::{assess, request, transcript, Criterion, Judgement};
-use agent_trajectories_core::error::{Error, ErrorCode, Result};
-use agent_trajectories_core::generate::concurrency::{race, Either};
+use agent_trajectories_core::error::Result;
+use agent_trajectories_core::generate::concurrency::with_deadline;
 use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Timer};
 use agent_trajectories_core::observe::Assessment;
 
@@ -20,24 +20,7 @@ pub async fn judge_run(
     let findings: Vec<Assessment> = facts.findings.iter().map(|f| Assessment::new(f.observer.clone(), f.summary.clone(), f.severity)).collect();
     let shown: Vec<(Option<u64>, &Assessment)> = facts.findings.iter().zip(&findings).map(|(f, a)| (f.turn, a)).collect();
     let req = request(criteria, &transcript(&facts.messages, &shown), None, true);
-    let ask = |r: ModelRequest| -> LocalBoxFuture<'_, Result<ModelResponse>> {
-        let call = model.complete(r);
-        match (timer, timeout) {
-            (Some(t), Some((ms, what))) => {
-                let what = what.to_owned();
-                Box::pin(async move {
-                    match race(call, t.sleep(ms)).await {
-                        Either::Left(r) => r,
-                        Either::Right(()) => Err(Error::new(
-                            ErrorCode::Timeout,
-                            format!("the judge model did not answer within {what} ({} ms)", agent_trajectories_core::number::show(ms)),
-                        )),
-                    }
-                })
-            }
-            _ => call,
-        }
-    };
+    let ask = |r: ModelRequest| -> LocalBoxFuture<'_, Result<ModelResponse>> { with_deadline(model.complete(r), timer, timeout) };
     Ok(assess(&ask, criteria, req, None, true).await?.0)
 }
 
@@ -54,21 +37,9 @@ pub struct JudgeRunOptions {
 
 impl JudgeRunOptions {
     pub fn read(v: &serde_json::Value, place: &str) -> Result<JudgeRunOptions> {
-        use agent_trajectories_core::host::{CallTimeout, MAX_TIMEOUT_MS};
+        use agent_trajectories_core::host::CallTimeout;
         let o = agent_trajectories_core::value::Opts::new(v, &JUDGE_RUN_OPTIONS, place, "{ model, criteria, runId?, timeoutMs? }")?;
-        let timeout_ms = match o.get("timeoutMs") {
-            None => Some(CallTimeout::DEFAULT_MS),
-            Some(serde_json::Value::Bool(false)) => None,
-            Some(n) => match n.as_f64() {
-                Some(ms) if ms > 0.0 && ms <= MAX_TIMEOUT_MS => Some(ms),
-                _ => {
-                    return Err(Error::invalid_argument(format!(
-                        "{place}.timeoutMs must be a positive number of milliseconds (at most 2147483647), or false for no deadline, got {}",
-                        agent_trajectories_core::number::show_value(n)
-                    )))
-                }
-            },
-        };
+        let timeout_ms = CallTimeout::read_as(o.get("timeoutMs"), &format!("{place}.timeoutMs"))?;
         let criteria = crate::rubric::read_criteria(o.get("criteria").unwrap_or(&serde_json::Value::Null), &format!("{place}.criteria"))?;
         Ok(JudgeRunOptions { criteria, run_id: o.string("runId")?, timeout_ms })
     }

@@ -5,7 +5,7 @@
 //! ([`matching`]), whether its own facts stay within limits ([`checks`]),
 //! what changed between two batches ([`compare`]), the rubric judge
 //! ([`rubric`]: its prompt, its answer, the judgement; a generated run asks
-//! it through the core's `RunJudge`, [`ask`] over a recorded run), and the
+//! it through the core's `RunJudge`, [`run_judge`]; [`ask`] over a recorded run), and the
 //! exports of a result ([`export`]: step JSONL, Tally's `Conversation`, a
 //! summary).
 
@@ -16,6 +16,7 @@ pub mod export;
 pub mod facts;
 pub mod matching;
 pub mod rubric;
+pub mod run_judge;
 pub mod steps;
 
 pub use agent_trajectories_core::generate::Verdict;

@@ -4,22 +4,19 @@
 //! per criterion, with reasoning. An answer that cannot be read is asked
 //! again once with the problem named, then judged inconclusive: a judge's
 //! bad answer never crashes a run. A generated run asks it after each turn
-//! and at the end ([`Rubric`], the core's `RunJudge`); `judge()` asks it
+//! and at the end (`run_judge::Rubric`, the core's `RunJudge`); `judge()` asks it
 //! about a recorded run.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
-use agent_trajectories_core::generate::concurrency::with_deadline;
 pub use agent_trajectories_core::generate::env::JudgeVerdict;
-use agent_trajectories_core::generate::env::{JudgeAnswer, RunJudge};
-use agent_trajectories_core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ResponseFormat, Timer, Usage};
+use agent_trajectories_core::host::{LocalBoxFuture, ModelRequest, ModelResponse, Purpose, ResponseFormat, Usage};
 use agent_trajectories_core::message::{Content, ModelMessage, Part, Role};
 use agent_trajectories_core::number;
 use agent_trajectories_core::observe::Assessment;
 use agent_trajectories_core::options::check_keys;
-use agent_trajectories_core::value::Opts;
 
 /// A criterion: a short name and, optionally, what it means.
 #[derive(Debug, Clone, PartialEq)]
@@ -279,109 +276,36 @@ pub fn assess<'a>(
     turn: Option<u64>,
     is_final: bool,
 ) -> LocalBoxFuture<'a, Result<(Judgement, Usage)>> {
-    Box::pin(assess_inner(ask, criteria, req, turn, is_final))
-}
-
-async fn assess_inner<'a>(
-    ask: &'a dyn Fn(ModelRequest) -> LocalBoxFuture<'a, Result<ModelResponse>>,
-    criteria: &'a [Criterion],
-    req: ModelRequest,
-    turn: Option<u64>,
-    is_final: bool,
-) -> Result<(Judgement, Usage)> {
-    let mut usage = Usage::default();
-    let mut req = req;
-    for attempt in 1..=2 {
-        let answer = ask(req.clone()).await?;
-        usage.input_tokens = add(usage.input_tokens, answer.usage.input_tokens);
-        usage.output_tokens = add(usage.output_tokens, answer.usage.output_tokens);
-        match read_answer(&answer.text, criteria) {
-            Ok(v) => return Ok((Judgement::of(v, turn, is_final, attempt, None), usage)),
-            Err(problem) if attempt == 1 => req = retry(req, &answer.text, &problem),
-            Err(problem) => {
-                let reasoning = format!("the judge's answer could not be read: {problem}");
-                let all = criteria.iter().map(|c| CriterionVerdict {
-                    name: c.name.clone(),
-                    verdict: JudgeVerdict::Inconclusive,
-                    reasoning: reasoning.clone(),
-                });
-                let error = JudgementError { code: ErrorCode::CallbackFailed.as_str(), message: format!("judge model: asked twice, {problem}") };
-                return Ok((Judgement::of(all.collect(), turn, is_final, 2, Some(error)), usage));
+    Box::pin(async move {
+        let mut usage = Usage::default();
+        let mut req = req;
+        for attempt in 1..=2 {
+            let answer = ask(req.clone()).await?;
+            usage.input_tokens = add(usage.input_tokens, answer.usage.input_tokens);
+            usage.output_tokens = add(usage.output_tokens, answer.usage.output_tokens);
+            match read_answer(&answer.text, criteria) {
+                Ok(v) => return Ok((Judgement::of(v, turn, is_final, attempt, None), usage)),
+                Err(problem) if attempt == 1 => req = retry(req, &answer.text, &problem),
+                Err(problem) => {
+                    let reasoning = format!("the judge's answer could not be read: {problem}");
+                    let all = criteria.iter().map(|c| CriterionVerdict {
+                        name: c.name.clone(),
+                        verdict: JudgeVerdict::Inconclusive,
+                        reasoning: reasoning.clone(),
+                    });
+                    let error = JudgementError { code: ErrorCode::CallbackFailed.as_str(), message: format!("judge model: asked twice, {problem}") };
+                    return Ok((Judgement::of(all.collect(), turn, is_final, 2, Some(error)), usage));
+                }
             }
         }
-    }
-    Err(Error::new(ErrorCode::Internal, "the judge was asked more than twice"))
+        Err(Error::new(ErrorCode::Internal, "the judge was asked more than twice"))
+    })
 }
 
 fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
         (None, None) => None,
         _ => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-    }
-}
-
-/// The judge's options as `runTrajectory` reads them (`model` is the
-/// binding's): `{ model, criteria, everyTurn?, endOnFail?, endOnPass? }`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JudgeSettings {
-    pub criteria: Vec<Criterion>,
-    /// Judge after every turn (default), not only at the end.
-    pub every_turn: bool,
-    /// A `fail` after a turn ends the run (`judge-failed`); default true.
-    pub end_on_fail: bool,
-    /// A `pass` of every criterion after a turn ends the run (`goal-reached`); default true.
-    pub end_on_pass: bool,
-}
-
-pub const JUDGE_OPTIONS: [&str; 5] = ["model", "criteria", "everyTurn", "endOnFail", "endOnPass"];
-
-impl JudgeSettings {
-    pub fn read(v: &Value, place: &str) -> Result<JudgeSettings> {
-        let o = Opts::new(v, &JUDGE_OPTIONS, place, "{ model, criteria, ... }")?;
-        Ok(JudgeSettings {
-            criteria: read_criteria(o.get("criteria").unwrap_or(&Value::Null), &format!("{place}.criteria"))?,
-            every_turn: o.flag("everyTurn", true)?,
-            end_on_fail: o.flag("endOnFail", true)?,
-            end_on_pass: o.flag("endOnPass", true)?,
-        })
-    }
-}
-
-/// The rubric judge of a generated run: its model, what it grades and how
-/// it acts, and each call's deadline (the run's `callTimeoutMs`).
-pub struct Rubric<'a> {
-    pub model: &'a dyn Model,
-    pub settings: JudgeSettings,
-    pub timer: Option<&'a dyn Timer>,
-    pub deadline_ms: Option<f64>,
-}
-
-impl RunJudge for Rubric<'_> {
-    fn every_turn(&self) -> bool {
-        self.settings.every_turn
-    }
-    fn end_on_fail(&self) -> bool {
-        self.settings.end_on_fail
-    }
-    fn end_on_pass(&self) -> bool {
-        self.settings.end_on_pass
-    }
-    fn judge<'a>(
-        &'a self,
-        messages: &'a [ModelMessage],
-        findings: &'a [(Option<u64>, Assessment)],
-        turn: u32,
-        is_final: bool,
-    ) -> LocalBoxFuture<'a, Result<JudgeAnswer>> {
-        Box::pin(async move {
-            let shown: Vec<(Option<u64>, &Assessment)> = findings.iter().map(|(t, a)| (*t, a)).collect();
-            let criteria = &self.settings.criteria;
-            let req = request(criteria, &transcript(messages, &shown), Some(turn.into()), is_final);
-            let ask = |r: ModelRequest| with_deadline(self.model.complete(r), self.timer, self.deadline_ms.map(|ms| (ms, "callTimeoutMs")));
-            let (j, usage) = assess(&ask, criteria, req, Some(turn.into()), is_final).await?;
-            let failed = j.failed().map(str::to_owned).collect();
-            Ok(JudgeAnswer { verdict: j.verdict, failed, judgement: serde_json::to_value(&j).unwrap_or(Value::Null), usage })
-        })
     }
 }
 
@@ -505,16 +429,5 @@ mod tests {
         assert_eq!((data["final"].clone(), data["turn"].clone(), data["error"]["code"].clone()), (json!(false), json!(2), json!("CALLBACK_FAILED")));
         let (out, _) = run(vec![Err(Error::new(ErrorCode::Timeout, "no answer"))]);
         assert_eq!(out.unwrap_err().code, ErrorCode::Timeout, "a failing call is the caller's to handle");
-    }
-
-    #[test]
-    fn settings() {
-        let s = JudgeSettings::read(&json!({ "model": "[function]", "criteria": ["a"], "endOnPass": false }), "judge").unwrap();
-        assert_eq!((s.every_turn, s.end_on_fail, s.end_on_pass), (true, true, false));
-        assert!(JudgeSettings::read(&json!({ "criteria": ["a"], "everyturn": true }), "judge")
-            .unwrap_err()
-            .message
-            .contains("did you mean \"everyTurn\""));
-        assert!(JudgeSettings::read(&json!({ "criteria": ["a"], "endOnFail": 1 }), "judge").unwrap_err().message.contains("must be true or false"));
     }
 }

@@ -19,7 +19,7 @@ use crate::core::generate::env::RUN_OPTIONS;
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::{Error, ErrorCode};
 use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
-use crate::judge::rubric::Rubric;
+use crate::judge::run_judge::Rubric;
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
@@ -157,7 +157,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     } else {
         let place = "runTrajectory options.judge";
         let settings =
-            crate::judge::rubric::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place)
+            crate::judge::run_judge::JudgeSettings::read(&serde_json::from_str(&options_json(&judge_js, place).js()?).unwrap_or(Value::Null), place)
                 .js()?;
         let f = property(&judge_js, "model")
             .dyn_into::<Function>()

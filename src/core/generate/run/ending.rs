@@ -71,14 +71,7 @@ impl Runner<'_, '_> {
                     let summary = end.summary.get_or_insert_with(String::new);
                     summary.push_str(&format!("; then the recorder failed too: {}", e.message));
                 }
-                None => {
-                    end = End::new(
-                        StopReason::Error,
-                        false,
-                        Some(format!("{} failed: {} (the run had ended: {})", side_name(Side::Recorder), e.message, reason.as_str())),
-                        Some(EndError { code: e.code.as_str().to_owned(), message: e.message, side: Side::Recorder, step_id: None, cause: e.cause }),
-                    );
-                }
+                None => end = fault_end(Side::Recorder, e, reason),
             }
         }
         if inside_turn {
