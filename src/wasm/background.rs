@@ -161,7 +161,7 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         tools,
         timer: Some(&timer),
         abort: abort.as_ref().map(|a| a as _),
-        observers: observers.as_ref().map(|o| o as _),
+        observers: observers.as_deref(),
         events: &events,
         run_id,
         // The JS layer counts its runner's runs (a whole number from 1).

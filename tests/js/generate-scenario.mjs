@@ -292,6 +292,45 @@ export const checks = {
     eq(kinds.filter((k) => k === 'tool_ended').length, 4, 'tool_ended per result');
   },
 
+  async 'a run given an ObserverPipeline records what it records given any object with its methods'(at) {
+    // The package's own pipeline is called from Rust directly; any other
+    // object through its JS methods. Both must give the same run.
+    const options = () => ({ clock, observers: [{ observer: 'error-cascade', trigger: { onEveryCall: true } }, { observer: 'stall', trigger: { everyNCalls: 2 } }], budget: { maxTokens: 10_000 } });
+    const failing = {
+      async respond(history) {
+        const id = `t${history.length}`;
+        return {
+          messages: [
+            { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'x' } }] },
+            { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'error-text', value: 'timeout after 30s' } }] },
+            { role: 'assistant', content: 'trying again' },
+          ],
+          usage: { inputTokens: 10, outputTokens: 5 },
+        };
+      },
+    };
+    const run = async (observers) => {
+      const sink = new at.MemorySink();
+      const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 5 }, failing), { userModel: scriptedUser(), clock, sink, observers });
+      return { r, jsonl: sink.toJsonl() };
+    };
+    const own = new at.ObserverPipeline(options());
+    const inner = new at.ObserverPipeline(options());
+    const wrapped = {
+      recordToolCall: (call) => inner.recordToolCall(call),
+      context: () => inner.context(),
+      current: () => inner.current(),
+      recordTokens: (n) => inner.recordTokens(n),
+    };
+    const a = await run(own);
+    const b = await run(wrapped);
+    assert(a.jsonl.includes('"assessment_produced"'), 'assessments were shown to the agent');
+    eq(a.jsonl, b.jsonl, 'the same records, byte for byte');
+    eq(a.r.steps.map((s) => s.assessment ?? null), b.r.steps.map((s) => s.assessment ?? null), 'the same assessments shown');
+    eq([own.callCount, own.budget.tokensUsed], [inner.callCount, inner.budget.tokensUsed], 'the same calls and tokens counted');
+    eq(own.callCount, 5, 'every call reached the pipeline');
+  },
+
   async 'custom preconditions and isSatisfied see the traces and a current snapshot, and run in parallel'(at) {
     const seen = [];
     let running = 0, overlap = 0;

@@ -275,7 +275,13 @@ fn whole_of(text: &[u8]) -> Option<f64> {
         if !c.is_ascii_digit() {
             break;
         }
-        n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        // Past 2^53 it is not exact anyway: stopping there also keeps
+        // `n * 10` far from overflow, so no checked (128-bit, on wasm32)
+        // multiply runs per digit.
+        if n > crate::number::MAX_SAFE_INTEGER {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
         rest = r;
     }
     // "12.0" is whole; "12.5" and exponents are not.
@@ -370,6 +376,8 @@ mod tests {
         assert_eq!(whole_of(b"7.5"), None);
         assert_eq!(whole_of(b"1e3"), None);
         assert_eq!(whole_of(b"9007199254740992"), None);
+        assert_eq!(whole_of(b"9007199254740991"), Some(9_007_199_254_740_991.0));
+        assert_eq!(whole_of(b"-123456789012345678901234567890"), None);
         assert_eq!(whole_of(b"99999999999999999999999"), None);
     }
 

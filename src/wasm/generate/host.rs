@@ -311,37 +311,19 @@ pub fn decision_to_js(d: &PolicyDecision) -> JsValue {
     obj.into()
 }
 
-/// An `ObserverPipeline` (or any object with its `recordToolCall(call)`,
-/// `context()`, `current()` and `recordTokens(n)`).
+/// Any object with an `ObserverPipeline`'s `recordToolCall(call)`,
+/// `context()`, `current()` and `recordTokens(n)`. (The package's own
+/// pipeline is called directly: see `harness`.)
 pub struct JsObservers {
     pub object: JsValue,
     pub record: Function,
     pub context: Function,
     pub current: Function,
     pub tokens: Function,
-    /// This package's own pipeline: its `__recordToolCallFields` and
-    /// `__currentJson`, which take and give JSON text, so a call and the
-    /// current assessment cross without a JS object made and read again.
-    pub own: Option<(Function, Function)>,
-}
-
-impl JsObservers {
-    pub fn new(object: JsValue, record: Function, context: Function, current: Function, tokens: Function) -> JsObservers {
-        let method = |name: &str| property(&object, name).dyn_into::<Function>().ok();
-        let own = method("__recordToolCallFields").zip(method("__currentJson"));
-        JsObservers { object, record, context, current, tokens, own }
-    }
 }
 
 impl ToolObservers for JsObservers {
     fn tool_call(&self, call: ToolCallInput) -> Result<(), Error> {
-        if let Some((fields, _)) = &self.own {
-            let params = call.params_json.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-            let error = call.error_message.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-            let (name, success) = (JsValue::from_str(&call.tool_name), JsValue::from_bool(call.success));
-            let done = fields.call5(&self.object, &name, &params, &JsValue::UNDEFINED, &success, &error);
-            return done.map(drop).map_err(|e| from_callback("observers.recordToolCall", &e));
-        }
         let obj = Object::new();
         set(&obj, "toolName", &call.tool_name.as_str().into());
         if let Some(p) = &call.params_json {
@@ -357,18 +339,8 @@ impl ToolObservers for JsObservers {
     fn current(&self) -> Result<Option<ShownAssessment>, Error> {
         let text = self.context.call0(&self.object).map_err(|e| from_callback("observers.context", &e))?;
         let Some(text) = text.as_string().filter(|s| !s.is_empty()) else { return Ok(None) };
-        let current: serde_json::Value = match &self.own {
-            Some((_, json)) => {
-                let text = json.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
-                text.as_string()
-                    .map_or(Ok(serde_json::Value::Null), |t| serde_json::from_str(&t))
-                    .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?
-            }
-            None => {
-                let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
-                from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?
-            }
-        };
+        let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
+        let current: serde_json::Value = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
         let current: CurrentAssessment =
             crate::core::read::read(current, "observers.current()").map_err(|e| Error::new(ErrorCode::CallbackFailed, e))?;
         Ok(Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments }))

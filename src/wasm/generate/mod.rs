@@ -17,12 +17,14 @@ use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPo
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::env::RUN_OPTIONS;
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
+use crate::core::host::ToolObservers;
 use crate::core::{Error, ErrorCode};
 use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::judge::run_judge::Rubric;
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
+use crate::wasm::observe::own_pipeline;
 use crate::wasm::{
     check_options, from_js, is_array, items, option, optional_function, optional_string_arg, options_from_js, options_json, property,
     to_js as value_to_js,
@@ -174,7 +176,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         policy: policy.as_ref().map(|p| p as &dyn Policy).unwrap_or(&DefaultPolicy),
         timer: Some(&timer),
         abort: abort.as_ref().map(|a| a as _),
-        observers: observers.as_ref().map(|o| o as _),
+        observers: observers.as_deref(),
         events: &events,
         run_id,
         call_timeout_ms,
@@ -218,7 +220,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
 /// abort signal, and where records go (sink, `onRecord`), with the run id.
 pub(crate) struct Harness {
     pub clock: JsClock,
-    pub observers: Option<JsObservers>,
+    pub observers: Option<Box<dyn ToolObservers>>,
     pub abort: Option<JsAbort>,
     pub events: JsEvents,
     pub run_id: Option<String>,
@@ -231,12 +233,16 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     let clock = JsClock::from_option(clock_js.clone()).js()?;
 
     let observers_js = opt("observers")?;
-    let observers = if observers_js.is_undefined() || observers_js.is_null() {
+    let observers: Option<Box<dyn ToolObservers>> = if observers_js.is_undefined() || observers_js.is_null() {
         None
+    } else if let Some(own) = own_pipeline(&observers_js) {
+        Some(Box::new(own))
     } else {
         let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
         match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
-            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => Some(JsObservers::new(observers_js.clone(), record, context, current, tokens)),
+            (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
+                Some(Box::new(JsObservers { object: observers_js.clone(), record, context, current, tokens }))
+            }
             _ => return Err(to_js(Error::invalid_argument("observers must be an ObserverPipeline or its options"))),
         }
     };

@@ -6,4 +6,5 @@ mod pipeline;
 mod stop_on;
 
 pub use context::ObserverContext;
+pub(crate) use pipeline::own_pipeline;
 pub use pipeline::ObserverPipeline;

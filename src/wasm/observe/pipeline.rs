@@ -2,6 +2,8 @@
 //! triggered observers; run them; store the result) and no borrow of the
 //! pipeline is held while a JS observer, the clock or the recorder runs.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::Function;
@@ -11,6 +13,7 @@ use wasm_bindgen::prelude::*;
 use super::config::{read, JsObserver};
 use super::context::ObserverContext;
 use crate::core::capture::Payload;
+use crate::core::host::{ShownAssessment, ToolObservers};
 use crate::core::message::normalize_messages;
 use crate::core::observe::call::{call_of, RecordAssessment, SharedPipeline, CALL_KEYS};
 use crate::core::observe::{Assessment, CurrentAssessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput, INJECT_OPTIONS};
@@ -24,11 +27,39 @@ use crate::wasm::{arg, check_options, from_js, json_of, number_arg, option, to_j
 /// the next prompt. See the README's "Observe" section.
 #[wasm_bindgen]
 pub struct ObserverPipeline {
+    parts: Rc<Parts>,
+    handle: u32,
+}
+
+/// A pipeline and its host's parts. A run given this package's own
+/// pipeline calls these directly, without going through JS and back.
+pub(crate) struct Parts {
     inner: Rc<SharedPipeline>,
     js: Vec<Option<JsObserver>>,
     clock: JsClock,
     recorder: Option<(JsValue, Function)>,
     on_error: Option<Function>,
+}
+
+thread_local! {
+    // Live pipelines by handle: how a run finds the Rust pipeline behind the
+    // JS object it was given (a forged handle finds nothing).
+    static PIPELINES: RefCell<(u32, HashMap<u32, Rc<Parts>>)> = RefCell::new((0, HashMap::new()));
+}
+
+/// The package's own pipeline behind a JS value, if it is one.
+pub(crate) fn own_pipeline(value: &JsValue) -> Option<OwnPipeline> {
+    let handle = js_sys::Reflect::get(value, &"__pipelineHandle".into()).ok()?.as_f64()? as u32;
+    PIPELINES.with(|r| r.borrow().1.get(&handle).cloned()).map(OwnPipeline)
+}
+
+/// This package's pipeline, as a run given it uses it.
+pub(crate) struct OwnPipeline(Rc<Parts>);
+
+impl Drop for ObserverPipeline {
+    fn drop(&mut self) {
+        PIPELINES.with(|r| r.borrow_mut().1.remove(&self.handle));
+    }
 }
 
 /// The checked way in: the entries' fast path sends plain calls to
@@ -58,15 +89,25 @@ fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
 
 impl ObserverPipeline {
     fn from_parts(pipeline: Pipeline, opts: super::config::Options) -> ObserverPipeline {
-        ObserverPipeline {
+        let parts = Rc::new(Parts {
             inner: Rc::new(SharedPipeline::new(pipeline)),
             js: opts.js,
             clock: opts.clock,
             recorder: opts.recorder,
             on_error: opts.on_error,
-        }
+        });
+        let handle = PIPELINES.with(|r| {
+            let mut r = r.borrow_mut();
+            let handle = r.0.wrapping_add(1);
+            r.0 = handle;
+            r.1.insert(handle, parts.clone());
+            handle
+        });
+        ObserverPipeline { parts, handle }
     }
+}
 
+impl Parts {
     /// Runs a JS observer. Whatever it throws or returns that is not an
     /// assessment is isolated: reported to `onError`, or turned into an
     /// `error` observation of its own assessment.
@@ -124,8 +165,8 @@ impl ObserverPipeline {
 
     /// One validated call through the core's phases; the recorder hears
     /// of every assessment produced.
-    fn record_input(&self, input: ToolCallInput) -> Result<JsValue, JsValue> {
-        let now = self.clock.try_now().js()?;
+    fn record_input(&self, input: ToolCallInput) -> Result<Option<CurrentAssessment>, Error> {
+        let now = self.clock.try_now()?;
         let mut record = |current: &CurrentAssessment| -> Result<(), Error> {
             let Some((recorder, record)) = &self.recorder else { return Ok(()) };
             for a in &current.assessments {
@@ -136,10 +177,44 @@ impl ObserverPipeline {
         };
         let record: Option<RecordAssessment> = self.recorder.as_ref().map(|_| &mut record as _);
         let run = |slot: usize| self.js[slot].as_ref().map_or(Outcome::Quiet, |obs| self.run_js(obs));
-        match self.inner.record_call(input, now, run, record).js()? {
+        self.inner.record_call(input, now, run, record)
+    }
+
+    /// `record_input` for JS: the assessment a check produced, or undefined.
+    fn record_for_js(&self, input: ToolCallInput) -> JsResult<JsValue> {
+        match self.record_input(input).js()? {
             Some(current) => value_to_js(&current),
             None => Ok(JsValue::UNDEFINED),
         }
+    }
+}
+
+/// A run given this pipeline: the same calls its JS methods make, without
+/// the JS object in between. Errors read as the JS methods' would.
+impl ToolObservers for OwnPipeline {
+    fn tool_call(&self, call: ToolCallInput) -> Result<(), Error> {
+        self.0.record_input(call).map(drop).map_err(threw("observers.recordToolCall"))
+    }
+
+    fn current(&self) -> Result<Option<ShownAssessment>, Error> {
+        let shown = self.0.inner.read(|p| {
+            let text = p.context();
+            let current = p.current().filter(|_| !text.is_empty())?;
+            Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments.clone() })
+        });
+        shown.map_err(threw("observers.context"))
+    }
+
+    fn record_tokens(&self, n: u64) -> Result<(), Error> {
+        self.0.inner.with(|p| p.record_tokens(n)).and_then(|r| r).map_err(threw("observers.recordTokens"))
+    }
+}
+
+fn threw(what: &'static str) -> impl Fn(Error) -> Error {
+    move |e| {
+        let mut out = Error::new(e.code, format!("{what} threw: {}", e.message));
+        out.cause = e.cause;
+        out
     }
 }
 
@@ -171,7 +246,7 @@ impl ObserverPipeline {
     #[wasm_bindgen(js_name = recordToolCall, unchecked_return_type = "CurrentAssessment | undefined")]
     pub fn record_tool_call(&self, #[wasm_bindgen(unchecked_param_type = "ToolCallInput")] call: JsValue) -> JsResult<JsValue> {
         let input = read_call(&call).js()?;
-        self.record_input(input)
+        self.parts.record_for_js(input)
     }
 
     /// `recordToolCall` with the fields taken apart and the params already
@@ -188,27 +263,27 @@ impl ObserverPipeline {
     ) -> JsResult<JsValue> {
         let params_json = crate::wasm::optional_string_arg(&params_json, "recordToolCall: params (as JSON)").js()?;
         let input = call_of(arg(&tool_name), params_json, arg(&params_summary), arg(&success), arg(&error_message)).js()?;
-        self.record_input(input)
+        self.parts.record_for_js(input)
     }
 
     /// Adds tokens used by an LLM call to the budget.
     #[wasm_bindgen(js_name = recordTokens)]
     pub fn record_tokens(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<()> {
         let n = crate::core::number::safe_count(number_arg(&n, "recordTokens(n): n").js()?, "recordTokens(n): n").js()?;
-        self.inner.with(|p| p.record_tokens(n)).js()?.js()
+        self.parts.inner.with(|p| p.record_tokens(n)).js()?.js()
     }
 
     /// Replaces the budget.
     #[wasm_bindgen(js_name = setBudget)]
     pub fn set_budget(&self, #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue) -> JsResult<()> {
         let b = crate::wasm::read_options(&budget, "budget").js()?;
-        self.inner.with(|p| p.set_budget(b)).js()?.js()
+        self.parts.inner.with(|p| p.set_budget(b)).js()?.js()
     }
 
     /// The rendered current assessment, or '' when there is none or it is
     /// stale (more than `maxAgeCalls` calls old).
     pub fn context(&self) -> JsResult<String> {
-        self.inner.read(|p| p.context()).js()
+        self.parts.inner.read(|p| p.context()).js()
     }
 
     /// `messages` (normalised) with the context added as a system message:
@@ -225,51 +300,49 @@ impl ObserverPipeline {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
         check_options(&opts, &INJECT_OPTIONS, "injectInto options").js()?;
         let placement = Placement::read(&arg(&option(&opts, "position", "injectInto options").js()?)).js()?;
-        value_to_js(&self.inner.read(|p| p.inject_into(messages, placement)).js()?)
+        value_to_js(&self.parts.inner.read(|p| p.inject_into(messages, placement)).js()?)
     }
 
     /// Every slice (log, state, current assessment, budget, detector state), JSON-safe.
     #[wasm_bindgen(unchecked_return_type = "PipelineSnapshot")]
     pub fn snapshot(&self) -> JsResult<JsValue> {
-        value_to_js(&self.inner.read(|p| p.snapshot()).js()?)
+        value_to_js(&self.parts.inner.read(|p| p.snapshot()).js()?)
     }
 
     /// The current assessment, stale or not (see `context()` for the prompt).
     #[wasm_bindgen(unchecked_return_type = "CurrentAssessment | undefined")]
     pub fn current(&self) -> JsResult<JsValue> {
-        match self.inner.read(|p| p.current().cloned()).js()? {
+        match self.parts.inner.read(|p| p.current().cloned()).js()? {
             Some(c) => value_to_js(&c),
             None => Ok(JsValue::UNDEFINED),
         }
     }
 
-    /// `current()` as JSON text, for a run given this pipeline: the core
-    /// reads it back without a JS object in between.
-    #[wasm_bindgen(js_name = __currentJson, skip_typescript)]
-    pub fn current_json(&self) -> JsResult<Option<String>> {
-        let current = self.inner.read(|p| p.current().map(serde_json::to_string)).js()?;
-        current.transpose().map_err(|e| to_js(Error::new(ErrorCode::Internal, e.to_string())))
-    }
-
     /// The `n` most recent tool calls, oldest first.
     #[wasm_bindgen(js_name = recentToolCalls, unchecked_return_type = "ToolCallRecord[]")]
     pub fn recent_tool_calls(&self, #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue) -> JsResult<JsValue> {
-        ObserverContext::new(self.inner.clone()).recent_tool_calls(n)
+        ObserverContext::new(self.parts.inner.clone()).recent_tool_calls(n)
     }
 
     #[wasm_bindgen(getter, unchecked_return_type = "Budget")]
     pub fn budget(&self) -> JsResult<JsValue> {
-        self.inner.read(|p| value_to_js(p.budget())).js()?
+        self.parts.inner.read(|p| value_to_js(p.budget())).js()?
     }
 
     #[wasm_bindgen(getter, unchecked_return_type = "ObserverState")]
     pub fn state(&self) -> JsResult<JsValue> {
-        self.inner.read(|p| value_to_js(p.state())).js()?
+        self.parts.inner.read(|p| value_to_js(p.state())).js()?
+    }
+
+    /// Finds this pipeline's Rust side for a run given it (`own_pipeline`).
+    #[wasm_bindgen(getter = __pipelineHandle, skip_typescript)]
+    pub fn pipeline_handle(&self) -> u32 {
+        self.handle
     }
 
     /// Tool calls recorded so far.
     #[wasm_bindgen(getter, js_name = callCount)]
     pub fn call_count(&self) -> JsResult<f64> {
-        self.inner.read(|p| p.log().len() as f64).js()
+        self.parts.inner.read(|p| p.log().len() as f64).js()
     }
 }
