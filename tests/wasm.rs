@@ -2,10 +2,13 @@
 //! `WASM_BINDGEN_USE_BROWSER=1` (scripts/test.sh runs both).
 #![cfg(target_arch = "wasm32")]
 
+use std::future::Future;
+
 use agent_trajectories::wasm::capture::{parse_trajectory_jsonl, JsonlSink, MemorySink, TrajectoryRecorder};
 use agent_trajectories::wasm::message::normalize_messages_js;
 use agent_trajectories::wasm::types::RecorderOptions;
-use js_sys::{Array, Function, JsString, Object, Reflect, JSON};
+use agent_trajectories::wasm::waiting::{Settled, Sleep};
+use js_sys::{Array, Function, JsString, Object, Promise, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -146,4 +149,42 @@ fn messages_normalise_or_name_the_index() {
     let err = normalize_messages_js(js(r#"[{"role":"user","content":"a"},{"role":"x","content":"b"}]"#)).unwrap_err();
     assert_eq!(code_of(&err), "INVALID_MESSAGE");
     assert!(get(&err, "message").as_string().unwrap().starts_with("messages[1]:"));
+}
+
+/// A pending Promise and the function that resolves it.
+fn deferred() -> (Promise, Function) {
+    let mut resolve = None;
+    let promise = Promise::new(&mut |ok, _| resolve = Some(ok));
+    (promise, resolve.expect("the executor runs at once"))
+}
+
+#[wasm_bindgen_test]
+async fn a_wait_gets_what_its_own_promise_settled_with() {
+    assert_eq!(Settled::of(&Promise::resolve(&JsValue::from("one"))).await.unwrap(), "one");
+    assert_eq!(Settled::of(&Promise::reject(&JsValue::from("no"))).await.unwrap_err(), "no");
+    // A wait dropped before its promise settles (as after a deadline) leaves
+    // its slot to the next wait: the late settlement must not reach that one.
+    let (late, resolve_late) = deferred();
+    drop(Settled::of(&late));
+    let (mine, resolve_mine) = deferred();
+    let waiting = Settled::of(&mine);
+    resolve_late.call1(&JsValue::UNDEFINED, &"late".into()).unwrap();
+    Sleep::new(5).await;
+    resolve_mine.call1(&JsValue::UNDEFINED, &"mine".into()).unwrap();
+    assert_eq!(waiting.await.unwrap(), "mine");
+}
+
+#[wasm_bindgen_test]
+async fn a_sleep_ends_after_its_time_and_a_dropped_one_never_fires() {
+    let start = js_sys::Date::now();
+    Sleep::new(20).await;
+    assert!(js_sys::Date::now() - start >= 15.0, "slept about 20 ms");
+    // Dropped, its timer is cleared and its slot goes to the next wait,
+    // which must still be waiting after the dropped one's time.
+    drop(Sleep::new(1));
+    let (never, _resolve) = deferred();
+    let mut pending = Settled::of(&never);
+    Sleep::new(10).await;
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(std::pin::Pin::new(&mut pending).poll(&mut cx).is_pending());
 }

@@ -11,6 +11,7 @@ pub mod judge;
 pub mod message;
 pub mod observe;
 pub mod types;
+pub mod waiting;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::spawn_local;
 
 use super::sinks::{native_sink_of, Delivery, NativeSink};
 use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord, RECORDER_OPTIONS};
@@ -116,7 +116,7 @@ fn pump(chan: &Rc<Channel>, first: TrajectoryRecord) {
             Delivery::Pending(promise) => {
                 let chan = chan.clone();
                 spawn_local(async move {
-                    let outcome = JsFuture::from(promise).await.map(drop).map_err(|e| from_callback("sink.record", &e));
+                    let outcome = crate::wasm::waiting::Settled::of(&promise).await.map(drop).map_err(|e| from_callback("sink.record", &e));
                     if let Some(n) = chan.settle(record, outcome) {
                         pump(&chan, n);
                     }

@@ -210,7 +210,7 @@ impl JsonlSink {
             Delivery::Done(res) => res.map(|_| JsValue::UNDEFINED).js(),
             // The writer's rejection, as this package's error with it as the cause.
             Delivery::Pending(p) => Ok(wasm_bindgen_futures::future_to_promise(async move {
-                wasm_bindgen_futures::JsFuture::from(p).await.map(|_| JsValue::UNDEFINED).map_err(|e| {
+                crate::wasm::waiting::Settled::of(&p).await.map(|_| JsValue::UNDEFINED).map_err(|e| {
                     let mut err = crate::wasm::error::from_callback("JsonlSink writer", &e);
                     if err.code == ErrorCode::CallbackFailed {
                         err.code = ErrorCode::SinkFailed;

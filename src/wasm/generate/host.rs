@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Map, Object, Promise, Reflect, Set};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::core::capture::Payload;
 use crate::core::generate::{
@@ -20,6 +19,7 @@ use crate::core::observe::{CurrentAssessment, ToolCallInput};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{describe, from_callback};
+use crate::wasm::waiting::Settled;
 use crate::wasm::{from_js, is_array, items, json_of, option, property, to_js};
 
 /// Calls `f` and awaits its answer when it is a promise (or any thenable).
@@ -33,7 +33,7 @@ pub(crate) async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: 
     }
     .map_err(|e| from_callback(what, &e))?;
     if crate::wasm::is_thenable(&ret) {
-        JsFuture::from(Promise::resolve(&ret)).await.map_err(|e| from_callback(what, &e))
+        Settled::of(&Promise::resolve(&ret)).await.map_err(|e| from_callback(what, &e))
     } else {
         Ok(ret)
     }
@@ -415,7 +415,7 @@ impl Records for JsEvents {
     fn flush(&self) -> LocalBoxFuture<'_, Result<(), Error>> {
         Box::pin(async move {
             if let Some(r) = &self.recorder {
-                JsFuture::from(r.flush()).await.map_err(|e| from_callback("the sink", &e))?;
+                Settled::of(&r.flush()).await.map_err(|e| from_callback("the sink", &e))?;
             }
             self.late_failure()
         })

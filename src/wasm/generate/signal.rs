@@ -9,13 +9,13 @@ use std::task::{Context, Poll, Waker};
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::core::host::LocalBoxFuture;
 use crate::core::host::{Abort, Timer};
 use crate::core::Error;
 use crate::wasm::error::from_callback;
 use crate::wasm::property;
+use crate::wasm::waiting::{Settled, Sleep};
 
 /// `setTimeout` as a future (dropping it clears the timer), and the JS
 /// layer's one-macrotask wait (`macrotask()` of src/js/util.js), which the
@@ -34,7 +34,7 @@ impl JsTimer {
 impl Timer for JsTimer {
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
         // The core caps step timeouts at 2^31 - 1 ms, what setTimeout takes.
-        Box::pin(gloo_timers::future::TimeoutFuture::new(ms.clamp(0.0, 2_147_483_647.0) as u32))
+        Box::pin(Sleep::new(ms.clamp(0.0, 2_147_483_647.0) as i32))
     }
 
     /// One macrotask, through the JS layer's `macrotask()` (it lets the
@@ -44,7 +44,7 @@ impl Timer for JsTimer {
         let waited = self.macrotask.as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()).and_then(|p| p.dyn_into::<Promise>().ok());
         Box::pin(async move {
             if let Some(promise) = waited {
-                let _ = JsFuture::from(promise).await;
+                let _ = Settled::of(&promise).await;
             }
         })
     }

@@ -3,7 +3,6 @@
 //! pipeline is held while a JS observer, the clock or the recorder runs.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::Function;
@@ -41,16 +40,23 @@ pub(crate) struct Parts {
     on_error: Option<Function>,
 }
 
+/// Live pipelines by handle: how a run finds the Rust pipeline behind the
+/// JS object it was given (a forged handle finds nothing). A run looks its
+/// pipeline up once and a pipeline leaves once: a list is enough (and
+/// smaller than a map). `last` is the last handle given.
+struct Registry {
+    last: u32,
+    live: Vec<(u32, Rc<Parts>)>,
+}
+
 thread_local! {
-    // Live pipelines by handle: how a run finds the Rust pipeline behind the
-    // JS object it was given (a forged handle finds nothing).
-    static PIPELINES: RefCell<(u32, HashMap<u32, Rc<Parts>>)> = RefCell::new((0, HashMap::new()));
+    static PIPELINES: RefCell<Registry> = const { RefCell::new(Registry { last: 0, live: Vec::new() }) };
 }
 
 /// The package's own pipeline behind a JS value, if it is one.
 pub(crate) fn own_pipeline(value: &JsValue) -> Option<OwnPipeline> {
     let handle = js_sys::Reflect::get(value, &"__pipelineHandle".into()).ok()?.as_f64()? as u32;
-    PIPELINES.with(|r| r.borrow().1.get(&handle).cloned()).map(OwnPipeline)
+    PIPELINES.with(|r| r.borrow().live.iter().find(|(h, _)| *h == handle).map(|(_, p)| OwnPipeline(p.clone())))
 }
 
 /// This package's pipeline, as a run given it uses it.
@@ -58,7 +64,8 @@ pub(crate) struct OwnPipeline(Rc<Parts>);
 
 impl Drop for ObserverPipeline {
     fn drop(&mut self) {
-        PIPELINES.with(|r| r.borrow_mut().1.remove(&self.handle));
+        let handle = self.handle;
+        PIPELINES.with(|r| r.borrow_mut().live.retain(|(h, _)| *h != handle));
     }
 }
 
@@ -98,9 +105,9 @@ impl ObserverPipeline {
         });
         let handle = PIPELINES.with(|r| {
             let mut r = r.borrow_mut();
-            let handle = r.0.wrapping_add(1);
-            r.0 = handle;
-            r.1.insert(handle, parts.clone());
+            r.last = r.last.wrapping_add(1);
+            let handle = r.last;
+            r.live.push((handle, parts.clone()));
             handle
         });
         ObserverPipeline { parts, handle }
