@@ -17,7 +17,9 @@ test('every benchmark runs and reports its rows in one table', () => {
     'generation per turn, plain', 'generation per turn, tools', 'runTrajectories', 'background loop', 'cold start']) {
     assert.ok(rows.some((r) => r.startsWith(`| ${path}`)), `no row for ${path}:\n${out}`);
   }
-  // Every row names its numbers: a value, and a baseline or a target.
-  for (const r of rows) assert.match(r, /^\| [^|]+ \| [\d.]+ [^|]+ \| /, r);
+  // Every row names its numbers: a value, and a baseline or a target. (A
+  // difference of two times, as the batch's own cost, may come out below
+  // zero at smoke sizes: noise, shown as measured.)
+  for (const r of rows) assert.match(r, /^\| [^|]+ \| -?[\d.]+ [^|]+ \| /, r);
   assert.match(out, /\d+ of \d+ targets met\./);
 });
