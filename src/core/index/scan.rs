@@ -34,17 +34,20 @@ impl<'a> Cursor<'a> {
         Err(ScanError { at: self.i, what })
     }
 
+    #[inline]
     pub fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
             self.i += 1;
         }
     }
 
+    #[inline]
     pub fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.b.get(self.i).copied()
     }
 
+    #[inline]
     fn eat(&mut self, c: u8, what: &'static str) -> Scan<()> {
         if self.peek() == Some(c) {
             self.i += 1;
