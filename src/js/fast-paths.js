@@ -28,6 +28,12 @@ export function installFastPaths(cls) {
     } catch {
       return checked.call(this, call);
     }
+    // Fields already of their types cross as such (no value asked about from
+    // Rust); any other goes as it is, for Rust to say what is wrong.
+    if (typeof toolName === 'string' && typeof success === 'boolean' && (paramsSummary === undefined || typeof paramsSummary === 'string')
+      && (errorMessage === undefined || typeof errorMessage === 'string')) {
+      return this.__recordToolCallTyped(toolName, json, paramsSummary, success, errorMessage);
+    }
     return this.__recordToolCallFields(toolName, json, paramsSummary, success, errorMessage);
   };
 }

@@ -16,6 +16,7 @@ use crate::core::host::{ShownAssessment, ToolObservers};
 use crate::core::message::normalize_messages;
 use crate::core::observe::call::{call_of, RecordAssessment, SharedPipeline, CALL_KEYS};
 use crate::core::observe::{Assessment, CurrentAssessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput, INJECT_OPTIONS};
+use crate::core::value::Arg;
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
@@ -270,6 +271,24 @@ impl ObserverPipeline {
     ) -> JsResult<JsValue> {
         let params_json = crate::wasm::optional_string_arg(&params_json, "recordToolCall: params (as JSON)").js()?;
         let input = call_of(arg(&tool_name), params_json, arg(&params_summary), arg(&success), arg(&error_message)).js()?;
+        self.parts.record_for_js(input)
+    }
+
+    /// `recordToolCall` with every field already of its type (the entries
+    /// route a plain call here once they have seen each field's type; the
+    /// strings then cross without Rust asking JS what each value is).
+    /// Judged by `call_of`, like the others.
+    #[wasm_bindgen(js_name = __recordToolCallTyped, skip_typescript, unchecked_return_type = "CurrentAssessment | undefined")]
+    pub fn record_tool_call_typed(
+        &self,
+        tool_name: String,
+        params_json: Option<String>,
+        params_summary: Option<String>,
+        success: bool,
+        error_message: Option<String>,
+    ) -> JsResult<JsValue> {
+        let given = |s: Option<String>| s.map_or(Arg::Absent, Arg::Str);
+        let input = call_of(Arg::Str(tool_name), params_json, given(params_summary), Arg::Bool(success), given(error_message)).js()?;
         self.parts.record_for_js(input)
     }
 
