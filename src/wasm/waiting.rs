@@ -4,8 +4,8 @@
 //! wasm-bindgen closures for every wait (a JS function, a finalizer entry,
 //! and their teardown), and a generated turn waits several times. Here the
 //! closures are made once per thread and each wait binds them to its own
-//! slot (`Function.prototype.bind`), so a wait costs a bound function and a
-//! reused slot. Measured: tests/bench/generate.mjs.
+//! slot (`Function.prototype.bind`), so a wait costs a bound function or
+//! two and a reused slot. Measured: tests/bench/generate.mjs.
 
 use std::cell::RefCell;
 use std::future::Future;
