@@ -6,7 +6,7 @@
 use crate::capture::Payload;
 use crate::error::Result;
 use crate::host::LocalBoxFuture;
-use crate::observe::{Assessment, ToolCallInput};
+use crate::observe::{Assessment, CurrentAssessment, ToolCallInput};
 
 /// A host timer (`setTimeout` in JS).
 pub trait Timer {
@@ -33,6 +33,18 @@ pub struct ShownAssessment {
     pub assessments: Vec<Assessment>,
 }
 
+impl ShownAssessment {
+    /// What a pipeline shows: nothing while its rendered context is empty
+    /// (no assessment, or a stale one), else the context and the current
+    /// assessment (`current` is asked only then).
+    pub fn of(text: String, current: impl FnOnce() -> Result<Option<CurrentAssessment>>) -> Result<Option<ShownAssessment>> {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Ok(current()?.map(|c| ShownAssessment { text, call_index: c.call_index, assessments: c.assessments }))
+    }
+}
+
 /// The observer pipeline, as a run uses it.
 pub trait ToolObservers {
     fn tool_call(&self, call: ToolCallInput) -> Result<()>;
@@ -48,4 +60,24 @@ pub trait Records {
     /// Resolves once every record so far reached the sink, or with the
     /// sink's failure (under `onSinkError: 'fail'`).
     fn flush(&self) -> LocalBoxFuture<'_, Result<()>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_context_shows_nothing_and_does_not_ask_for_the_assessment() {
+        let current = || CurrentAssessment { assessments: Vec::new(), generated_at: 0.0, call_index: 3 };
+        let asked = std::cell::Cell::new(false);
+        let none = ShownAssessment::of(String::new(), || {
+            asked.set(true);
+            Ok(Some(current()))
+        });
+        assert_eq!(none.unwrap(), None);
+        assert!(!asked.get());
+        let shown = ShownAssessment::of("## Trajectory Assessment".into(), || Ok(Some(current()))).unwrap().unwrap();
+        assert_eq!((shown.text.as_str(), shown.call_index), ("## Trajectory Assessment", 3));
+        assert_eq!(ShownAssessment::of("text".into(), || Ok(None)).unwrap(), None);
+    }
 }

@@ -15,7 +15,7 @@ use crate::core::generate::{
 };
 use crate::core::host::{LocalBoxFuture, Model, ModelRequest, ModelResponse, Records, ShownAssessment, ToolObservers};
 use crate::core::message::ModelMessage;
-use crate::core::observe::{CurrentAssessment, ToolCallInput};
+use crate::core::observe::ToolCallInput;
 use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{describe, from_callback};
@@ -338,12 +338,11 @@ impl ToolObservers for JsObservers {
 
     fn current(&self) -> Result<Option<ShownAssessment>, Error> {
         let text = self.context.call0(&self.object).map_err(|e| from_callback("observers.context", &e))?;
-        let Some(text) = text.as_string().filter(|s| !s.is_empty()) else { return Ok(None) };
-        let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
-        let current: serde_json::Value = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
-        let current: CurrentAssessment =
-            crate::core::read::read(current, "observers.current()").map_err(|e| Error::new(ErrorCode::CallbackFailed, e))?;
-        Ok(Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments }))
+        ShownAssessment::of(text.as_string().unwrap_or_default(), || {
+            let current = self.current.call0(&self.object).map_err(|e| from_callback("observers.current", &e))?;
+            let current: serde_json::Value = from_js(&current, "observers.current()", ErrorCode::CallbackFailed)?;
+            crate::core::read::read(current, "observers.current()").map(Some).map_err(|e| Error::new(ErrorCode::CallbackFailed, e))
+        })
     }
 
     fn record_tokens(&self, n: u64) -> Result<(), Error> {

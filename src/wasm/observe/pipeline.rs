@@ -205,12 +205,8 @@ impl ToolObservers for OwnPipeline {
     }
 
     fn current(&self) -> Result<Option<ShownAssessment>, Error> {
-        let shown = self.0.inner.read(|p| {
-            let text = p.context();
-            let current = p.current().filter(|_| !text.is_empty())?;
-            Some(ShownAssessment { text, call_index: current.call_index, assessments: current.assessments.clone() })
-        });
-        shown.map_err(threw("observers.context"))
+        let shown = self.0.inner.read(|p| ShownAssessment::of(p.context(), || Ok(p.current().cloned())));
+        shown.and_then(|s| s).map_err(threw("observers.context"))
     }
 
     fn record_tokens(&self, n: u64) -> Result<(), Error> {
