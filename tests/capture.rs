@@ -117,6 +117,38 @@ fn fail_policy_stops_and_keeps_what_was_not_delivered() {
     assert!(d.is_idle());
 }
 
+/// A sink that keeps the item itself settles with nothing handed back,
+/// counted as delivered like any other.
+#[test]
+fn a_kept_delivery_counts_and_lets_the_next_go() {
+    let mut d: Dispatcher<u64> = Dispatcher::new(SinkPolicy::Fail);
+    assert_eq!(d.submit(0).unwrap(), Some(0));
+    d.submit(1).unwrap();
+    let s = d.settle_kept();
+    assert!(s.report.is_none());
+    assert_eq!(s.next, Some(1));
+    assert_eq!(d.settle_kept().next, None);
+    assert!(d.is_idle());
+    assert_eq!(d.delivered(), 2);
+}
+
+/// A MemorySink keeps a record given whole; once freed (closed) it refuses
+/// it and hands it back, so a caller can still keep it as undelivered.
+#[test]
+fn a_memory_sink_keeps_a_record_whole_or_hands_it_back() {
+    let mut rec = Recorder::new(None);
+    let mut mem = MemorySink::new();
+    let first = rec.stamp(started("r"), 1.0).unwrap();
+    mem.keep(first.clone()).unwrap();
+    assert_eq!(mem.records(), &[first]);
+    mem.close();
+    let second = rec.stamp(tool(1), 2.0).unwrap();
+    let (err, back) = *mem.keep(second.clone()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SinkFailed);
+    assert_eq!(back, second);
+    assert_eq!(mem.accept(&second).unwrap_err().code, ErrorCode::SinkFailed);
+}
+
 #[test]
 fn sinks_store_in_order() {
     let mut rec = Recorder::new(None);

@@ -205,25 +205,37 @@ impl<R> Dispatcher<R> {
     /// Under `Fail` a failed item goes back to the head of the queue, so
     /// [`Dispatcher::undelivered`] starts with it.
     pub fn settle(&mut self, item: R, outcome: Result<()>) -> Settled<R> {
-        self.in_flight = false;
-        let mut report = None;
         match outcome {
-            Ok(()) => self.delivered += 1,
-            Err(e) => {
-                let e = if e.code == ErrorCode::SinkFailed { e } else { Error::new(ErrorCode::SinkFailed, e.message) };
-                match self.policy {
-                    SinkPolicy::Drop => {
-                        self.dropped += 1;
-                        report = Some(e);
-                    }
-                    SinkPolicy::Fail => {
-                        self.failure = Some(e);
-                        self.queue.push_front(item);
-                        return Settled { report: None, next: None };
-                    }
-                }
+            Ok(()) => self.settle_kept(),
+            Err(e) => self.settle_failed(item, e),
+        }
+    }
+
+    /// [`Dispatcher::settle`] of a delivery that succeeded and kept the
+    /// item itself (so there is none to hand back).
+    pub fn settle_kept(&mut self) -> Settled<R> {
+        self.delivered += 1;
+        self.next(None)
+    }
+
+    fn settle_failed(&mut self, item: R, e: Error) -> Settled<R> {
+        let e = if e.code == ErrorCode::SinkFailed { e } else { Error::new(ErrorCode::SinkFailed, e.message) };
+        match self.policy {
+            SinkPolicy::Drop => {
+                self.dropped += 1;
+                self.next(Some(e))
+            }
+            SinkPolicy::Fail => {
+                self.in_flight = false;
+                self.failure = Some(e);
+                self.queue.push_front(item);
+                Settled { report: None, next: None }
             }
         }
+    }
+
+    /// The delivery in flight is over: the next queued item, if any, goes now.
+    fn next(&mut self, report: Option<Error>) -> Settled<R> {
         let next = self.queue.pop_front();
         self.in_flight = next.is_some();
         Settled { report, next }

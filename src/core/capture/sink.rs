@@ -48,13 +48,21 @@ impl MemorySink {
     }
 }
 
+impl MemorySink {
+    /// [`Sink::accept`] for a record the caller no longer needs: kept as
+    /// is, not copied. Refused (the record handed back) once closed.
+    pub fn keep(&mut self, record: TrajectoryRecord) -> std::result::Result<(), Box<(Error, TrajectoryRecord)>> {
+        if self.closed {
+            return Err(Box::new((closed("MemorySink"), record)));
+        }
+        self.records.push(record);
+        Ok(())
+    }
+}
+
 impl Sink for MemorySink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()> {
-        if self.closed {
-            return Err(closed("MemorySink"));
-        }
-        self.records.push(record.clone());
-        Ok(())
+        self.keep(record.clone()).map_err(|refused| refused.0)
     }
 }
 

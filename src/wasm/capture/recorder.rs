@@ -9,7 +9,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
-use super::sinks::{native_sink_of, Delivery, NativeSink};
+use super::sinks::{native_sink_of, Delivery, Handed, NativeSink};
 use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord, RECORDER_OPTIONS};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::describe;
@@ -50,6 +50,15 @@ impl Channel {
                 }
             }
             Target::Nowhere => Delivery::Done(Ok(())),
+        }
+    }
+
+    /// Hands `record` whole to a sink that keeps records (a `MemorySink`);
+    /// any other sink gives it back, to be delivered by reference.
+    fn keep(&self, record: TrajectoryRecord) -> Handed {
+        match &self.target {
+            Target::Native(sink) => sink.keep(record),
+            _ => Handed::Back(record),
         }
     }
 
@@ -111,6 +120,19 @@ impl Channel {
 fn pump(chan: &Rc<Channel>, first: TrajectoryRecord) {
     let mut next = Some(first);
     while let Some(record) = next.take() {
+        // A MemorySink keeps the record itself (no copy), settled at once.
+        let record = match chan.keep(record) {
+            Handed::Kept(Ok(())) => {
+                next = chan.dispatcher.borrow_mut().settle_kept().next;
+                continue;
+            }
+            Handed::Kept(Err(refused)) => {
+                let (e, record) = *refused;
+                next = chan.settle(record, Err(e));
+                continue;
+            }
+            Handed::Back(record) => record,
+        };
         match chan.deliver(&record) {
             Delivery::Done(outcome) => next = chan.settle(record, outcome),
             Delivery::Pending(promise) => {

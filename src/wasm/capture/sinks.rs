@@ -44,7 +44,27 @@ impl Delivery {
     }
 }
 
+/// What a sink did with a record handed over whole.
+pub enum Handed {
+    /// A sink that keeps records kept it (`Ok`), or refused it and gave it back.
+    Kept(Result<(), Box<(Error, TrajectoryRecord)>>),
+    /// A sink that writes records instead: the record back, untouched, to
+    /// be delivered by reference ([`NativeSink::deliver`]).
+    Back(TrajectoryRecord),
+}
+
 impl NativeSink {
+    /// A `MemorySink` keeps the record itself, not a copy.
+    pub fn keep(&self, record: TrajectoryRecord) -> Handed {
+        match self {
+            NativeSink::Memory(m) => Handed::Kept(match m.try_borrow_mut() {
+                Ok(mut m) => m.keep(record),
+                Err(_) => Err(Box::new((busy(), record))),
+            }),
+            NativeSink::Jsonl(_) => Handed::Back(record),
+        }
+    }
+
     pub fn deliver(&self, record: &TrajectoryRecord) -> Delivery {
         match self {
             NativeSink::Memory(m) => Delivery::Done(match m.try_borrow_mut() {
