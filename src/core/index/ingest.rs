@@ -141,8 +141,6 @@ fn text_of<'a>(line: &'a [u8], s: Str) -> Cow<'a, str> {
 
 impl TrajectoryIndex {
     pub(super) fn ingest(&mut self, bytes: &[u8]) {
-        // One check for the whole stream; lines are checked only when it fails.
-        let utf8 = std::str::from_utf8(bytes).is_ok();
         // A byte-order mark some editors write is not part of the first line.
         let mut pos = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
         let mut line_no = 0u32;
@@ -159,13 +157,14 @@ impl TrajectoryIndex {
                 return;
             }
             if !line.iter().all(u8::is_ascii_whitespace) {
-                if !utf8 && std::str::from_utf8(line).is_err() {
-                    self.problem(line_no, ErrorCode::JsonlParse, "the line is not UTF-8 text".into());
-                } else {
-                    match fields(line) {
-                        Ok(f) => self.add(f, line, pos as u32, stop as u32, line_no),
-                        Err(e) => self.problem(line_no, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
-                    }
+                // A line that scans is UTF-8 text: outside strings JSON is
+                // ASCII, and the scanner checks the strings' UTF-8 as it
+                // goes. One that does not is checked whole, so a line that
+                // is not text is said to be that, whatever else is wrong.
+                match fields(line) {
+                    Ok(f) => self.add(f, line, pos as u32, stop as u32, line_no),
+                    Err(_) if std::str::from_utf8(line).is_err() => self.problem(line_no, ErrorCode::JsonlParse, "the line is not UTF-8 text".into()),
+                    Err(e) => self.problem(line_no, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
                 }
             }
             pos = end + 1;
@@ -241,5 +240,32 @@ impl TrajectoryIndex {
         ];
         self.cols.extend_from_slice(&row);
         self.nums.extend_from_slice(&[f.seq.unwrap_or_default(), f.at.unwrap_or_default(), tokens.unwrap_or(f64::NAN)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(seq: u32, text: &str) -> String {
+        format!(
+            r#"{{"schema_version":1,"seq":{seq},"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{{"kind":"custom","name":"note","data":"{text}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_said_to_be_so_and_text_is_indexed() {
+        let mut bytes = format!("{}\n", record(0, "café 😀 ok")).into_bytes();
+        // Bad UTF-8 inside a string, then outside one (where the JSON is wrong too).
+        bytes.extend_from_slice(
+            br#"{"schema_version":1,"seq":1,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"note","data":"a"#,
+        );
+        bytes.extend_from_slice(b"\xff\xfe\"}}\n\xc3{\n");
+        bytes.extend_from_slice(format!("{}\n", record(1, "naïve")).as_bytes());
+        let ix = TrajectoryIndex::from_bytes(bytes);
+        assert_eq!(ix.len(), 2);
+        let said: Vec<_> = ix.problems.iter().map(|p| (p.line, p.message.as_str())).collect();
+        assert_eq!(said, [(2, "the line is not UTF-8 text"), (3, "the line is not UTF-8 text")]);
+        assert_eq!(std::str::from_utf8(ix.line(0).unwrap()).unwrap(), record(0, "café 😀 ok"));
     }
 }

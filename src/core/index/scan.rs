@@ -83,6 +83,15 @@ impl<'a> Cursor<'a> {
                         _ => return self.fail("invalid escape in a string"),
                     }
                 }
+                // Non-ASCII: its UTF-8 is checked here, as the string is
+                // walked (the stream is not checked as a whole first).
+                Some(c) if *c >= 0x80 => {
+                    let run = self.b[self.i..].iter().position(|&c| c < 0x80).unwrap_or(self.b.len() - self.i);
+                    if std::str::from_utf8(&self.b[self.i..self.i + run]).is_err() {
+                        return self.fail("invalid UTF-8 in a string");
+                    }
+                    self.i += run;
+                }
                 Some(_) => return self.fail("control character in a string"),
                 None => return self.fail("unterminated string"),
             }
@@ -247,9 +256,10 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// How many bytes of `s` precede the first quote, backslash or control
-/// character: eight at a time while none is in sight (a word-wide test, as
-/// the scanner spends most of its time inside long tool results).
+/// How many bytes of `s` precede the first quote, backslash, control
+/// character or non-ASCII byte: eight at a time while none is in sight (a
+/// word-wide test, as the scanner spends most of its time inside long tool
+/// results).
 fn plain_run(s: &[u8]) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -258,12 +268,12 @@ fn plain_run(s: &[u8]) -> usize {
     let mut i = 0;
     while let Some(chunk) = s.get(i..i + 8) {
         let w = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        if below(w ^ (LO * 0x22), 1) | below(w ^ (LO * 0x5c), 1) | below(w, 0x20) != 0 {
+        if below(w ^ (LO * 0x22), 1) | below(w ^ (LO * 0x5c), 1) | below(w, 0x20) | (w & HI) != 0 {
             break;
         }
         i += 8;
     }
-    i + s[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).unwrap_or(s.len() - i)
+    i + s[i..].iter().position(|&c| c == b'"' || c == b'\\' || !(0x20..0x80).contains(&c)).unwrap_or(s.len() - i)
 }
 
 /// The value of an integer-valued number token, exact up to 2^53.
@@ -364,9 +374,16 @@ mod tests {
     }
 
     #[test]
-    fn plain_runs_stop_at_quotes_backslashes_and_control_characters() {
-        for (s, n) in [("abcdefghij\"", 10), ("abc\\d", 3), ("abcdefgh\u{1}", 8), ("é and more plain text", 22), ("", 0), ("0123456789abcdef\"x", 16)]
-        {
+    fn plain_runs_stop_at_quotes_backslashes_control_characters_and_non_ascii() {
+        for (s, n) in [
+            ("abcdefghij\"", 10),
+            ("abc\\d", 3),
+            ("abcdefgh\u{1}", 8),
+            ("é and more plain text", 0),
+            ("plain text, and é", 16),
+            ("", 0),
+            ("0123456789abcdef\"x", 16),
+        ] {
             assert_eq!(plain_run(s.as_bytes()), n, "{s:?}");
         }
     }
