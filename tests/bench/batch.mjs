@@ -4,8 +4,8 @@
 // in the same process, a plain-JS baseline that makes the same fake calls
 // and JSON lines with no library, and the same runs through runTrajectory
 // by hand. Prints a table; asserts nothing. Target: the batch's own cost
-// (runTrajectories over the same runs one by one) at most 5 µs per turn;
-// peak memory <= 200 MB.
+// (runTrajectories over the same runs through runTrajectory) at most 5 µs
+// per turn; peak memory <= 200 MB.
 // Usage: node --expose-gc tests/bench/batch.mjs [runs=1000] [turns=20] [concurrency=50]
 import { performance } from 'node:perf_hooks';
 import { createTrajectory, runTrajectory, runTrajectories, JsonlSink } from '../../pkg/node.mjs';
@@ -106,7 +106,7 @@ console.log('|---|---|---|---|---|---|');
 console.log(`| plain-JS baseline (same fakes, a JSON line per message) | ${base.ms.toFixed(0)} | ${base.turns} | ${((base.ms * 1000) / base.turns).toFixed(1)} | ${mb(base.peak)} | ${mb(base.bytes)} |`);
 console.log(`| the same runs through runTrajectory, ${CONCURRENCY} at a time | ${own.ms.toFixed(0)} | ${own.turns} | ${((own.ms * 1000) / own.turns).toFixed(1)} | – | – |`);
 console.log(`| runTrajectories (records, observers off, summary) | ${lib.ms.toFixed(0)} | ${lib.turns} | ${((lib.ms * 1000) / lib.turns).toFixed(1)} | ${mb(lib.peak)} | ${mb(lib.bytes)} |`);
-console.log(`\nPer turn: the library ${(((lib.ms - base.ms) * 1000) / lib.turns).toFixed(1)} µs over the plain-JS loop, of which the batch's own ${(((lib.ms - own.ms) * 1000) / lib.turns).toFixed(1)} µs over the same runs one by one. Summary: ${JSON.stringify({ byReason: lib.summary.byReason, tokens: lib.summary.tokens })}`);
+console.log(`\nPer turn: the library ${(((lib.ms - base.ms) * 1000) / lib.turns).toFixed(1)} µs over the plain-JS loop, of which the batch's own ${(((lib.ms - own.ms) * 1000) / lib.turns).toFixed(1)} µs over the same runs through runTrajectory. Summary: ${JSON.stringify({ byReason: lib.summary.byReason, tokens: lib.summary.tokens })}`);
 const scale = `${RUNS.toLocaleString('en')} runs × ${TURNS} turns`;
 // Generation's own cost per turn is judged by tests/bench/generate.mjs; this
 // row shows it with a JSONL sink, in a batch, beside plain JS.
