@@ -101,7 +101,15 @@ pub fn from_callback(what: &str, thrown: &JsValue) -> Error {
     };
     let ours = thrown.dyn_ref::<js_sys::Error>().is_some() && text_property(thrown, "name").as_deref() == Some(ERROR_NAME);
     let code = ours.then(|| text_property(thrown, "code")).flatten().and_then(|c| ErrorCode::parse(&c)).unwrap_or(ErrorCode::CallbackFailed);
-    Error::new(code, format!("{what} threw: {detail}")).caused_by(cause(thrown))
+    threw(what, Error::new(code, detail).caused_by(cause(thrown)))
+}
+
+/// `e`, said as thrown by `what` (`"observers.recordToolCall threw: ..."`):
+/// how a callback's failure reads, whether it came from JS or, for this
+/// package's own objects called directly, from Rust.
+pub fn threw(what: &str, mut e: Error) -> Error {
+    e.message = format!("{what} threw: {}", e.message);
+    e
 }
 
 pub type JsResult<T> = Result<T, JsValue>;

@@ -18,7 +18,7 @@ use crate::core::observe::call::{call_of, RecordAssessment, SharedPipeline, CALL
 use crate::core::observe::{Assessment, CurrentAssessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput, INJECT_OPTIONS};
 use crate::core::value::Arg;
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{from_callback, to_js, IntoJs, JsResult};
+use crate::wasm::error::{from_callback, threw, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::types::{InjectOptions, ObserverPipelineOptions};
 use crate::wasm::{arg, check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
@@ -201,24 +201,16 @@ impl Parts {
 /// the JS object in between. Errors read as the JS methods' would.
 impl ToolObservers for OwnPipeline {
     fn tool_call(&self, call: ToolCallInput) -> Result<(), Error> {
-        self.0.record_input(call).map(drop).map_err(threw("observers.recordToolCall"))
+        self.0.record_input(call).map(drop).map_err(|e| threw("observers.recordToolCall", e))
     }
 
     fn current(&self) -> Result<Option<ShownAssessment>, Error> {
         let shown = self.0.inner.read(|p| ShownAssessment::of(p.context(), || Ok(p.current().cloned())));
-        shown.and_then(|s| s).map_err(threw("observers.context"))
+        shown.and_then(|s| s).map_err(|e| threw("observers.context", e))
     }
 
     fn record_tokens(&self, n: u64) -> Result<(), Error> {
-        self.0.inner.with(|p| p.record_tokens(n)).and_then(|r| r).map_err(threw("observers.recordTokens"))
-    }
-}
-
-fn threw(what: &'static str) -> impl Fn(Error) -> Error {
-    move |e| {
-        let mut out = Error::new(e.code, format!("{what} threw: {}", e.message));
-        out.cause = e.cause;
-        out
+        self.0.inner.with(|p| p.record_tokens(n)).and_then(|r| r).map_err(|e| threw("observers.recordTokens", e))
     }
 }
 
