@@ -23,7 +23,7 @@ ensure_build_tools
 # end, goes 16 bytes at a time), the package 1.8 KB gzip smaller, and
 # record(), parsing, recordToolCall, generation and the background loop the
 # same within noise.
-export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128 --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=$root=/agent-trajectories"
+export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128 --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src/index.crates.io-1949cf8c6b5b557f=/c --remap-path-prefix=$root=/a"
 cargo build --quiet --release --target wasm32-unknown-unknown --lib
 raw=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/agent_trajectories.wasm
 work=target/pkg-build
@@ -48,7 +48,7 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # BUDGET_GZIP_BYTES).
 names=()
 [ -n "${PROFILE:-}" ] && names=(-g)
-"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=10 "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=10 --low-memory-unused "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals --enable-simd \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

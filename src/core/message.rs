@@ -4,7 +4,7 @@
 //! normalised, so everything downstream sees one shape.
 
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::error::{Error, ErrorCode, Result};
 
@@ -198,12 +198,15 @@ fn normalise_part(v: &Value) -> Result<Part> {
 
 /// Maps an AI SDK 4 tool result onto the AI SDK 5 `output` union.
 fn legacy_output(result: Value, is_error: bool) -> Value {
-    match (result, is_error) {
-        (Value::String(s), false) => json!({ "type": "text", "value": s }),
-        (Value::String(s), true) => json!({ "type": "error-text", "value": s }),
-        (v, false) => json!({ "type": "json", "value": v }),
-        (v, true) => json!({ "type": "error-json", "value": v }),
-    }
+    let kind = match (&result, is_error) {
+        (Value::String(_), false) => "text",
+        (Value::String(_), true) => "error-text",
+        (_, false) => "json",
+        (_, true) => "error-json",
+    };
+    // Built as a map, not with json!: that serialises `result` into a new
+    // Value, a second copy of Value's serializer in the module.
+    Value::Object(Map::from_iter([("type".to_owned(), Value::from(kind)), ("value".to_owned(), result)]))
 }
 
 fn str_field(obj: &Map<String, Value>, names: &[&str]) -> Option<String> {
@@ -228,6 +231,7 @@ pub(crate) fn kind_of(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn normalises_legacy_and_shorthand_tool_parts() {

@@ -32,7 +32,7 @@ impl Arg {
             Arg::Null => "null".into(),
             Arg::Bool(b) => b.to_string(),
             Arg::Number(n) => number::show(*n),
-            Arg::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+            Arg::Str(s) => crate::write::json(s),
             Arg::Function => "a function".into(),
             Arg::Other(s) => s.clone(),
         }

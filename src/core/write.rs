@@ -4,7 +4,69 @@
 //! insert per key) cost the module several times the code of writing the
 //! text, measured per function.
 
+use serde::Serialize;
 use serde_json::Value;
+
+/// `value`'s JSON text appended to `out`.
+///
+/// serde_json writes a record as many small fragments (a brace, a quote, a
+/// key, a colon), each through the writer's `write_all`. `Vec<u8>`'s own
+/// `write_all` is a call per fragment at opt-level "s"; [`Appender`]'s is
+/// inlined into the serializer, so a fragment is a bounds check and a copy.
+pub fn json_into<T: Serialize + ?Sized>(out: &mut String, value: &T) {
+    let start = out.len();
+    // SAFETY: serde_json writes only UTF-8 (the &str values it is given,
+    // escaped, and ASCII punctuation and numbers). If it stops part-way
+    // (it cannot for these types: every map key is a string), the partial
+    // text is cut off at `start`, a char boundary of the text before it.
+    let bytes = unsafe { out.as_mut_vec() };
+    if serde_json::to_writer(Appender(bytes), value).is_err() {
+        bytes.truncate(start);
+    }
+}
+
+/// `value`'s JSON text (see [`json_into`]).
+pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = String::with_capacity(256);
+    json_into(&mut out, value);
+    out
+}
+
+struct Appender<'a>(&'a mut Vec<u8>);
+
+impl std::io::Write for Appender<'_> {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let v = &mut *self.0;
+        if v.capacity() - v.len() < bytes.len() {
+            grow(v, bytes.len());
+        }
+        let len = v.len();
+        // SAFETY: the capacity was checked (or grown) above, and the source
+        // is a separate borrow, so the ranges cannot overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().add(len), bytes.len());
+            v.set_len(len + bytes.len());
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn grow(v: &mut Vec<u8>, more: usize) {
+    v.reserve(more);
+}
 
 /// A JSON object, keys in the order written. Keys are the caller's own
 /// ASCII words, written as they are; values are JSON text, or written
@@ -35,7 +97,7 @@ impl Obj {
     }
 
     pub fn val(self, k: &str, v: &Value) -> Obj {
-        self.raw(k, &v.to_string())
+        self.raw(k, &json(v))
     }
 
     pub fn text(self, k: &str, s: &str) -> Obj {
@@ -84,7 +146,7 @@ pub fn array(items: impl IntoIterator<Item = String>) -> String {
 
 /// A JSON array of strings.
 pub fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    array(items.into_iter().map(|s| Value::from(s).to_string()))
+    array(items.into_iter().map(json))
 }
 
 #[cfg(test)]
@@ -98,5 +160,15 @@ mod tests {
         assert_eq!(text, r#"{"s":"a\"b\n","n":3,"f":0.5,"nan":null,"b":true,"list":["x","y"],"empty":[]}"#);
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["s"], "a\"b\n");
+    }
+
+    #[test]
+    fn json_into_appends_what_serde_json_writes() {
+        let text = format!(r#"{{"a":[1,2.5,"x\u0001é\"",null,{{"b":true}}],"long":"{}"}}"#, "y".repeat(300));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let mut out = String::from("before:");
+        json_into(&mut out, &v);
+        assert_eq!(out, format!("before:{}", serde_json::to_string(&v).unwrap()));
+        assert_eq!(json(&v), serde_json::to_string(&v).unwrap());
     }
 }

@@ -37,7 +37,7 @@ pub fn cause(value: &JsValue) -> Cause {
 /// a Rust debug form.
 pub fn describe(v: &JsValue) -> String {
     if let Some(s) = v.as_string() {
-        let quoted = serde_json::to_string(&s).unwrap_or_default();
+        let quoted = crate::core::write::json(&s);
         return shorten(quoted);
     }
     if v.is_undefined() {

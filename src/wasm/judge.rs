@@ -50,7 +50,7 @@ pub fn judging(
             let facts = read_run(&value(&a, "matchTrajectory: run").js()?, o.run_id.as_deref(), "matchTrajectory: run").js()?;
             let r = match_calls(&facts.calls, &expected, &o, place, &mut |tool, what, e, a| {
                 // Plain JSON values: parsing serde_json's own text cannot fail.
-                let json = |v: &Value| js_sys::JSON::parse(&v.to_string()).unwrap_or(JsValue::NULL);
+                let json = |v: &Value| js_sys::JSON::parse(&crate::core::write::json(v)).unwrap_or(JsValue::NULL);
                 let f = custom.as_ref().ok_or_else(|| Error::new(crate::core::ErrorCode::Internal, "no arguments function was passed"))?;
                 match f.call3(&JsValue::NULL, &tool.into(), &json(e), &json(a)) {
                     Ok(b) => Ok(b.as_bool().ok_or_else(|| describe(&b))),

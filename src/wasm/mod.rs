@@ -27,8 +27,7 @@ use crate::core::{Error, ErrorCode};
 
 /// A Rust value as a plain JS value (`JSON.parse` of its serde_json text).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text =
-        serde_json::to_string(value).map_err(|e| error::to_js(Error::new(ErrorCode::Internal, format!("could not convert a value for JS: {e}"))))?;
+    let text = crate::core::write::json(value);
     js_sys::JSON::parse(&text)
 }
 

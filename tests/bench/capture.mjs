@@ -34,6 +34,12 @@ function measure(fn) {
   return { ms: median(times), bytes };
 }
 
+function measureOnce(fn) {
+  const t = performance.now();
+  if (!fn()) throw new Error('nothing read');
+  return performance.now() - t;
+}
+
 function recordAll(sink) {
   const rec = new TrajectoryRecorder(sink, { clock: () => 1_700_000_000_000, runId: 'bench' });
   for (let i = 0; i < N; i++) rec.record(payloads[i & 3]);
@@ -76,6 +82,13 @@ const text = sink.toJsonl();
 const records = sink.records();
 sink.free();
 row('parseTrajectoryJsonl(text) → records', measure(() => parseTrajectoryJsonl(text).length && text.length));
+// Strict and lenient alternate, so the machine's drift falls on both alike.
+const strict = [], lenient = [];
+for (let i = 0; i < RUNS + 2; i++) {
+  strict.push(measureOnce(() => parseTrajectoryJsonl(text).length));
+  lenient.push(measureOnce(() => parseTrajectoryJsonl(text, { lenient: true }).records.length));
+}
+row('parseTrajectoryJsonl(text, { lenient: true })', { ms: median(lenient), bytes: text.length });
 row('serializeTrajectoryJsonl(records)', measure(() => serializeTrajectoryJsonl(records).length));
 row('baseline: JSON.stringify each + join (pure JS)', measure(() => records.map((r) => JSON.stringify(r)).join('\n').length));
 row('baseline: JSON.parse per line (pure JS)', measure(() => {
@@ -90,6 +103,8 @@ report({ bench, path: `record() from JS → JsonlSink line (${N.toLocaleString('
   ours: perRecord('record → JsonlSink(writer) (line per call)'), baseline: perRecord('baseline: JSON.stringify each + join (pure JS)'), target: { ratio: 1 } });
 report({ bench, path: 'parseTrajectoryJsonl (217 B records)', unit: 'µs', lower: true,
   ours: perRecord('parseTrajectoryJsonl(text) → records'), baseline: perRecord('baseline: JSON.parse per line (pure JS)'), target: { ratio: 1 } });
+report({ bench, path: 'parseTrajectoryJsonl lenient, beside strict (217 B records)', unit: 'µs', lower: true,
+  ours: (median(lenient) * 1000) / N, baseline: (median(strict) * 1000) / N, target: { ratio: 1 } });
 
 const mem = process.memoryUsage();
 console.log(`capture benchmark: ${N.toLocaleString('en')} records, median of ${RUNS} runs, Node ${process.version}\n`);

@@ -5,7 +5,7 @@
 // the history grows.
 // Usage: node --expose-gc tests/bench/generate.mjs [maxTurns=10000] [runs=5]
 import { performance } from 'node:perf_hooks';
-import { createTrajectory, runTrajectory, toJSONL, MemorySink } from '../../pkg/node.mjs';
+import { createTrajectory, runTrajectory, toJSONL, MemorySink, JsonlSink } from '../../pkg/node.mjs';
 import { userModel, toolAgent as makeToolAgent } from './fakes.mjs';
 import { QUICK, report } from './report.mjs';
 
@@ -77,3 +77,39 @@ for (const r of rows.filter((x) => x.turns === 100 || x.turns === 1_000)) {
   const plain = r.variant === 'plain, no sink';
   report({ bench: 'generate', path: `generation per turn, ${plain ? 'plain' : 'tools + sink + observers'}, ${r.turns.toLocaleString('en')} turns`, unit: 'µs', lower: true, ours: r.usPerTurn, target: { max: plain ? 20 : 40 } });
 }
+
+// A record the core makes, from the core to its JSONL line in a sink: the
+// same tool run with no sink and with a JsonlSink (its text taken at the
+// end), alternating; what the sink adds, per record, beside JSON.stringify
+// of the same records (as objects, parsed from those lines) + join.
+const LINE_TURNS = QUICK ? 100 : 1_000;
+async function lineRun(sink) {
+  const t = createTrajectory({ goal: 'find the opening hours', persona: { description: 'a visitor' }, maxTurns: LINE_TURNS }, toolAgent);
+  gc();
+  const start = performance.now();
+  await runTrajectory(t, { userModel, clock: () => 1_700_000_000_000, ...(sink ? { sink } : {}) });
+  const text = sink?.text();
+  const ms = performance.now() - start;
+  sink?.free();
+  return { ms, text };
+}
+await lineRun(new JsonlSink()); // warm-up
+const bare = [], sunk = [];
+let jsonl = '';
+for (let i = 0; i < (QUICK ? 3 : 9); i++) {
+  bare.push((await lineRun()).ms);
+  const r = await lineRun(new JsonlSink());
+  sunk.push(r.ms);
+  jsonl = r.text;
+}
+const objects = jsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const stringify = [];
+for (let i = 0; i < 9; i++) {
+  const start = performance.now();
+  if (!objects.map((r) => JSON.stringify(r)).join('\n').length) throw new Error('nothing written');
+  stringify.push(performance.now() - start);
+}
+const perRecord = (ms) => (ms * 1000) / objects.length;
+console.log(`\na record the core makes → its JsonlSink line: ${perRecord(median(sunk) - median(bare)).toFixed(2)} µs/record over ${objects.length} records (run ${median(bare).toFixed(1)} ms bare, ${median(sunk).toFixed(1)} ms with the sink); JSON.stringify + join ${perRecord(median(stringify)).toFixed(2)} µs/record`);
+report({ bench: 'generate', path: `a record the core makes → its JsonlSink line (generated run, ${objects.length.toLocaleString('en')} records)`, unit: 'µs', lower: true,
+  ours: perRecord(median(sunk) - median(bare)), baseline: perRecord(median(stringify)), target: { ratio: 2 } });

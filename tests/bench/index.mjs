@@ -61,4 +61,7 @@ for (const r of rows) {
   row('TrajectoryIndex.fromJsonl(text)', r.fromText, { ratio: 2 });
   row('TrajectoryIndex.fromJsonl(bytes)', r.fromBytes, { ratio: 2 });
   row('parseTrajectoryJsonl', r.parse, { ratio: 1 });
+  // No baseline in plain JS: stated, for "no slower than before".
+  report({ bench: 'index', path: `TrajectoryIndex search(text), ${r.name} (${r.mb.toFixed(0)} MB)`, unit: 'ms', lower: true, ours: r.search.ms });
+  report({ bench: 'index', path: `TrajectoryIndex search(RegExp), ${r.name} (${r.mb.toFixed(0)} MB)`, unit: 'ms', lower: true, ours: r.regex.ms });
 }

@@ -88,4 +88,6 @@ if (rows.length > 1) {
   console.log(`\nper-call cost at ${b.size.toLocaleString('en')} vs ${a.size.toLocaleString('en')}: ${((b.us / a.us - 1) * 100).toFixed(0)} %`);
   // The JS side holds nothing per call, so RSS growth is the wasm log (wasm memory never shrinks).
   console.log(`memory per retained call: ~${((b.rss - a.rss) / (b.size - a.size)).toFixed(0)} bytes (RSS growth / calls added)`);
+  report({ bench: 'observe', path: `recordToolCall: bytes kept per call (RSS growth from ${a.size.toLocaleString('en')} to ${b.size.toLocaleString('en')} calls)`, unit: 'B', lower: true,
+    ours: (b.rss - a.rss) / (b.size - a.size) });
 }

@@ -25,7 +25,7 @@ pub fn clip(s: &str, n: usize) -> String {
 }
 
 fn quote(v: &Value) -> String {
-    clip(&v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string()), QUOTE)
+    clip(&v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v)), QUOTE)
 }
 
 const RULES: &str = "You work alone on one objective, in a loop of iterations. Each iteration you see the scratchpad below and answer with tool calls.

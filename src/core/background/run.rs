@@ -420,8 +420,13 @@ impl Runner<'_, '_> {
         };
         self.record(Payload::ToolEnded { tool_call_id: id.into(), tool_name: name.into(), result: result.clone(), is_error: !ok })?;
         if let Some(o) = self.env.observers {
-            let call =
-                ToolCallInput { tool_name: name.into(), params_json: Some(input.to_string()), params_summary: None, success: ok, error_message };
+            let call = ToolCallInput {
+                tool_name: name.into(),
+                params_json: Some(crate::write::json(&input)),
+                params_summary: None,
+                success: ok,
+                error_message,
+            };
             o.tool_call(call).map_err(|e| Fatal::Host("observers", e))?;
         }
         self.s.push(Invocation { iteration, tool_call_id: id.into(), tool_name: name.into(), input: input.clone(), ok, result: result.clone() });

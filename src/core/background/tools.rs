@@ -26,7 +26,7 @@ pub fn check_tool_name(name: &str) -> Result<()> {
     if !accepted {
         return Err(Error::invalid_argument(format!(
             "tools: the name {} is not a tool name models accept (1 to 64 of a-z, A-Z, 0-9, _ and -)",
-            serde_json::to_string(name).unwrap_or_default()
+            crate::write::json(name)
         )));
     }
     if BUILTIN.contains(&name) {
@@ -140,7 +140,7 @@ impl<'a> Args<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(v) => match v.as_f64() {
                 Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::number::MAX_SAFE_INTEGER as f64 => Ok(Some(n as u64)),
-                _ => Err(Error::invalid_argument(format!("{}: {key} must be a whole number from 0, got {v}", self.tool))),
+                _ => Err(Error::invalid_argument(format!("{}: {key} must be a whole number from 0, got {}", self.tool, crate::write::json(v)))),
             },
         }
     }

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 
 /// Appends one record and its `\n`.
 pub fn write_line(out: &mut String, record: &TrajectoryRecord) {
-    out.push_str(&record.to_json());
+    crate::write::json_into(out, record);
     out.push('\n');
 }
 

@@ -51,8 +51,7 @@ impl TrajectoryRecord {
     }
 
     pub fn to_json(&self) -> String {
-        // Serialising these plain types cannot fail: every map key is a string.
-        serde_json::to_string(self).unwrap_or_default()
+        crate::write::json(self)
     }
 }
 

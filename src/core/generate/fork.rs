@@ -104,7 +104,7 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
     if s.get("turnIndex").and_then(Value::as_u64) != Some(i as u64) {
         return Err(format!(
             ".turnIndex is {}, not {i}: the steps are not the run's turns, in order",
-            s.get("turnIndex").map_or("missing".to_owned(), Value::to_string)
+            s.get("turnIndex").map_or("missing".to_owned(), crate::write::json)
         ));
     }
     let user_message = ModelMessage::from_value(s.get("userMessage").unwrap_or(&Value::Null)).map_err(|e| format!(".userMessage: {}", e.message))?;

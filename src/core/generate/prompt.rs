@@ -23,7 +23,7 @@ fn clip(s: &str) -> String {
 
 fn tool_output(output: &Value) -> String {
     let value = output.get("value").unwrap_or(output);
-    let text = value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string());
+    let text = value.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(value));
     let failed = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
     format!("{}{}", if failed { "ERROR " } else { "" }, clip(&text))
 }

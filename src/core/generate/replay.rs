@@ -33,7 +33,7 @@ pub fn keyed(request: &Value, path: &str) -> Result<(String, String)> {
     if !request.is_object() {
         return Err(Error::invalid_argument(format!("{path} must be a model request object")));
     }
-    let text = serde_json::to_string(&canonical(request)).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+    let text = crate::write::json(&canonical(request));
     let key = key_of(&text);
     Ok((text, key))
 }
@@ -51,7 +51,7 @@ pub fn key_of(text: &str) -> String {
 }
 
 fn show(v: Option<&Value>) -> String {
-    let s = v.map_or_else(|| "undefined".to_owned(), |v| v.to_string());
+    let s = v.map_or_else(|| "undefined".to_owned(), crate::write::json);
     if s.chars().count() > 80 {
         format!("{}…", s.chars().take(80).collect::<String>())
     } else {
@@ -156,7 +156,7 @@ impl Replay {
         let (text, key) = keyed(request, "replayModel: request")?;
         let purpose = match request.get("purpose") {
             Some(Value::String(p)) => p.clone(),
-            other => other.map_or_else(|| "undefined".to_owned(), Value::to_string),
+            other => other.map_or_else(|| "undefined".to_owned(), crate::write::json),
         };
         if let Some((list, next)) = self.by_text.get_mut(&text) {
             *next += 1;

@@ -423,7 +423,7 @@ impl Runner<'_, '_> {
                             let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| input.to_string());
                             let error_message = is_error.then(|| {
                                 let v = output.get("value").unwrap_or(output);
-                                v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
+                                v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v))
                             });
                             let call = ToolCallInput {
                                 tool_name: tool_name.clone(),

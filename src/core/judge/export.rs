@@ -83,7 +83,7 @@ pub fn to_jsonl(r: &Value) -> Result<Vec<String>> {
                 m.extend(outcome.clone());
             }
             line.extend(step);
-            Ok(Value::Object(line).to_string())
+            Ok(agent_trajectories_core::write::json(&Value::Object(line)))
         })
         .collect()
 }

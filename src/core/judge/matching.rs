@@ -229,7 +229,7 @@ fn difference(expected: &Value, actual: &Value, subset: bool, path: &str) -> Opt
 }
 
 fn clip(v: &Value) -> String {
-    let s = v.to_string();
+    let s = agent_trajectories_core::write::json(v);
     match s.char_indices().nth(60) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s,

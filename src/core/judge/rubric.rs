@@ -159,10 +159,15 @@ pub fn transcript(messages: &[ModelMessage], findings: &[(Option<u64>, &Assessme
                     let line = match p {
                         Part::Text { text } => format!("{role}: {text}"),
                         Part::Reasoning { .. } | Part::Other(_) => continue,
-                        Part::ToolCall { tool_name, input, .. } => format!("{role} calls {tool_name}({})", clip(input.to_string())),
+                        Part::ToolCall { tool_name, input, .. } => {
+                            format!("{role} calls {tool_name}({})", clip(agent_trajectories_core::write::json(input)))
+                        }
                         Part::ToolResult { tool_name, output, .. } => {
                             let failed = if p.is_error_result() { " (failed)" } else { "" };
-                            format!("tool {tool_name} returns{failed}: {}", clip(output.get("value").unwrap_or(output).to_string()))
+                            format!(
+                                "tool {tool_name} returns{failed}: {}",
+                                clip(agent_trajectories_core::write::json(output.get("value").unwrap_or(output)))
+                            )
                         }
                     };
                     out.push_str(&line);

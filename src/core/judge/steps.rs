@@ -58,7 +58,7 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
         let shown = present(m, "assessment").or_else(|| present(s, "assessment")).and_then(Value::as_str).and_then(CurrentAssessment::read_rendered);
         if let Some(c) = &shown {
             for a in &c.assessments {
-                let a = serde_json::to_string(a).unwrap_or_default();
+                let a = agent_trajectories_core::write::json(a);
                 rec(t, kind("assessment_produced").raw("call_index", &c.call_index.to_string()).raw("assessment", &a).val("turn_index", &turn).end());
             }
         }
@@ -86,7 +86,7 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
             rec(t, kind("custom").text("name", well_known::MODEL_USAGE).raw("data", &data).end());
         }
         let answer = output.iter().rev().find(|x| x.get("role").and_then(Value::as_str) == Some("assistant"));
-        let answer = answer.map_or_else(|| r#"{"role":"assistant","content":""}"#.to_owned(), Value::to_string);
+        let answer = answer.map_or_else(|| r#"{"role":"assistant","content":""}"#.to_owned(), agent_trajectories_core::write::json);
         let mut ended = kind("turn_ended").raw("assistant", &answer).raw("tool_results", "[]").val("turn_index", &turn);
         if let Some(id) = step_id.filter(truthy) {
             ended = ended.val("step_id", &id);
@@ -104,7 +104,7 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
             let reason = e.get("reason").and_then(Value::as_str);
             // The status a generated run's own run_ended carries for this end.
             let status = OutcomeStatus::of(e.get("completed").is_some_and(truthy), reason == Some("error"), reason == Some("aborted"));
-            let mut outcome = Obj::new().raw("status", &serde_json::to_string(&status).unwrap_or_default());
+            let mut outcome = Obj::new().raw("status", &agent_trajectories_core::write::json(&status));
             if let Some(r) = e.get("reason") {
                 outcome = outcome.val("reason", r);
             }
@@ -136,7 +136,7 @@ fn truthy(v: &Value) -> bool {
 }
 
 fn text_of(v: &Value) -> String {
-    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+    v.as_str().map_or_else(|| agent_trajectories_core::write::json(v), str::to_owned)
 }
 
 #[cfg(test)]

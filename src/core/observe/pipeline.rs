@@ -143,7 +143,7 @@ impl PipelineSnapshot {
         }
         let version = v.get("version").and_then(Value::as_u64);
         if !version.is_some_and(reads_version) {
-            return Err(unsupported_version(&v.get("version").map_or("(missing)".to_owned(), Value::to_string)));
+            return Err(unsupported_version(&v.get("version").map_or("(missing)".to_owned(), crate::write::json)));
         }
         crate::read::read(v, "snapshot").map_err(Error::invalid_argument)
     }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::write::json;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,11 +44,12 @@ impl Trigger {
                 "afterConsecutiveErrors" => t.after_consecutive_errors = Some(positive_int(val, who, key)?),
                 "everyNSeconds" => match val.as_f64() {
                     Some(s) if s.is_finite() && s > 0.0 => t.every_n_seconds = Some(s),
-                    _ => return Err(Error::invalid_argument(format!("{who}: trigger.everyNSeconds must be a positive number, got {val}"))),
+                    _ => return Err(Error::invalid_argument(format!("{who}: trigger.everyNSeconds must be a positive number, got {}", json(val)))),
                 },
                 "onEveryCall" => {
-                    t.on_every_call =
-                        val.as_bool().ok_or_else(|| Error::invalid_argument(format!("{who}: trigger.onEveryCall must be a boolean, got {val}")))?
+                    t.on_every_call = val
+                        .as_bool()
+                        .ok_or_else(|| Error::invalid_argument(format!("{who}: trigger.onEveryCall must be a boolean, got {}", json(val))))?
                 }
                 other => {
                     return Err(Error::invalid_argument(format!(
@@ -77,7 +79,7 @@ impl Trigger {
 fn positive_int(v: &Value, who: &str, key: &str) -> Result<u64> {
     match v.as_f64() {
         Some(f) if f >= 1.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0 => Ok(f as u64),
-        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {v}"))),
+        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {}", json(v)))),
     }
 }
 

@@ -80,8 +80,8 @@ impl NativeSink {
                     if let Err(e) = state.lines.try_borrow().map_err(|_| busy()).and_then(|l| l.check_open()) {
                         return Delivery::Done(Err(e));
                     }
-                    let mut line = record.to_json();
-                    line.push('\n');
+                    let mut line = String::with_capacity(256);
+                    capture::jsonl::write_line(&mut line, record);
                     match writer.call1(&JsValue::UNDEFINED, &line.into()) {
                         Ok(ret) => Delivery::from_return(ret),
                         Err(e) => Delivery::Done(Err(from_callback("JsonlSink writer", &e))),
