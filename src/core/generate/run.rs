@@ -420,7 +420,7 @@ impl Runner<'_, '_> {
                             is_error,
                         })?;
                         if let Some(o) = self.env.observers {
-                            let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| input.to_string());
+                            let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| crate::write::json(input));
                             let error_message = is_error.then(|| {
                                 let v = output.get("value").unwrap_or(output);
                                 v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v))

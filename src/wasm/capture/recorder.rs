@@ -36,29 +36,22 @@ struct Channel {
 }
 
 impl Channel {
-    fn deliver(&self, record: &TrajectoryRecord) -> Delivery {
+    /// Hands `record` to the sink: a `MemorySink` keeps it whole; any other
+    /// sink writes it, or is given it as a JS object, and it comes back.
+    fn hand(&self, record: TrajectoryRecord) -> Handed {
         match &self.target {
-            Target::Native(sink) => sink.deliver(record),
+            Target::Native(sink) => sink.hand(record),
             Target::Js { object, record: f } => {
-                let value = match crate::wasm::to_js(record) {
-                    Ok(v) => v,
-                    Err(_) => return Delivery::Done(Err(Error::new(ErrorCode::Internal, "record could not be converted for JS"))),
+                let delivery = match crate::wasm::to_js(&record) {
+                    Ok(value) => match f.call1(object, &value) {
+                        Ok(ret) => Delivery::from_return(ret),
+                        Err(e) => Delivery::Done(Err(from_callback("sink.record", &e))),
+                    },
+                    Err(_) => Delivery::Done(Err(Error::new(ErrorCode::Internal, "record could not be converted for JS"))),
                 };
-                match f.call1(object, &value) {
-                    Ok(ret) => Delivery::from_return(ret),
-                    Err(e) => Delivery::Done(Err(from_callback("sink.record", &e))),
-                }
+                Handed::Written(record, delivery)
             }
-            Target::Nowhere => Delivery::Done(Ok(())),
-        }
-    }
-
-    /// Hands `record` whole to a sink that keeps records (a `MemorySink`);
-    /// any other sink gives it back, to be delivered by reference.
-    fn keep(&self, record: TrajectoryRecord) -> Handed {
-        match &self.target {
-            Target::Native(sink) => sink.keep(record),
-            _ => Handed::Back(record),
+            Target::Nowhere => Handed::Written(record, Delivery::Done(Ok(()))),
         }
     }
 
@@ -120,22 +113,15 @@ impl Channel {
 fn pump(chan: &Rc<Channel>, first: TrajectoryRecord) {
     let mut next = Some(first);
     while let Some(record) = next.take() {
-        // A MemorySink keeps the record itself (no copy), settled at once.
-        let record = match chan.keep(record) {
-            Handed::Kept(Ok(())) => {
-                next = chan.dispatcher.borrow_mut().settle_kept().next;
-                continue;
-            }
+        match chan.hand(record) {
+            // A MemorySink kept the record itself (no copy), settled at once.
+            Handed::Kept(Ok(())) => next = chan.dispatcher.borrow_mut().settle_kept().next,
             Handed::Kept(Err(refused)) => {
                 let (e, record) = *refused;
                 next = chan.settle(record, Err(e));
-                continue;
             }
-            Handed::Back(record) => record,
-        };
-        match chan.deliver(&record) {
-            Delivery::Done(outcome) => next = chan.settle(record, outcome),
-            Delivery::Pending(promise) => {
+            Handed::Written(record, Delivery::Done(outcome)) => next = chan.settle(record, outcome),
+            Handed::Written(record, Delivery::Pending(promise)) => {
                 let chan = chan.clone();
                 spawn_local(async move {
                     let outcome = crate::wasm::waiting::Settled::of(&promise).await.map(drop).map_err(|e| from_callback("sink.record", &e));

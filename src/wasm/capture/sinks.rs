@@ -48,46 +48,47 @@ impl Delivery {
 pub enum Handed {
     /// A sink that keeps records kept it (`Ok`), or refused it and gave it back.
     Kept(Result<(), Box<(Error, TrajectoryRecord)>>),
-    /// A sink that writes records instead: the record back, untouched, to
-    /// be delivered by reference ([`NativeSink::deliver`]).
-    Back(TrajectoryRecord),
+    /// A sink that writes records instead wrote it: the record back, with
+    /// how the writing went.
+    Written(TrajectoryRecord, Delivery),
 }
 
 impl NativeSink {
-    /// A `MemorySink` keeps the record itself, not a copy.
-    pub fn keep(&self, record: TrajectoryRecord) -> Handed {
+    /// A `MemorySink` keeps the record itself, not a copy; a `JsonlSink`
+    /// writes its line.
+    pub fn hand(&self, record: TrajectoryRecord) -> Handed {
         match self {
             NativeSink::Memory(m) => Handed::Kept(match m.try_borrow_mut() {
                 Ok(mut m) => m.keep(record),
                 Err(_) => Err(Box::new((busy(), record))),
             }),
-            NativeSink::Jsonl(_) => Handed::Back(record),
+            NativeSink::Jsonl(state) => {
+                let delivery = state.write(&record);
+                Handed::Written(record, delivery)
+            }
         }
     }
+}
 
-    pub fn deliver(&self, record: &TrajectoryRecord) -> Delivery {
-        match self {
-            NativeSink::Memory(m) => Delivery::Done(match m.try_borrow_mut() {
-                Ok(mut m) => m.accept(record),
+impl JsonlState {
+    /// Accumulates the record's line, or hands it to the writer.
+    fn write(&self, record: &TrajectoryRecord) -> Delivery {
+        match &self.writer {
+            None => Delivery::Done(match self.lines.try_borrow_mut() {
+                Ok(mut l) => l.accept(record),
                 Err(_) => Err(busy()),
             }),
-            NativeSink::Jsonl(state) => match &state.writer {
-                None => Delivery::Done(match state.lines.try_borrow_mut() {
-                    Ok(mut l) => l.accept(record),
-                    Err(_) => Err(busy()),
-                }),
-                Some(writer) => {
-                    if let Err(e) = state.lines.try_borrow().map_err(|_| busy()).and_then(|l| l.check_open()) {
-                        return Delivery::Done(Err(e));
-                    }
-                    let mut line = String::with_capacity(256);
-                    capture::jsonl::write_line(&mut line, record);
-                    match writer.call1(&JsValue::UNDEFINED, &line.into()) {
-                        Ok(ret) => Delivery::from_return(ret),
-                        Err(e) => Delivery::Done(Err(from_callback("JsonlSink writer", &e))),
-                    }
+            Some(writer) => {
+                if let Err(e) = self.lines.try_borrow().map_err(|_| busy()).and_then(|l| l.check_open()) {
+                    return Delivery::Done(Err(e));
                 }
-            },
+                let mut line = String::with_capacity(256);
+                capture::jsonl::write_line(&mut line, record);
+                match writer.call1(&JsValue::UNDEFINED, &line.into()) {
+                    Ok(ret) => Delivery::from_return(ret),
+                    Err(e) => Delivery::Done(Err(from_callback("JsonlSink writer", &e))),
+                }
+            }
         }
     }
 }
@@ -226,7 +227,7 @@ impl JsonlSink {
     #[wasm_bindgen(unchecked_return_type = "void | Promise<void>")]
     pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryRecord")] record: JsValue) -> JsResult<JsValue> {
         let r = record_from_js(&record).js()?;
-        match NativeSink::Jsonl(self.state.clone()).deliver(&r) {
+        match self.state.write(&r) {
             Delivery::Done(res) => res.map(|_| JsValue::UNDEFINED).js(),
             // The writer's rejection, as this package's error with it as the cause.
             Delivery::Pending(p) => Ok(wasm_bindgen_futures::future_to_promise(async move {
