@@ -15,7 +15,7 @@ test('every benchmark runs and reports its rows in one table', () => {
   const rows = out.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| path'));
   for (const path of ['record() from JS', 'parseTrajectoryJsonl', 'TrajectoryIndex.fromJsonl(text)', 'TrajectoryIndex.fromJsonl(bytes)', 'recordToolCall', 'pipeline snapshot',
     'generation per turn, plain', 'generation per turn, tools', 'a record the core makes', 'parseTrajectoryJsonl lenient', 'TrajectoryIndex search(text)',
-    'TrajectoryIndex search(RegExp)', 'runTrajectories', 'background loop', 'cold start']) {
+    'TrajectoryIndex search(RegExp)', 'TrajectoryIndex filter', 'runTrajectories', 'background loop', 'cold start']) {
     assert.ok(rows.some((r) => r.startsWith(`| ${path}`)), `no row for ${path}:\n${out}`);
   }
   // Every row names its numbers: a value, and a baseline or a target. (A
