@@ -223,11 +223,13 @@ pub(crate) fn is_array(v: &JsValue) -> bool {
 /// The items of a JS array, read one by one through `Reflect` (a Proxy or
 /// a getter that throws is named, with its cause, instead of escaping).
 pub(crate) fn items(v: &JsValue, what: &str) -> Result<Vec<JsValue>, Error> {
-    let read = |key: JsValue, at: &str| {
+    // The place is named only when a read fails: formatting it for every
+    // item cost a generated turn measurably.
+    let read = |key: JsValue, at: &dyn Fn() -> String| {
         js_sys::Reflect::get(v, &key)
-            .map_err(|e| Error::invalid_argument(format!("{at}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e)))
+            .map_err(|e| Error::invalid_argument(format!("{}: reading it threw: {}", at(), error::describe(&e))).caused_by(error::cause(&e)))
     };
-    let len = read("length".into(), &format!("{what}.length"))?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
+    let len = read("length".into(), &|| format!("{what}.length"))?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
     let len = len.ok_or_else(|| Error::invalid_argument(format!("{what} must be an array")))? as u32;
-    (0..len).map(|i| read(i.into(), &format!("{what}[{i}]"))).collect()
+    (0..len).map(|i| read(i.into(), &|| format!("{what}[{i}]"))).collect()
 }

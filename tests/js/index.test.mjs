@@ -111,6 +111,30 @@ test('filter and search agree with JSON.parse of the lines; keys are not searche
   assert.equal(ix.search('').count, 0);
 });
 
+test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wherever it first appears', () => {
+  const rec = (seq, text) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'note', data: { text } } });
+  const words = ['plain', 'café 日本 😀', 'naïve', 'ascii again'];
+  // Non-ASCII on the first line, on a later line, and only on the last.
+  for (const order of [[1, 0, 2, 3], [0, 3, 1, 2], [0, 3, 0, 2]]) {
+    const text = order.map((w, i) => rec(i, words[w])).join('\n');
+    const fromText = TrajectoryIndex.fromJsonl(text);
+    const fromBytes = TrajectoryIndex.fromJsonl(new TextEncoder().encode(text));
+    assert.deepEqual(fromText.errors(), []);
+    for (let i = 0; i < order.length; i++) {
+      assert.equal(fromText.text(i), text.split('\n')[i]);
+      assert.deepEqual(fromText.get(i), fromBytes.get(i));
+    }
+    assert.deepEqual([...fromText.search('日本').records], [...fromBytes.search('日本').records]);
+    assert.equal(fromText.search('café').count, order.filter((w) => w === 1).length);
+    fromText.free();
+    fromBytes.free();
+  }
+  // A lone surrogate (no UTF-8 form) becomes U+FFFD, as any string copy to the module makes it.
+  const lone = TrajectoryIndex.fromJsonl(rec(0, 'x').replace('"x"', '"x\ud800y"'));
+  assert.equal(lone.get(0).payload.data.text, 'x\ufffdy');
+  lone.free();
+});
+
 test('bad lines are kept as errors with their line; the rest loads; bad input is refused with a code', () => {
   const good = (seq) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'x', data: { s: 'a"b' } } });
   const text = [good(0), '{"seq":1, oops', good(2), JSON.stringify({ schema_version: 9, seq: 3, recorded_at_unix_ms: 1, payload: { kind: 'custom' } }), '', good(3), '{"seq":4,"recorded_at_unix_ms":1}'].join('\n');
