@@ -6,25 +6,6 @@
 import { wasm } from './binding.js';
 import { fail, shown as show } from './util.js';
 
-/**
- * A string's UTF-8 bytes. `encodeInto` a buffer of one byte per UTF-16
- * unit, which fits all of an ASCII stream, then of three per unit left, is
- * several times faster than `encode` (measured on 106 MB: 25-40 against
- * 120-190 ms), and both beat the binding's own string copy. Invalid UTF-16
- * (a lone surrogate) becomes U+FFFD, as every string copy to the module does.
- * @param {string} text
- */
-function utf8(text) {
-  const encoder = new TextEncoder();
-  const first = new Uint8Array(text.length);
-  const { read = 0, written = 0 } = encoder.encodeInto(text, first);
-  if (read === text.length) return first.subarray(0, written);
-  const rest = text.slice(read);
-  const all = new Uint8Array(written + rest.length * 3);
-  all.set(first.subarray(0, written));
-  return all.subarray(0, written + (encoder.encodeInto(rest, all.subarray(written)).written ?? 0));
-}
-
 /** @typedef {import('./trajectory-index-types').TrajectoryIndex} DeclaredIndex */
 /** @typedef {import('./binding-types').TrajectoryIndexCore} TrajectoryIndexCore */
 /**
@@ -97,7 +78,7 @@ export class TrajectoryIndex {
    * @param {string | Uint8Array} input
    */
   static fromJsonl(input) {
-    return indexOf(new wasm.TrajectoryIndexCore(typeof input === 'string' ? utf8(input) : input));
+    return indexOf(new wasm.TrajectoryIndexCore(input));
   }
 
   /**
