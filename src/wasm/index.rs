@@ -8,50 +8,6 @@ use crate::core::index::TrajectoryIndex;
 use crate::core::Error;
 use crate::wasm::error::{describe, to_js, JsResult};
 
-#[wasm_bindgen]
-extern "C" {
-    type TextEncoder;
-    #[wasm_bindgen(constructor)]
-    fn new() -> TextEncoder;
-    #[wasm_bindgen(method, js_name = encodeInto)]
-    fn encode_into(this: &TextEncoder, text: &JsString, into: &Uint8Array) -> EncodedInto;
-    type EncodedInto;
-    #[wasm_bindgen(method, getter)]
-    fn read(this: &EncodedInto) -> f64;
-    #[wasm_bindgen(method, getter)]
-    fn written(this: &EncodedInto) -> f64;
-}
-
-/// A string's UTF-8, written by `TextEncoder.encodeInto` straight into the
-/// module's memory: first one byte per UTF-16 unit (all of an ASCII
-/// stream), then three per unit left. Several times faster than the
-/// binding's own string copy and than `encode` (106 MB: ~25 ms against
-/// 120-190). A lone surrogate becomes U+FFFD, as any string copy makes it.
-fn utf8(text: &JsString) -> Vec<u8> {
-    let encoder = TextEncoder::new();
-    let units = text.length() as usize;
-    let mut bytes = vec![0u8; units];
-    let (read, mut written) = encode_into(&encoder, text, &mut bytes, 0);
-    if read < units {
-        // Three bytes per UTF-16 unit always suffice.
-        bytes.resize(written + (units - read) * 3, 0);
-        written += encode_into(&encoder, &text.slice(read as u32, units as u32), &mut bytes, written).1;
-    }
-    bytes.truncate(written);
-    bytes
-}
-
-/// `text`'s UTF-8 into `bytes[from..]`: (UTF-16 units read, bytes written).
-fn encode_into(encoder: &TextEncoder, text: &JsString, bytes: &mut [u8], from: usize) -> (usize, usize) {
-    let into = &mut bytes[from..];
-    // SAFETY: the view covers `into`, borrowed mutably here, and lives only
-    // for the one encodeInto call, which allocates nothing in the module (a
-    // view is invalidated when the module's memory grows).
-    let view = unsafe { Uint8Array::view_mut_raw(into.as_mut_ptr(), into.len()) };
-    let done = encoder.encode_into(text, &view);
-    (done.read() as usize, (done.written() as usize).min(into.len()))
-}
-
 /// The index's core: the stream's bytes and the per-record columns. The
 /// package's `TrajectoryIndex` (src/js/trajectory-index.js) groups them
 /// into runs and turns and answers the queries.
@@ -72,7 +28,7 @@ impl IndexCore {
         let bytes = match input.dyn_ref::<Uint8Array>() {
             Some(b) => b.to_vec(),
             None => match input.dyn_ref::<JsString>() {
-                Some(s) => utf8(s),
+                Some(s) => crate::wasm::text::utf8(s),
                 None => {
                     return Err(to_js(Error::invalid_argument(format!(
                         "TrajectoryIndex.fromJsonl(input): input must be JSONL text or a Uint8Array of it, got {}",

@@ -10,6 +10,7 @@ pub mod index;
 pub mod judge;
 pub mod message;
 pub mod observe;
+mod text;
 pub mod types;
 pub mod waiting;
 

@@ -111,7 +111,7 @@ test('filter and search agree with JSON.parse of the lines; keys are not searche
   assert.equal(ix.search('').count, 0);
 });
 
-test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wherever it first appears', () => {
+test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wherever it first appears (index and parseTrajectoryJsonl)', () => {
   const rec = (seq, text) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'note', data: { text } } });
   const words = ['plain', 'café 日本 😀', 'naïve', 'ascii again'];
   // Non-ASCII on the first line, on a later line, and only on the last.
@@ -125,6 +125,8 @@ test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wh
       assert.deepEqual(fromText.get(i), fromBytes.get(i));
     }
     assert.deepEqual([...fromText.search('日本').records], [...fromBytes.search('日本').records]);
+    assert.deepEqual(parseTrajectoryJsonl(text), text.split('\n').map((l) => JSON.parse(l)));
+    assert.deepEqual(parseTrajectoryJsonl(new TextEncoder().encode(text)), parseTrajectoryJsonl(text));
     assert.equal(fromText.search('café').count, order.filter((w) => w === 1).length);
     fromText.free();
     fromBytes.free();
@@ -133,6 +135,7 @@ test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wh
   const lone = TrajectoryIndex.fromJsonl(rec(0, 'x').replace('"x"', '"x\ud800y"'));
   assert.equal(lone.get(0).payload.data.text, 'x\ufffdy');
   lone.free();
+  assert.equal(parseTrajectoryJsonl(rec(0, 'x').replace('"x"', '"x\ud800y"'))[0].payload.data.text, 'x\ufffdy');
 });
 
 test('bad lines are kept as errors with their line; the rest loads; bad input is refused with a code', () => {
