@@ -268,4 +268,26 @@ mod tests {
         assert_eq!(said, [(2, "the line is not UTF-8 text"), (3, "the line is not UTF-8 text")]);
         assert_eq!(std::str::from_utf8(ix.line(0).unwrap()).unwrap(), record(0, "café 😀 ok"));
     }
+
+    /// A `\n` ends a record wherever it falls, whitespace and `\r` around a
+    /// record are kept in its line, and each bad line is said on its own.
+    #[test]
+    fn line_ends_bound_every_record_whatever_surrounds_them() {
+        let (a, b, c, d) = (record(0, "a"), record(1, "b"), record(2, "c"), record(3, "d"));
+        let split = a.replacen(r#""seq":0,"#, "\"seq\":\n0,", 1);
+        let stream = format!("  {a} \r\n\n \t\r\n{b}\r \n{split}\n{c}\t\n\"text\\nnot a record\"\n{d}");
+        let ix = TrajectoryIndex::from_bytes(stream.into_bytes());
+        let lines: Vec<_> = (0..ix.len()).map(|i| String::from_utf8(ix.line(i).unwrap().to_vec()).unwrap()).collect();
+        assert_eq!(lines, [format!("  {a} "), format!("{b}\r "), format!("{c}\t"), d]);
+        let said: Vec<_> = ix.problems.iter().map(|p| (p.line, p.message.as_str())).collect();
+        let cut = split.split_once('\n').unwrap().0.len();
+        assert_eq!(
+            said,
+            [
+                (5, format!("not a JSON record: unexpected end of line at column {}", cut + 1).as_str()),
+                (6, "not a JSON record: expected an object at column 1"),
+                (8, "not a JSON record: expected an object at column 1"),
+            ]
+        );
+    }
 }
