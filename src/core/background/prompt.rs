@@ -4,6 +4,7 @@
 //! prompt, and its cost, stay bounded however long the run is.
 
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -100,10 +101,10 @@ fn user(text: String) -> Vec<ModelMessage> {
 
 /// The decision request: every tool's spec, the rules, the caller's
 /// sections, and the scratchpad (with the observers' assessment, if any).
-pub fn decide(o: &Objective, cfg: &Config, s: &State, tools: &[ToolSpec], assessment: Option<&str>) -> ModelRequest {
+pub fn decide(o: &Objective, cfg: &Config, s: &State, tools: &Rc<[ToolSpec]>, assessment: Option<&str>) -> ModelRequest {
     let mut text = scratchpad(o, cfg, s, assessment);
     text.push_str("\nWhat next? Answer with tool calls.");
-    ModelRequest { purpose: Purpose::Decide, system: Some(system(o)), messages: user(text), tools: Some(tools.to_vec()), response_format: None }
+    ModelRequest { purpose: Purpose::Decide, system: Some(system(o)), messages: user(text), tools: Some(Rc::clone(tools)), response_format: None }
 }
 
 /// What reflection is asked about.

@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 use std::future::poll_fn;
+use std::rc::Rc;
 use std::task::Poll;
 
 use serde_json::Value;
@@ -84,7 +85,7 @@ struct Runner<'a, 'e> {
     cfg: &'a Config,
     env: &'a Env<'e>,
     s: State,
-    specs: Vec<ToolSpec>,
+    specs: Rc<[ToolSpec]>,
 }
 
 /// Runs an objective to its end. Fails only before the run starts (a mount
@@ -103,7 +104,7 @@ pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Val
     let run_id = if env.run_number > 1 { format!("{base}-{}", env.run_number) } else { base };
     let mut specs = tools::specs(cfg.allow_plan_reset, o.deliverable_schema.as_ref());
     specs.extend(env.tools.iter().cloned());
-    let mut r = Runner { o, cfg, env, s, specs };
+    let mut r = Runner { o, cfg, env, s, specs: specs.into() };
     let identity = RunIdentity { run_id: run_id.clone(), parent_run_id: None, agent: Some("background".into()), model_id: None };
     let mut end = r.record(Payload::RunStarted { identity }).err().map(|f| r.fatal(f));
     while end.is_none() {

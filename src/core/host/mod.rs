@@ -82,8 +82,10 @@ pub struct ModelRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
     pub messages: Vec<ModelMessage>,
+    /// Shared, not copied, by every request of a run that offers the same
+    /// tools (a background run's are the same in every request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<ToolSpec>>,
+    pub tools: Option<std::rc::Rc<[ToolSpec]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat>,
 }
