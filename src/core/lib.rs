@@ -8,9 +8,10 @@
 //!
 //! - `error`
 //! - `message`, `options`, `vfs`
-//! - `number`
-//! - `read`, `value`, `write`: reading JSON, the host's values (a caller's
-//!   [`value::Arg`], a clock reading), JSON text for JS
+//! - `number`, `write`: JSON numbers; JSON text (records' lines, values
+//!   for JS)
+//! - `read`, `value`: reading JSON, the host's values (a caller's
+//!   [`value::Arg`], a clock reading)
 //! - `observe`: observers, the pipeline and its assessments
 //! - `capture`: records and the recorder (a payload may carry assessments)
 //! - `host`: what the core asks of its host (clock, models, timer, abort,

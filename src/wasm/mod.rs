@@ -29,6 +29,9 @@ use crate::core::{Error, ErrorCode};
 /// A Rust value as a plain JS value (`JSON.parse` of its serde_json text).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let text = crate::core::write::json(value);
+    if text.is_empty() {
+        return Err(error::to_js(Error::new(ErrorCode::Internal, "could not convert a value for JS")));
+    }
     js_sys::JSON::parse(&text)
 }
 

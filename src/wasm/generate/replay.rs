@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::core::generate::replay::{self, Answer, Replay};
-use crate::core::write::{json, Obj};
+use crate::core::write::{self, Obj};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{IntoJs, JsResult};
 use crate::wasm::to_js;
@@ -16,9 +16,9 @@ fn parse(text: &str, what: &str) -> Result<Value, Error> {
 
 fn answer_to_js(a: &Answer) -> JsResult<JsValue> {
     match a {
-        Answer::Response(r) => js_sys::JSON::parse(&Obj::new().raw("response", &json(r)).end()),
+        Answer::Response(r) => js_sys::JSON::parse(&Obj::new().raw("response", &write::json(r)).end()),
         Answer::Failed { message, code } => {
-            js_sys::JSON::parse(&Obj::new().raw("error", &Obj::new().text("message", message).raw("code", &json(code)).end()).end())
+            js_sys::JSON::parse(&Obj::new().raw("error", &Obj::new().text("message", message).raw("code", &write::json(code)).end()).end())
         }
     }
 }
