@@ -70,7 +70,7 @@ fn scratchpad(o: &Objective, cfg: &Config, s: &State, assessment: Option<&str>) 
                 "- iteration {}: {} {} -> {outcome}: {}",
                 i.iteration + 1,
                 i.tool_name,
-                clip(&i.input.to_string(), QUOTE),
+                clip(&crate::write::json(&i.input), QUOTE),
                 quote(&i.result)
             );
         }
@@ -126,7 +126,7 @@ pub fn reflect(o: &Objective, cfg: &Config, s: &State, topic: &Topic<'_>) -> Mod
             let _ = write!(
                 text,
                 "\nThe last call {what}: {tool} {} -> {}\nDecide how to go on. Answer with JSON only: {{\"action\": ..., \"reason\": \"...\"}} where action is \"retry\" (give \"input\": the corrected arguments of {tool}), \"continue\"{reset} or \"abandon\".",
-                clip(&input.to_string(), QUOTE),
+                clip(&crate::write::json(input), QUOTE),
                 quote(result)
             );
         }

@@ -42,7 +42,7 @@ fn write_message(out: &mut String, m: &ModelMessage) {
                 match p {
                     Part::Text { text } => out.push_str(&format!("{who}: {text}\n")),
                     Part::ToolCall { tool_name, input, .. } => {
-                        out.push_str(&format!("{who} called tool {tool_name} with {}\n", clip(&input.to_string())))
+                        out.push_str(&format!("{who} called tool {tool_name} with {}\n", clip(&crate::write::json(input))))
                     }
                     Part::ToolResult { tool_name, output, .. } => out.push_str(&format!("Tool {tool_name} returned: {}\n", tool_output(output))),
                     Part::Reasoning { .. } | Part::Other(_) => {}
