@@ -1,7 +1,6 @@
 //! `TrajectoryIndex` for JS: arguments checked and translated, answers as
 //! plain values or typed arrays.
 
-use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::core::index::TrajectoryIndex;
@@ -25,18 +24,12 @@ impl IndexCore {
     /// Indexes record JSONL text or UTF-8 bytes; bad lines become problems.
     #[wasm_bindgen(constructor)]
     pub fn new(input: JsValue) -> JsResult<IndexCore> {
-        let bytes = match input.dyn_ref::<Uint8Array>() {
-            Some(b) => b.to_vec(),
-            None => match input.dyn_ref::<JsString>() {
-                Some(s) => crate::wasm::text::utf8(s),
-                None => {
-                    return Err(to_js(Error::invalid_argument(format!(
-                        "TrajectoryIndex.fromJsonl(input): input must be JSONL text or a Uint8Array of it, got {}",
-                        describe(&input)
-                    ))))
-                }
-            },
-        };
+        let bytes = crate::wasm::text::jsonl_bytes(&input).ok_or_else(|| {
+            to_js(Error::invalid_argument(format!(
+                "TrajectoryIndex.fromJsonl(input): input must be JSONL text or a Uint8Array of it, got {}",
+                describe(&input)
+            )))
+        })?;
         Ok(IndexCore { inner: TrajectoryIndex::from_bytes(bytes) })
     }
 

@@ -17,6 +17,17 @@ extern "C" {
     fn written(this: &EncodedInto) -> f64;
 }
 
+/// The bytes of JSONL input (`TrajectoryIndex.fromJsonl`,
+/// `parseTrajectoryJsonl`): a `Uint8Array`'s, or a string's UTF-8; `None`
+/// for anything else.
+pub(crate) fn jsonl_bytes(input: &JsValue) -> Option<Vec<u8>> {
+    match (input.dyn_ref::<Uint8Array>(), input.dyn_ref::<JsString>()) {
+        (Some(bytes), _) => Some(bytes.to_vec()),
+        (None, Some(text)) => Some(utf8(text)),
+        (None, None) => None,
+    }
+}
+
 /// A string's UTF-8, written by `TextEncoder.encodeInto` straight into the
 /// module's memory: first one byte per UTF-16 unit (all of an ASCII
 /// stream), then three per unit left. For long text (a JSONL stream)

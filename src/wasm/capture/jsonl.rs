@@ -30,12 +30,12 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
             return Err(to_js(Error::invalid_argument(format!("parseTrajectoryJsonl options.lenient must be a boolean, got {}", describe(&lenient)))))
         }
     };
-    let not_utf8 = |e: std::string::FromUtf8Error| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}")));
-    let text = match (text.dyn_ref::<js_sys::Uint8Array>(), text.dyn_ref::<js_sys::JsString>()) {
-        (Some(bytes), _) => String::from_utf8(bytes.to_vec()).map_err(not_utf8)?,
-        // TextEncoder's UTF-8 is valid by its definition; checked all the same.
-        (None, Some(s)) => String::from_utf8(crate::wasm::text::utf8(s)).map_err(not_utf8)?,
-        (None, None) => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
+    // A string's UTF-8 (TextEncoder's) is valid by its definition; checked all the same.
+    let text = match crate::wasm::text::jsonl_bytes(&text) {
+        Some(bytes) => {
+            String::from_utf8(bytes).map_err(|e| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}"))))?
+        }
+        None => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
     };
     if lenient {
         let (records, errors) = jsonl::parse_lenient(&text);
