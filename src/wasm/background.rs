@@ -65,7 +65,7 @@ fn settled(v: &JsValue, what: &str) -> Result<Value, Error> {
     if error.is_undefined() {
         return value_of(&property(v, "ok"), what);
     }
-    let text = |k: &str| property(&error, k).as_string().unwrap_or_default();
+    let text = |k: &'static str| property(&error, k).as_string().unwrap_or_default();
     let code = ErrorCode::parse(&text("code")).unwrap_or(ErrorCode::CallbackFailed);
     Err(Error::new(code, text("message")).caused_by(cause(&property(&error, "cause"))))
 }
@@ -117,13 +117,13 @@ impl Host for JsHost {
 #[wasm_bindgen(js_name = __runBackground, skip_typescript)]
 pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, config: JsValue, resume: JsValue) -> JsResult<JsValue> {
     let place = "BackgroundAgentRunner options";
-    let get = |key: &str| option(&host, key, place).js();
+    let get = |key: &'static str| option(&host, key, place).js();
     let model = get("model")?
         .dyn_into::<Function>()
         .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
     let signals = CallSignals::of(&host);
     let model = JsModel(model, "model", signals.clone());
-    let function = |key: &str| {
+    let function = |key: &'static str| {
         property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))))
     };
     let js_host =

@@ -45,10 +45,26 @@ pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
 
+/// A property name as a JS string, made once per name: a `&str` crosses
+/// into JS as a new string each time (a decode), and a run reads the same
+/// few dozen names every turn. Names are the binding's own literals, so
+/// the list stays that short.
+pub(crate) fn key(name: &'static str) -> JsValue {
+    thread_local!(static KEYS: std::cell::RefCell<Vec<(&'static str, JsValue)>> = const { std::cell::RefCell::new(Vec::new()) });
+    KEYS.with_borrow_mut(|keys| match keys.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
+        Some((_, v)) => v.clone(),
+        None => {
+            let v = JsValue::from_str(name);
+            keys.push((name, v.clone()));
+            v
+        }
+    })
+}
+
 /// `obj[key]`, or `undefined` when `obj` is not an object (options are optional).
-pub(crate) fn property(obj: &JsValue, key: &str) -> JsValue {
+pub(crate) fn property(obj: &JsValue, name: &'static str) -> JsValue {
     if obj.is_object() {
-        js_sys::Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+        js_sys::Reflect::get(obj, &key(name)).unwrap_or(JsValue::UNDEFINED)
     } else {
         JsValue::UNDEFINED
     }
@@ -107,12 +123,12 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: Er
 /// `obj[key]` where `obj` is an options object the caller passed: a getter
 /// that throws becomes a coded error naming the option, with the thrown
 /// value as its cause.
-pub(crate) fn option(obj: &JsValue, key: &str, place: &str) -> Result<JsValue, Error> {
+pub(crate) fn option(obj: &JsValue, name: &'static str, place: &str) -> Result<JsValue, Error> {
     if !obj.is_object() && !obj.is_function() {
         return Ok(JsValue::UNDEFINED);
     }
-    js_sys::Reflect::get(obj, &key.into())
-        .map_err(|e| Error::invalid_argument(format!("{place}.{key}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e)))
+    js_sys::Reflect::get(obj, &key(name))
+        .map_err(|e| Error::invalid_argument(format!("{place}.{name}: reading it threw: {}", error::describe(&e))).caused_by(error::cause(&e)))
 }
 
 /// Refuses keys of an options object that the library does not read (a
@@ -233,7 +249,7 @@ pub(crate) fn items(v: &JsValue, what: &str) -> Result<Vec<JsValue>, Error> {
         js_sys::Reflect::get(v, &key)
             .map_err(|e| Error::invalid_argument(format!("{}: reading it threw: {}", at(), error::describe(&e))).caused_by(error::cause(&e)))
     };
-    let len = read("length".into(), &|| format!("{what}.length"))?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
+    let len = read(key("length"), &|| format!("{what}.length"))?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
     let len = len.ok_or_else(|| Error::invalid_argument(format!("{what} must be an array")))? as u32;
     (0..len).map(|i| read(i.into(), &|| format!("{what}[{i}]"))).collect()
 }

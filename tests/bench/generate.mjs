@@ -28,22 +28,30 @@ const variants = {
   }],
 };
 
-async function once(turns, variant) {
+// A run is timed back to back with the others, as an app's runs are: a
+// forced GC just before it leaves V8's young generation at its smallest,
+// which alone made a 100-turn run 10-40 % slower per turn (measured), and
+// says nothing about the library. Memory kept is measured on runs of its
+// own, between forced GCs.
+async function once(turns, variant, { memory = false } = {}) {
   const [agent, opts] = variants[variant]();
   // No step graph: every turn runs with selection 'none' until maxTurns.
   const t = createTrajectory({ goal: 'find the opening hours', persona: { description: 'a visitor' }, maxTurns: turns }, agent);
-  gc();
-  const heap0 = process.memoryUsage();
+  if (memory) gc();
+  const heap0 = memory ? process.memoryUsage() : undefined;
   const start = performance.now();
   const result = await runTrajectory(t, { userModel, clock: () => 1_700_000_000_000, ...opts });
   const ms = performance.now() - start;
-  gc();
-  const heap1 = process.memoryUsage();
   if (result.steps.length !== turns || result.end.reason !== 'max-turns') throw new Error(`expected ${turns} turns, got ${result.steps.length} (${result.end.reason})`);
+  let retained;
+  if (memory) {
+    gc();
+    const heap1 = process.memoryUsage();
+    retained = (heap1.heapUsed + heap1.external) - (heap0.heapUsed + heap0.external);
+  }
   const exportStart = performance.now();
   const lines = toJSONL(result);
   const exportMs = performance.now() - exportStart;
-  const retained = (heap1.heapUsed + heap1.external) - (heap0.heapUsed + heap0.external);
   opts.sink?.free();
   return { ms, exportMs, retained, lines: lines.length };
 }
@@ -52,23 +60,28 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const rows = [];
 for (const variant of Object.keys(variants)) {
-  await once(100, variant); // warm-up: JIT and wasm tiers
+  // Warm-up: the JIT's and the wasm engine's optimising tiers take a few
+  // thousand turns to settle; cold start is its own benchmark.
+  for (let w = 0; w < (QUICK ? 1 : 5); w++) await once(QUICK ? 100 : 1_000, variant);
   for (const turns of sizes) {
+    const count = turns >= 10_000 ? Math.min(RUNS, 3) : turns <= 100 ? RUNS * 3 : RUNS;
     const runs = [];
-    for (let i = 0; i < (turns >= 10_000 ? Math.min(RUNS, 3) : RUNS); i++) runs.push(await once(turns, variant));
+    for (let i = 0; i < count; i++) runs.push(await once(turns, variant));
+    const kept = globalThis.gc ? Array.from({ length: 5 }, () => 0) : [];
+    for (let i = 0; i < kept.length; i++) kept[i] = (await once(turns, variant, { memory: true })).retained;
     rows.push({
       variant,
       turns,
       usPerTurn: (median(runs.map((r) => r.ms)) * 1000) / turns,
       totalMs: median(runs.map((r) => r.ms)),
       exportUsPerTurn: (median(runs.map((r) => r.exportMs)) * 1000) / turns,
-      kbPerTurn: median(runs.map((r) => r.retained)) / 1024 / turns,
+      kbPerTurn: kept.length ? median(kept) / 1024 / turns : NaN,
     });
   }
 }
 
 const pad = (s, n) => String(s).padStart(n);
-console.log(`generation overhead per turn (median of ${RUNS} runs; Node ${process.version}${globalThis.gc ? '' : '; run with --expose-gc for memory'})`);
+console.log(`generation overhead per turn (median of ${RUNS} runs back to back, ${RUNS * 3} at 100 turns or fewer; Node ${process.version}${globalThis.gc ? '' : '; run with --expose-gc for memory'})`);
 console.log(`${'variant'.padEnd(32)}${pad('turns', 8)}${pad('µs/turn', 10)}${pad('total ms', 11)}${pad('toJSONL µs/turn', 17)}${pad('KB/turn kept', 14)}`);
 for (const r of rows) {
   console.log(`${r.variant.padEnd(32)}${pad(r.turns, 8)}${pad(r.usPerTurn.toFixed(1), 10)}${pad(r.totalMs.toFixed(1), 11)}${pad(r.exportUsPerTurn.toFixed(1), 17)}${pad(globalThis.gc ? r.kbPerTurn.toFixed(2) : '-', 14)}`);

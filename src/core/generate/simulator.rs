@@ -104,6 +104,38 @@ const ROLE_OPENINGS: &[&str] = &[
 /// The assistant's voice wherever it is in a reply (ASCII lowercase).
 const ROLE_ANYWHERE: &[&str] = &["how can i assist you", "how may i assist you", "is there anything else i can help you with"];
 
+/// For each byte, the markers (bit `i` for `markers[i]`) that start with it.
+const fn first_bytes(markers: &[&str]) -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < markers.len() {
+        table[markers[i].as_bytes()[0] as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+}
+
+const REASONING_FIRST: [u32; 256] = first_bytes(REASONING_MARKERS);
+const ROLE_ANYWHERE_FIRST: [u32; 256] = first_bytes(ROLE_ANYWHERE);
+
+/// Whether any of `markers` occurs in `text`: one pass, trying at each byte
+/// only the markers that start with it (`first`). `str::contains` per
+/// marker builds a searcher each time, which cost more than the search for
+/// a reply of a sentence or two (measured: a tenth of a plain generated turn).
+fn contains_any(text: &str, markers: &[&str], first: &[u32; 256]) -> bool {
+    let text = text.as_bytes();
+    text.iter().enumerate().any(|(i, &b)| {
+        let mut bits = first[b as usize];
+        while bits != 0 {
+            if text[i..].starts_with(markers[bits.trailing_zeros() as usize].as_bytes()) {
+                return true;
+            }
+            bits &= bits - 1;
+        }
+        false
+    })
+}
+
 /// Leading markup of a line: whitespace, `*`, `#`, `>`.
 fn unmarked(line: &str) -> &str {
     line.trim_start_matches(|ch: char| ch.is_whitespace() || matches!(ch, '*' | '#' | '>'))
@@ -118,11 +150,12 @@ pub fn check(text: &str, said: &HashSet<String>, c: &SimulatorChecks) -> Option<
     }
     let lower = text.to_ascii_lowercase();
     if c.reasoning
-        && (REASONING_MARKERS.iter().any(|m| lower.contains(m)) || lower.lines().any(|l| REASONING_LINES.iter().any(|m| unmarked(l).starts_with(m))))
+        && (contains_any(&lower, REASONING_MARKERS, &REASONING_FIRST)
+            || lower.lines().any(|l| REASONING_LINES.iter().any(|m| unmarked(l).starts_with(m))))
     {
         return Some(Issue::Reasoning);
     }
-    if c.role && (ROLE_OPENINGS.iter().any(|m| unmarked(&lower).starts_with(m)) || ROLE_ANYWHERE.iter().any(|m| lower.contains(m))) {
+    if c.role && (ROLE_OPENINGS.iter().any(|m| unmarked(&lower).starts_with(m)) || contains_any(&lower, ROLE_ANYWHERE, &ROLE_ANYWHERE_FIRST)) {
         return Some(Issue::Role);
     }
     if c.repeat && said.contains(&said_key(text)) {
@@ -168,6 +201,23 @@ mod tests {
             "Agent: Smith here, I need a table",
         ] {
             assert_eq!(first(fine, &["Hi!"]), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn the_one_pass_search_finds_what_contains_finds() {
+        for markers in [REASONING_MARKERS, ROLE_ANYWHERE] {
+            let first = first_bytes(markers);
+            for m in markers {
+                for text in [m.to_string(), format!("ab {m}"), format!("{m} cd"), format!("a{}{m}b", &m[..m.len() - 1])] {
+                    assert!(contains_any(&text, markers, &first), "{text}");
+                }
+                // A marker cut short, anywhere, is no marker.
+                let cut = &m[..m.len() - 1];
+                let text = format!("{cut} x {cut}");
+                assert_eq!(contains_any(&text, markers, &first), markers.iter().any(|n| text.contains(n)), "{text}");
+            }
+            assert!(!contains_any("", markers, &first));
         }
     }
 

@@ -281,7 +281,31 @@ pub fn iso8601(ms: f64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000)
+    let (h, m, sec, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    if !(0..=9999).contains(&year) {
+        return format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}.{milli:03}Z");
+    }
+    // Every turn stamps one: written digit by digit, as `format!` costs
+    // several times more. The same text as the line above.
+    let mut out = [0u8; 24];
+    let mut put = |at: usize, n: i64, width: usize| {
+        let mut n = n;
+        for i in (at..at + width).rev() {
+            out[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    put(0, year, 4);
+    put(5, month, 2);
+    put(8, day, 2);
+    put(11, h, 2);
+    put(14, m, 2);
+    put(17, sec, 2);
+    put(20, milli, 3);
+    for (at, ch) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'.'), (23, b'Z')] {
+        out[at] = ch;
+    }
+    out.iter().map(|&b| b as char).collect()
 }
 
 /// The inverse of [`iso8601`] for `YYYY-MM-DDTHH:MM:SS(.mmm)?Z`; `None`
@@ -330,5 +354,22 @@ mod tests {
         assert_eq!(iso8601(1_700_000_000_123.0), "2023-11-14T22:13:20.123Z");
         assert_eq!(iso8601(951_782_400_000.0), "2000-02-29T00:00:00.000Z");
         assert_eq!(iso8601(-1.0), "1969-12-31T23:59:59.999Z");
+        assert_eq!(iso8601(253_402_300_799_999.0), "9999-12-31T23:59:59.999Z");
+        assert_eq!(iso8601(253_402_300_800_000.0), "10000-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(-62_167_219_200_001.0), "-001-12-31T23:59:59.999Z");
+        assert_eq!(iso8601(-62_167_219_200_000.0), "0000-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn every_field_is_written_at_its_width() {
+        // Steps through years, months, days, hours and milliseconds, each
+        // parsed back field by field.
+        let mut ms = -62_167_219_200_000.0;
+        while ms < 253_402_300_800_000.0 {
+            let text = iso8601(ms);
+            assert_eq!(text.len(), 24, "{text}");
+            assert_eq!(parse_iso8601(&text), Some(ms), "{text}");
+            ms += 987_654_321_097.0;
+        }
     }
 }

@@ -186,7 +186,7 @@ impl TrajectoryRecorder {
     pub fn new(#[wasm_bindgen(unchecked_param_type = "Sink")] sink: JsValue, opts: Option<RecorderOptions>) -> JsResult<TrajectoryRecorder> {
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
         check_options(&opts, &RECORDER_OPTIONS, "TrajectoryRecorder options").js()?;
-        let opt = |key: &str| option(&opts, key, "TrajectoryRecorder options").js();
+        let opt = |key: &'static str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
             // A recorder has record() too, but it takes payloads, not records:

@@ -45,8 +45,8 @@ fn conv(e: JsValue) -> Error {
 
 /// Sets `obj[key] = value`. Setting a plain property of a fresh object
 /// cannot fail, so the result is not checked.
-pub fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &key.into(), value);
+pub fn set(obj: &Object, name: &'static str, value: &JsValue) {
+    let _ = Reflect::set(obj, &crate::wasm::key(name), value);
 }
 
 /// The `{ abortSignal }` handed to the agent, the user model and a tool
@@ -279,7 +279,7 @@ impl Policy for JsPolicy {
         Box::pin(async move {
             let default = crate::core::generate::DefaultPolicy::decide(ctx);
             let obj = Object::new();
-            let set = |k: &str, v: &JsValue| set(&obj, k, v);
+            let set = |k: &'static str, v: &JsValue| set(&obj, k, v);
             set("turnIndex", &ctx.turn_index.into());
             set("maxTurns", &ctx.max_turns.into());
             set("stepTraces", &self.mirror.traces);

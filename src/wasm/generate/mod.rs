@@ -40,10 +40,11 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
     let keys = Reflect::own_keys(def)
         .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: its keys could not be read: {}", describe(&e))))?;
     for key in keys.iter().filter_map(|k| k.as_string()).filter(|k| !skip.contains(&k.as_str())) {
-        let v = Reflect::get(def, &key.as_str().into()).map_err(|e| {
+        let name = JsValue::from_str(&key);
+        let v = Reflect::get(def, &name).map_err(|e| {
             Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{key}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
         })?;
-        set(&copy, &key, &v);
+        let _ = Reflect::set(&copy, &name, &v);
     }
     Ok(copy)
 }
@@ -113,7 +114,7 @@ pub fn create_trajectory(
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
 pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
     check_options(&opts, RUN_OPTIONS, "runTrajectory options").js()?;
-    let opt = |key: &str| option(&opts, key, "runTrajectory options").js();
+    let opt = |key: &'static str| option(&opts, key, "runTrajectory options").js();
     let agent_js = option(&t, "agent", "trajectory").js()?;
     let respond = agent_of(&agent_js).js()?;
     let user_model = opt("userModel")?
@@ -228,7 +229,7 @@ pub(crate) struct Harness {
 
 /// Reads a run's harness options (`place` names the options in errors).
 pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResult<Harness> {
-    let opt = |key: &str| option(opts, key, place).js();
+    let opt = |key: &'static str| option(opts, key, place).js();
     let clock_js = opt("clock")?;
     let clock = JsClock::from_option(clock_js.clone()).js()?;
 
@@ -238,7 +239,7 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     } else if let Some(own) = own_pipeline(&observers_js) {
         Some(Box::new(own))
     } else {
-        let method = |name: &str| property(&observers_js, name).dyn_into::<Function>();
+        let method = |name: &'static str| property(&observers_js, name).dyn_into::<Function>();
         match (method("recordToolCall"), method("context"), method("current"), method("recordTokens")) {
             (Ok(record), Ok(context), Ok(current), Ok(tokens)) => {
                 Some(Box::new(JsObservers { object: observers_js.clone(), record, context, current, tokens }))

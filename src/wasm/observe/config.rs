@@ -75,7 +75,7 @@ pub fn read(opts: &JsValue) -> Result<Options, Error> {
     }
     const PLACE: &str = "ObserverPipeline options";
     check_options(opts, &options::PIPELINE_OPTIONS, PLACE)?;
-    let opt = |key: &str| option(opts, key, PLACE);
+    let opt = |key: &'static str| option(opts, key, PLACE);
     let list = opt("observers")?;
     if !crate::wasm::is_array(&list) {
         return Err(Error::invalid_argument(format!("ObserverPipeline options.observers must be an array, got {}", describe(&list))));

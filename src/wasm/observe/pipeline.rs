@@ -83,7 +83,7 @@ fn read_call(value: &JsValue) -> Result<ToolCallInput, Error> {
         )));
     }
     check_options(value, &CALL_KEYS, PLACE)?;
-    let field = |key: &str| option(value, key, PLACE);
+    let field = |key: &'static str| option(value, key, PLACE);
     let tool_name = field("toolName")?;
     let params = field("params")?;
     let params_json = if params.is_undefined() {
