@@ -262,7 +262,7 @@ fn ascii_objective(s: &str) -> Result<String> {
 /// forms, Latin-1 letters lose their accents, combining accents and
 /// zero-width characters are dropped, runs of whitespace become one space,
 /// and the ends are trimmed. Any other character becomes U+FFFD, which
-/// callers refuse ([`ascii_objective`]) or keep visible.
+/// callers refuse (a background objective) or keep visible.
 pub fn to_ascii(s: &str) -> String {
     // U+00C0..=U+00FF without their accents ('x' and '/' for × and ÷).
     const LATIN1: &[u8; 64] = b"AAAAAAACEEEEIIIIDNOOOOOxOUUUUYPsaaaaaaaceeeeiiiidnooooo/ouuuuypy";

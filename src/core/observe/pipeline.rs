@@ -21,7 +21,7 @@ use crate::number::MAX_SAFE_INTEGER;
 use crate::value::check_clock;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
-/// Version 2 writes the log compact (see [`SavedLog`]); version 1 snapshots
+/// Version 2 writes the log compact (see `saved_log.rs`); version 1 snapshots
 /// are still read.
 pub const SNAPSHOT_VERSION: u32 = 2;
 
