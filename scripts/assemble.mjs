@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
 import { shortImports } from './short-imports.mjs';
 import { coreVocabulary, writeGenerated } from './vocabulary.mjs';
-import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { enforceBudgets } from './budgets.mjs';
 
 const [root, work, budgetArg, out] = process.argv.slice(2);
 const pkg = out ? resolve(root, out) : join(root, 'pkg');
@@ -518,52 +518,11 @@ for (const file of shippedFiles.filter((f) => /\.(js|cjs|mjs)$/.test(f))) {
 }
 if (!readFileSync(join(pkg, 'node.mjs'), 'utf8').includes('/* webpackIgnore: true */')) throw new Error('assemble: node.mjs lost its import(\'ai\') annotations');
 
-// Sizes. The budget covers the code an app loads: the wasm, the glue and
-// every entry and chunk. viewer.html is not loaded by an app: it is the page
-// that viewer.js copies into the files it writes (read from disk when it
-// writes, never imported or bundled), so it has a budget of its own.
-const PAGE_BUDGET = 24 * 1024;
-const sized = (f) => {
-  const bytes = readFileSync(join(pkg, f));
-  const gz = gzipSync(bytes, { level: 9 }).length;
-  const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-  return { f, raw: bytes.length, gz, br };
-};
-// Tool entries are loaded by a test runner or a command line, never by an
-// app: their own files have a budget of their own (a chunk they share with
-// the app's entries counts in the app's).
-const TOOL_FILES = ['vitest.js', 'vitest.cjs', 'report.js', 'report.cjs', 'cli.mjs'];
-const TOOL_BUDGET = 32 * 1024;
-const rows = shippedFiles.filter((f) => /\.(wasm|js|cjs|mjs)$/.test(f) && !TOOL_FILES.includes(f)).map(sized);
-const toolRows = TOOL_FILES.map(sized);
-const sum = (list) => list.reduce((a, r) => ({ raw: a.raw + r.raw, gz: a.gz + r.gz, br: a.br + r.br }), { raw: 0, gz: 0, br: 0 });
-const total = sum(rows);
-const kb = (n) => (n / 1024).toFixed(1).padStart(8);
-const width = Math.max(28, ...rows.map((r) => r.f.length + 2));
-const line = (r) => `${r.f.padEnd(width)}${kb(r.raw)}${kb(r.gz).padStart(9)}${kb(r.br).padStart(10)}`;
-console.log(`${'file'.padEnd(width)}${'raw KB'.padStart(8)}${'gzip KB'.padStart(9)}${'brotli KB'.padStart(10)}`);
-for (const r of [...rows, { f: 'total', ...total }]) console.log(line(r));
-console.log(`budget: ${(total.gz / 1024).toFixed(1)} KB of ${(budget / 1024).toFixed(0)} KB gzip`);
-const toolTotal = sum(toolRows);
-for (const r of [...toolRows, { f: 'tools total', ...toolTotal }]) console.log(line(r));
-console.log(`tools budget (entries apps do not load): ${(toolTotal.gz / 1024).toFixed(1)} KB of ${TOOL_BUDGET / 1024} KB gzip`);
-// What importing each entry loads of the JS (itself, its chunks, and the glue for the main entries; the .wasm aside).
-console.log('JS each entry loads (the .wasm aside):');
-for (const entry of Object.keys(entries)) {
-  const files = [...loads(entry), ...(['node.mjs', 'web.js', 'workerd.js'].includes(entry) ? ['agent_trajectories.js'] : [])];
-  console.log(line({ f: `  ${entry} (${files.length} files)`, ...sum(files.map(sized)) }));
-}
-const page = gzipSync(readFileSync(join(pkg, 'viewer.html')), { level: 9 }).length;
-console.log(`viewer.html (the one-file viewer's page, written into files, not loaded by apps): ${(page / 1024).toFixed(1)} KB of ${PAGE_BUDGET / 1024} KB gzip`);
-if (toolTotal.gz > TOOL_BUDGET) {
-  console.error(`build: the tool entries are ${toolTotal.gz} bytes gzip, over their ${TOOL_BUDGET}-byte budget`);
-  process.exit(1);
-}
-if (total.gz > budget) {
-  console.error(`build: package is ${total.gz} bytes gzip, over the ${budget}-byte budget`);
-  process.exit(1);
-}
-if (page > PAGE_BUDGET) {
-  console.error(`build: viewer.html is ${page} bytes gzip, over its ${PAGE_BUDGET}-byte budget`);
-  process.exit(1);
-}
+// Sizes, and the budgets the build enforces (scripts/budgets.mjs).
+const budgets = enforceBudgets({
+  pkg,
+  files: shippedFiles,
+  budget,
+  entryLoads: Object.keys(entries).map((entry) => [entry, [...loads(entry), ...(['node.mjs', 'web.js', 'workerd.js'].includes(entry) ? ['agent_trajectories.js'] : [])]]),
+});
+if (!budgets.ok) process.exit(1);
