@@ -5,7 +5,7 @@
 
 import { wasm } from './binding.js';
 import { runTrajectory, toArtifacts } from './generate.js';
-import { fail, why, shown, ours, isObject, isArray } from './util.js';
+import { fail, why, shown, ours, isObject, isArray, isThenable } from './util.js';
 
 const place = 'runTrajectories(items, opts)';
 // How many records a run made: runTrajectory puts it on the result under this symbol.
@@ -85,6 +85,9 @@ export async function runTrajectories(items, opts) {
   let next = 0;
   let done = 0;
   const tell = (/** @type {any} */ event) => onProgress?.({ ...event, done, total: jobs.length });
+  // An async onProgress's failures at runs' ends, said on those runs before the batch resolves.
+  /** @type {Promise<void>[]} */
+  const reports = [];
 
   /** @param {number} k */
   async function one(k) {
@@ -95,11 +98,15 @@ export async function runTrajectories(items, opts) {
     if (signal?.aborted) Object.assign(run, wasm.batchTally('unstarted', undefined, undefined, [], 0)); // never started
     else await go(run, trajectory, options);
     done++;
+    // The run happened; its report failed: said on the run, never dropped.
+    const failed = (/** @type {unknown} */ e, /** @type {string} */ how) => {
+      run.error = fail('CALLBACK_FAILED', `${place}: opts.onProgress ${how} at the end of ${JSON.stringify(id)}: ${why(e)}`, e);
+    };
     try {
-      tell({ type: 'end', id, run: view(run) });
+      const told = tell({ type: 'end', id, run: view(run) });
+      if (isThenable(told)) reports.push(Promise.resolve(told).then(() => {}, (e) => failed(e, 'rejected')));
     } catch (e) {
-      // The run happened; its report failed: said on the run, never dropped.
-      run.error = fail('CALLBACK_FAILED', `${place}: opts.onProgress threw at the end of ${JSON.stringify(id)}: ${why(e)}`, e);
+      failed(e, 'threw');
     }
   }
 
@@ -116,13 +123,21 @@ export async function runTrajectories(items, opts) {
     // they cost a run about a third of its time (measured in the batch
     // benchmark). Counts and tokens come from the result instead.
     const onRecord = (/** @type {import('./records').TrajectoryRecord} */ record) => {
+      const failed = (/** @type {unknown} */ e, /** @type {string} */ how) => fail('CALLBACK_FAILED', `${place}: opts.onProgress ${how} on a record of ${JSON.stringify(id)}: ${why(e)}`, e);
+      let told;
       try {
-        tell({ type: 'record', id, record });
+        told = tell({ type: 'record', id, record });
       } catch (e) {
         // Ends this run (as a throwing onRecord would), named as the caller wrote it.
-        throw fail('CALLBACK_FAILED', `${place}: opts.onProgress threw on a record of ${JSON.stringify(id)}: ${why(e)}`, e);
+        throw failed(e, 'threw');
       }
-      return own?.(record);
+      const mine = own?.(record);
+      if (!isThenable(told)) return mine;
+      // A rejection ends this run, as a rejected onRecord's does.
+      const reported = Promise.resolve(told).then(() => {}, (e) => {
+        throw failed(e, 'rejected');
+      });
+      return isThenable(mine) ? Promise.all([reported, mine]) : reported;
     };
     try {
       // (Read in here: a getter that throws ends this run alone.)
@@ -153,6 +168,7 @@ export async function runTrajectories(items, opts) {
     while (next < jobs.length) await one(next++);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  await Promise.all(reports);
   const all = runs.map(view);
   return { runs: all, summary: wasm.batchSummary(all.map(({ item, reason, verdict, turns, tokens }) => ({ item, reason, verdict, turns, tokens })), Date.now() - started, place) };
 }

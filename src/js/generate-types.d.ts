@@ -238,7 +238,7 @@ export interface BatchRun {
   index: number;
   /** Null when the run was refused before it ran (see `error`) or never started (the batch's signal). */
   result: TrajectoryResult | null;
-  /** Why it was refused before it ran, or why its end could not be reported (onProgress threw). */
+  /** Why it was refused before it ran, or why its end could not be reported (onProgress threw or rejected). */
   error: Error | null;
   reason: StopReason | null;
   verdict: Verdict | null;
@@ -300,8 +300,8 @@ export interface RunTrajectoriesOptions {
   concurrency?: number;
   /** Stops the batch: runs not started are not started (verdict 'aborted'); running ones get it unless their options have a signal. */
   signal?: AbortSignalLike;
-  /** Each record as it arrives (a throw ends that run with 'error', side 'recorder'), and each run's end. */
-  onProgress?: (progress: BatchProgress) => void;
+  /** Each record as it arrives (a throw or a rejected Promise ends that run with 'error', side 'recorder'), and each run's end (a throw or rejection there sets the run's `error`; the batch resolves after such Promises settle). */
+  onProgress?: (progress: BatchProgress) => void | PromiseLike<void>;
   /** Runs each item this many times (1 to 1000, default 1), as `<id>#1` ... `<id>#k`; the summary's `reliability` gives pass@k and pass^k. */
   repeat?: number;
 }

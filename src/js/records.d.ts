@@ -131,8 +131,8 @@ export interface TrajectoryRecorderOptions {
   clock?: Clock;
   /** 'drop' (default): report through `onError` and go on. 'fail': stop; the failure is thrown as `SINK_FAILED`. */
   onSinkError?: 'drop' | 'fail';
-  /** Told of each dropped record; without it, dropped records are logged with `console.warn`. */
-  onError?: (error: AgentTrajectoriesError, record: TrajectoryRecord) => void;
+  /** Told of each dropped record; without it, dropped records are logged with `console.warn`. If it throws or its Promise rejects, that is logged with `console.warn`. */
+  onError?: (error: AgentTrajectoriesError, record: TrajectoryRecord) => void | PromiseLike<void>;
   /** The run's id, if known before `run_started`. */
   runId?: string;
 }
@@ -247,8 +247,8 @@ export interface ObserverPipelineOptions {
   maxAgeCalls?: number;
   /** Every produced assessment is also recorded as an `assessment_produced` record. */
   recorder?: { record(payload: TrajectoryPayload): unknown };
-  /** Told when a custom observer throws; without it the error becomes an `error` observation. */
-  onError?: (error: AgentTrajectoriesError, observerName: string) => void;
+  /** Told when a custom observer throws; without it (or if it throws) the error becomes an `error` observation. A Promise it returns that rejects is logged with `console.warn`. */
+  onError?: (error: AgentTrajectoriesError, observerName: string) => void | PromiseLike<void>;
 }
 
 /** JSON-safe; pass to `ObserverPipeline.restore` with the same observers. */

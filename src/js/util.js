@@ -39,6 +39,13 @@ export const ours = (e) => e instanceof Error && e.name === NAME && typeof (/** 
 export const isObject = (v) => v !== null && typeof v === 'object';
 
 /**
+ * Whether a callback answered with a Promise (or any thenable).
+ * @param {unknown} v
+ * @returns {v is PromiseLike<unknown>}
+ */
+export const isThenable = (v) => (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (/** @type {any} */ (v)).then === 'function';
+
+/**
  * Array.isArray, except that a revoked Proxy (on which it throws) is no array here.
  * @param {unknown} v
  * @returns {v is any[]}

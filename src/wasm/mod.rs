@@ -219,6 +219,20 @@ pub(crate) fn catch_with(thenable: &JsValue, f: &js_sys::Function) {
     js_sys::Promise::resolve(thenable).unchecked_ref::<Catchable>().catch_fn(f);
 }
 
+/// For a reporting callback (`onError`) that answered with a Promise: its
+/// rejection has nowhere further to go but the console, so it is said
+/// there (`said`, what was being reported, and the reason), as a throw of
+/// the same callback is, instead of surfacing as an unhandled rejection.
+pub(crate) fn warn_if_rejected(answer: &JsValue, said: String, reported: JsValue) {
+    if is_thenable(answer) {
+        // `console.warn` bound to its message: no closure of ours to keep.
+        let console = js_sys::Reflect::get(&js_sys::global(), &key("console")).unwrap_or(JsValue::UNDEFINED);
+        if let Ok(warn) = property(&console, "warn").dyn_into::<js_sys::Function>() {
+            catch_with(answer, warn.bind2(&console, &said.into(), &reported).unchecked_ref());
+        }
+    }
+}
+
 /// Whether a callback answered with a Promise (or any thenable). An object
 /// first: reading a property of `undefined` throws, and an exception per
 /// record costs ~20 µs.

@@ -167,6 +167,23 @@ export const checks = {
     eq(rec.dropped, 2, 'dropped count');
   },
 
+  async 'an onError that rejects is said on the console, never left unhandled'(at) {
+    const warned = [];
+    const warn = console.warn;
+    console.warn = (...args) => warned.push(args);
+    try {
+      const rec = new at.TrajectoryRecorder({ record: () => { throw new Error('sink down'); } }, { onError: async () => { throw new Error('reporter down'); } });
+      rec.record({ kind: 'turn_started' });
+      await rec.flush();
+      await new Promise((r) => setTimeout(r, 0));
+    } finally {
+      console.warn = warn;
+    }
+    eq(warned.length, 1, 'said once');
+    assert(String(warned[0][0]).includes('onError rejected'), String(warned[0][0]));
+    eq([warned[0][1]?.code, warned[0][2]?.message], ['SINK_FAILED', 'reporter down'], 'what was being reported, and the reason');
+  },
+
   async "onSinkError 'fail' surfaces a sync throw and an async rejection as SINK_FAILED"(at) {
     const syncRec = new at.TrajectoryRecorder({ record: (r) => { if (r.seq === 1) throw new Error('nope'); } }, { onSinkError: 'fail' });
     syncRec.record({ kind: 'turn_started' });

@@ -92,6 +92,22 @@ export const checks = {
     eq(r.callCount, 1, 'the re-entrant call was not recorded');
   },
 
+  async 'an onError that rejects is said on the console, never left unhandled'(at) {
+    const warned = [];
+    const warn = console.warn;
+    console.warn = (...args) => warned.push(args);
+    try {
+      const q = pipeline(at, { onError: async () => { throw new Error('reporter down'); }, observers: [{ observer: { name: 'Garbage', observe: () => ({ severity: 'loud' }) }, trigger: { onEveryCall: true } }] });
+      eq(q.recordToolCall(read('a'))?.assessments ?? [], [], 'handed to onError, not rendered');
+      await new Promise((r) => setTimeout(r, 0));
+    } finally {
+      console.warn = warn;
+    }
+    eq(warned.length, 1, 'said once');
+    assert(String(warned[0][0]).includes('onError rejected, told that observer "Garbage" failed'), String(warned[0][0]));
+    eq([warned[0][1]?.code, warned[0][2]?.message], ['CALLBACK_FAILED', 'reporter down'], 'what was being reported, and the reason');
+  },
+
   'a repeated failing call escalates to warning with evidence naming the calls'(at) {
     const p = pipeline(at, { observers: [{ observer: 'stall', trigger: { onEveryCall: true } }, { observer: 'error-cascade', trigger: { afterConsecutiveErrors: 3 } }] });
     const worst = {};

@@ -158,6 +158,19 @@ export const batchChecks = {
     const r2 = await at.runTrajectories(items.slice(0, 2), { onProgress: (p) => { if (p.type === 'record' && p.id === 'a') throw new Error('progress bug'); } });
     eq(r2.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'the other run went on');
     assert(/opts\.onProgress threw on a record of "a": progress bug/.test(r2.runs[0].result.end.error.message), r2.runs[0].result.end.error.message);
+    // An async onProgress: a rejection on a record ends that run as a throw
+    // does (its records before it kept); one at a run's end is said on the run.
+    const bug = new Error('async progress bug');
+    const r3 = await at.runTrajectories(items.slice(0, 2), { onProgress: async (p) => { if (p.type === 'record' && p.id === 'a' && p.record.seq === 3) throw bug; } });
+    eq(r3.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'a rejected onProgress ends its run only');
+    const end3 = r3.runs[0].result.end;
+    assert(/opts\.onProgress rejected on a record of "a": async progress bug/.test(end3.error.message), end3.error.message);
+    eq(end3.error.cause.cause, bug, 'the rejection reason is kept as the cause');
+    assert(r3.runs[0].records > 3, 'the records before it kept');
+    const r4 = await at.runTrajectories(items.slice(0, 2), { onProgress: async (p) => { if (p.type === 'end' && p.id === 'b') throw bug; } });
+    eq(r4.runs.map((r) => [r.reason, r.verdict, r.error?.code ?? null]), [['goal-reached', 'pass', null], ['goal-reached', 'pass', 'CALLBACK_FAILED']], 'a rejection at the end is on that run');
+    assert(/opts\.onProgress rejected at the end of "b": async progress bug/.test(r4.runs[1].error.message), r4.runs[1].error.message);
+    eq(r4.runs[1].error.cause, bug, 'kept as the cause');
     const rejects = async (p, re) => {
       try { await p; } catch (e) { assert(e instanceof Error && e.code === 'INVALID_ARGUMENT' && re.test(e.message), e.message); return; }
       throw new Error('not refused');

@@ -80,9 +80,14 @@ impl Channel {
                 let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
                 // An onError that throws has nowhere further to report to
                 // but the console: said there, not swallowed.
-                if let Err(thrown) = f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
-                    let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
-                    web_sys::console::warn_2(&said.into(), &js_err);
+                match f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
+                    Err(thrown) => {
+                        let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
+                        web_sys::console::warn_2(&said.into(), &js_err);
+                    }
+                    Ok(answer) => {
+                        crate::wasm::warn_if_rejected(&answer, "agent-trajectories: onError rejected, told of a dropped record:".into(), js_err)
+                    }
                 }
             }
             None => web_sys::console::warn_2(&"agent-trajectories: record dropped:".into(), &js_err),

@@ -39,8 +39,9 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
     let copy = Object::new();
     let keys = Reflect::own_keys(def)
         .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: its keys could not be read: {}", describe(&e))))?;
-    for key in keys.iter().filter_map(|k| k.as_string()).filter(|k| !skip.contains(&k.as_str())) {
-        let name = JsValue::from_str(&key);
+    for name in keys.iter() {
+        // Symbol keys are not a definition's.
+        let Some(key) = name.as_string().filter(|k| !skip.contains(&k.as_str())) else { continue };
         let v = Reflect::get(def, &name).map_err(|e| {
             Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{key}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
         })?;

@@ -165,7 +165,18 @@ impl Parts {
                 let message = e.message.clone();
                 // onError throwing in turn is the host's own failure: it
                 // does not get to hide the observer's.
-                let reported = self.on_error.as_ref().is_some_and(|f| f.call2(&JsValue::UNDEFINED, &to_js(e), &obs.name.clone().into()).is_ok());
+                let reported = self.on_error.as_ref().is_some_and(|f| {
+                    let err = to_js(e);
+                    match f.call2(&JsValue::UNDEFINED, &err, &obs.name.clone().into()) {
+                        Ok(answer) => {
+                            // Handed over; a later rejection is said on the console.
+                            let said = format!("agent-trajectories: onError rejected, told that observer {:?} failed:", obs.name);
+                            crate::wasm::warn_if_rejected(&answer, said, err);
+                            true
+                        }
+                        Err(_) => false,
+                    }
+                });
                 Outcome::failed(&obs.name, message, reported)
             }
         }
