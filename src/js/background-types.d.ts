@@ -107,8 +107,8 @@ export interface AgentRunResult<D = unknown> {
   finalSummary: string;
   deliverable: D | null;
   snapshot: AgentSnapshot;
-  /** The error behind a failed end. */
-  error?: { code: string; message: string };
+  /** The error behind a failed end; `cause` (not enumerable) is what your callback threw, when one did. */
+  error?: { code: string; message: string; cause?: unknown };
 }
 /** Runs objectives: plan, act on a virtual filesystem, reflect, terminate, deliver. */
 export class BackgroundAgentRunner {

@@ -110,6 +110,8 @@ export interface StepTraceEnd {
     message: string;
     side: 'user-simulator' | 'agent' | 'ranker' | 'precondition' | 'satisfaction' | 'policy' | 'observer' | 'recorder' | 'clock' | 'judge';
     stepId?: StepId;
+    /** What your callback threw, when one did (not enumerable: JSON and exports leave it out). */
+    cause?: unknown;
   };
 }
 export interface StepTrace {

@@ -13,7 +13,7 @@ use crate::core::background::config::{misplaced_runner_option, RUNNER_OPTIONS};
 use crate::core::background::{run, Config, Env, Host, Objective, RunSnapshot};
 use crate::core::host::{LocalBoxFuture, ToolSpec};
 use crate::core::{Error, ErrorCode};
-use crate::wasm::error::{cause, to_js, IntoJs, JsResult};
+use crate::wasm::error::{attach_cause, cause, to_js, IntoJs, JsResult};
 use crate::wasm::generate::host::{call, set, CallSignals, JsModel, Mirror};
 use crate::wasm::generate::signal::JsTimer;
 use crate::wasm::generate::{harness, Harness};
@@ -168,6 +168,8 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         run_number: property(&host, "runNumber").as_f64().filter(|n| n.is_finite() && *n >= 1.0).map_or(1, |n| n as u64),
     };
     let result = run(&objective, &cfg, &env, resume.as_ref()).await.js()?;
-    let out: Object = value_to_js(&result)?.unchecked_into();
-    Ok(out.into())
+    let out = value_to_js(&result)?;
+    // What the callback threw, as `error.cause` (as a generated run's end has it).
+    attach_cause(&property(&out, "error"), result.error.as_ref().and_then(|e| e.cause.as_ref()));
+    Ok(out)
 }

@@ -32,6 +32,20 @@ pub fn cause(value: &JsValue) -> Cause {
     Cause(Rc::new(value.clone()))
 }
 
+/// Sets `holder.cause` (a run result's plain `error` object) to what the
+/// callback threw: not enumerable, so exports and JSON of the result leave
+/// it out, as they leave out a thrown value's stack.
+pub fn attach_cause(holder: &JsValue, cause: Option<&Cause>) {
+    let Some(thrown) = cause.and_then(|c| c.0.downcast_ref::<JsValue>()) else { return };
+    if holder.is_object() {
+        let descriptor = js_sys::Object::new();
+        let _ = Reflect::set(&descriptor, &crate::wasm::key("value"), thrown);
+        let _ = Reflect::set(&descriptor, &crate::wasm::key("configurable"), &true.into());
+        let _ = Reflect::set(&descriptor, &crate::wasm::key("writable"), &true.into());
+        js_sys::Object::define_property(holder.unchecked_ref::<js_sys::Object>(), &crate::wasm::key("cause"), &descriptor);
+    }
+}
+
 /// A JS value as a person would write it in a message: strings quoted,
 /// numbers and keywords as JS prints them, objects as (short) JSON, never
 /// a Rust debug form.

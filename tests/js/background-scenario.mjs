@@ -119,11 +119,21 @@ export const checks = {
 
   async 'a model that always throws ends failed after maxFailures, naming the error, every record kept'(at) {
     const sink = new at.MemorySink();
+    const thrown = [];
     const model = async () => {
-      throw new Error('provider down');
+      thrown.push(new Error('provider down'));
+      throw thrown.at(-1);
     };
     const r = await new at.BackgroundAgentRunner({ model, clock, sink, config: { maxFailures: 3, enableReflection: false } }).run('Summarise diff/');
     eq([r.status, r.iterations, r.failures], ['failed', 3, 3], `the outcome (${r.reason})`);
+    eq(r.error.code, 'CALLBACK_FAILED', 'the last error');
+    assert(thrown.includes(r.error.cause), 'what the model threw is the cause');
+    eq(Object.keys(r.error), ['code', 'message'], 'the cause is not enumerable (JSON leaves it out)');
+    // A failing onRecord ends the run with its own error as the cause too.
+    const bad = new Error('onRecord down');
+    const r2 = await new at.BackgroundAgentRunner({ model, clock, onRecord: () => { throw bad; } }).run('Summarise diff/');
+    eq([r2.status, r2.error?.code], ['failed', 'CALLBACK_FAILED'], r2.reason);
+    assert(r2.error.cause === bad, 'onRecord\'s own error is the cause');
     assert(/^max-failures: last error: CALLBACK_FAILED: .*provider down/.test(r.reason), `the reason names the last error: ${r.reason}`);
     assert(/provider down/.test(r.finalSummary), `the summary names the error: ${r.finalSummary}`);
     const kinds = sink.records().map((x) => x.payload.kind);

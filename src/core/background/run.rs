@@ -118,7 +118,7 @@ pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Val
 }
 
 fn failure(e: &Error) -> LastError {
-    LastError { code: e.code.as_str().to_owned(), message: e.message.clone() }
+    LastError { code: e.code.as_str().to_owned(), message: e.message.clone(), cause: e.cause.clone() }
 }
 
 /// Whether a caller tool's result counts as finding nothing.
@@ -480,7 +480,7 @@ fn timeout(ms: f64, what: &str) -> Error {
 fn split_error(v: &Value) -> LastError {
     let text = v.as_str().unwrap_or_default();
     match text.split_once(": ") {
-        Some((code, message)) => LastError { code: code.into(), message: message.into() },
-        None => LastError { code: "CALLBACK_FAILED".into(), message: text.into() },
+        Some((code, message)) => LastError { code: code.into(), message: message.into(), cause: None },
+        None => LastError { code: "CALLBACK_FAILED".into(), message: text.into(), cause: None },
     }
 }

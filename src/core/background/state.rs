@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::config::Objective;
 use super::config::{list, text};
 use super::plan::{Plan, PlanStep, StepStatus};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::vfs::{Change, Vfs, VfsLimits};
 
 /// How many tool calls the snapshot (and the prompt) keeps.
@@ -35,6 +35,10 @@ pub struct Invocation {
 pub struct LastError {
     pub code: String,
     pub message: String,
+    /// What the callback threw, for the result's `error.cause`; not part
+    /// of a snapshot (a resumed run has only the code and message).
+    #[serde(skip)]
+    pub cause: Option<Cause>,
 }
 
 /// A retry reflection asked for: the call to make next iteration.
@@ -195,6 +199,7 @@ impl State {
         self.last_error = v.get("lastError").filter(|e| !e.is_null()).map(|e| LastError {
             code: e.get("code").and_then(Value::as_str).unwrap_or("").to_owned(),
             message: e.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+            cause: None,
         });
         Ok(())
     }

@@ -22,7 +22,7 @@ use crate::core::{Error, ErrorCode};
 use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::judge::run_judge::Rubric;
 use crate::wasm::capture::TrajectoryRecorder;
-use crate::wasm::error::{cause, describe, to_js, IntoJs, JsResult};
+use crate::wasm::error::{attach_cause, cause, describe, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::observe::own_pipeline;
 use crate::wasm::{
@@ -191,19 +191,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let end = value_to_js(&result.end)?;
     // The failing callback's own error, as `end.error.cause` (on the last
     // trace's end too): not enumerable, so exports and JSON leave it out.
-    if let Some(thrown) =
-        result.end.as_ref().and_then(|e| e.error.as_ref()).and_then(|e| e.cause.as_ref()).and_then(|c| c.0.downcast_ref::<JsValue>())
-    {
+    if let Some(thrown) = result.end.as_ref().and_then(|e| e.error.as_ref()).and_then(|e| e.cause.as_ref()) {
         let last = mirror.traces.get(mirror.traces.length().wrapping_sub(1));
         for holder in [end.clone(), property(&last, "end")] {
-            let error = property(&holder, "error");
-            if error.is_object() {
-                let descriptor = Object::new();
-                set(&descriptor, "value", thrown);
-                set(&descriptor, "configurable", &true.into());
-                set(&descriptor, "writable", &true.into());
-                Object::define_property(error.unchecked_ref::<Object>(), &"cause".into(), &descriptor);
-            }
+            attach_cause(&property(&holder, "error"), Some(thrown));
         }
     }
     set(&out, "end", &end);
