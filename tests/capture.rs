@@ -197,7 +197,11 @@ fn jsonl_tolerates_crlf_and_trailing_newline_and_names_bad_lines() {
     let broken = format!("{a}\n{{not json\n{b}\n{{\"seq\":1}}\n");
     let e = jsonl::parse(&broken).unwrap_err();
     assert_eq!((e.code, e.line), (ErrorCode::JsonlParse, Some(2)));
-    assert!(e.message.starts_with("line 2: invalid JSON"), "{}", e.message);
+    assert_eq!(e.message, "line 2: invalid JSON at column 2: key must be a string");
+    let e = jsonl::parse(&format!("{a}\n{{\"schema_version\":1,\"seq\":1")).unwrap_err();
+    assert_eq!(e.message, "line 2: invalid JSON at column 27: EOF while parsing an object");
+    let e = jsonl::parse("[1,2,3]\n").unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidRecord, "line 1: invalid type: an array, expected a record (a JSON object)"));
     let (good, bad) = jsonl::parse_lenient(&broken);
     assert_eq!(good.len(), 2);
     assert_eq!(bad.iter().map(|b| (b.line, b.code)).collect::<Vec<_>>(), vec![(2, "JSONL_PARSE"), (4, "INVALID_RECORD")]);

@@ -76,10 +76,12 @@ pub fn clock_error(ms: f64) -> Error {
     )
 }
 
-/// A clock reading, refused when it is not a time a JS `Date` can hold
-/// (finite, within ±8.64e15 ms), so every stamp stays an exact JS integer.
+/// A clock reading, refused when it is not a time since the epoch that a
+/// JS `Date` can hold (finite, from 0 to 8.64e15 ms): every stamp stays an
+/// exact JS integer, and records store whole unsigned milliseconds. The one
+/// rule for every clock: a recorder's, a pipeline's, a run's.
 pub fn check_clock(ms: f64) -> Result<f64> {
-    if ms.is_finite() && ms.abs() <= number::MAX_TIME_MS {
+    if (0.0..=number::MAX_TIME_MS).contains(&ms) {
         Ok(ms)
     } else {
         Err(clock_error(ms))
@@ -159,6 +161,18 @@ mod tests {
         assert!(Arg::Function.callback("onError").unwrap());
         let e = Arg::Str("x".into()).callback("onError").unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidArgument, "onError must be a function, got \"x\""));
+    }
+
+    #[test]
+    fn a_clock_reading_is_a_time_since_the_epoch() {
+        for ok in [0.0, 1_700_000_000_000.0, number::MAX_TIME_MS] {
+            assert_eq!(check_clock(ok).unwrap(), ok);
+        }
+        for bad in [-1.0, -5.0, f64::NAN, f64::INFINITY, number::MAX_TIME_MS + 1.0, 1e308] {
+            let e = check_clock(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::CallbackFailed, "{bad}");
+            assert!(e.message.starts_with(&format!("clock returned {}; expected milliseconds since the epoch", number::show(bad))), "{}", e.message);
+        }
     }
 
     #[test]

@@ -128,12 +128,17 @@ impl<'de> Deserialize<'de> for Slots {
     }
 }
 
-/// Syntax errors are JSONL_PARSE; well-formed JSON of the wrong shape is INVALID_RECORD.
+/// Syntax errors are JSONL_PARSE; well-formed JSON of the wrong shape is
+/// INVALID_RECORD. The text is one line, so a syntax error says its column
+/// (the caller says which line), never the parser's own "line 1".
 fn json_error(e: &serde_json::Error) -> Error {
     use serde_json::error::Category;
+    let what = crate::error::plain_serde(e);
     match e.classify() {
-        Category::Syntax | Category::Eof | Category::Io => Error::new(ErrorCode::JsonlParse, format!("invalid JSON: {e}")),
-        Category::Data => Error::new(ErrorCode::InvalidRecord, e.to_string()),
+        Category::Syntax | Category::Eof | Category::Io => {
+            Error::new(ErrorCode::JsonlParse, format!("invalid JSON at column {}: {what}", e.column()))
+        }
+        Category::Data => Error::new(ErrorCode::InvalidRecord, what),
     }
 }
 

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::{Error, ErrorCode, Result};
-use crate::value::{check_clock, clock_error, Arg};
+use crate::value::{check_clock, Arg};
 
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
@@ -76,10 +76,7 @@ impl Recorder {
                 payload.kind()
             )));
         }
-        // Records store whole unsigned milliseconds, so a negative time is refused too.
-        if check_clock(now_ms)? < 0.0 {
-            return Err(clock_error(now_ms));
-        }
+        check_clock(now_ms)?;
         if let Payload::RunStarted { identity } = &payload {
             if self.started {
                 return Err(Error::invalid_argument("run_started recorded twice for one run"));
