@@ -55,6 +55,19 @@ fn refuses_contradictions_without_changing_state() {
 }
 
 #[test]
+fn a_run_end_is_stamped_at_the_last_time_when_the_clock_fails() {
+    let broken = || Err(Error::new(ErrorCode::CallbackFailed, "clock returned NaN"));
+    let mut rec = Recorder::new(None);
+    assert!(rec.time_for(&ended(), broken()).is_err(), "nothing stamped yet: no time to fall back to");
+    rec.stamp(started("r"), 5.0).unwrap();
+    assert_eq!(rec.time_for(&tool(1), broken()).unwrap_err().code, ErrorCode::CallbackFailed, "any other record is refused");
+    assert_eq!(rec.time_for(&ended(), broken()).unwrap(), 5.0);
+    assert_eq!(rec.time_for(&ended(), Ok(7.0)).unwrap(), 7.0, "a working clock is read as it is");
+    rec.close();
+    assert_eq!(rec.time_for(&tool(2), broken()).unwrap(), 5.0, "a closing run's every record");
+}
+
+#[test]
 fn child_runs_have_their_own_seq_space() {
     let mut parent = Recorder::new(None);
     assert!(parent.child(None).is_err(), "no parent id yet");

@@ -481,6 +481,16 @@ export const checks = {
     eq([r.end.reason, r.end.completed], ['goal-reached', true], 'goal on the last turn');
     const c = await at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock: () => { throw new Error('clock down'); } });
     assert(c.end.error.message.includes('clock down'), c.end.error.message);
+    eq([c.end.reason, c.end.error.side], ['error', 'clock'], 'a clock failing from the start is the clock\'s fault');
+    // A clock that fails mid-run: the run's end is still recorded, at the last time it gave.
+    let reads = 0;
+    const sink = new at.MemorySink();
+    const late = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), sink, clock: () => { if (++reads > 5) throw new Error('clock gone'); return T0 + reads; } });
+    eq([late.end.reason, late.end.error.side], ['error', 'clock'], late.end.error.message);
+    const records = sink.records();
+    const last = records.at(-1);
+    eq([last?.payload.kind, last?.payload.outcome?.status], ['run_ended', 'error'], 'the stream ends');
+    eq(last?.recorded_at_unix_ms, records.at(-2)?.recorded_at_unix_ms, 'stamped at the last time the clock gave');
     const thrown = new TypeError('agent down');
     const failing = { respond: () => { throw thrown; } };
     const f = await at.runTrajectory(at.createTrajectory(one, failing), { userModel: scriptedUser(), clock });

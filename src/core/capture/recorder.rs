@@ -19,6 +19,10 @@ pub struct Recorder {
     depth: u32,
     started: bool,
     ended: bool,
+    /// The time of the last record stamped.
+    last_ms: Option<f64>,
+    /// The run is recording its end (see [`Recorder::time_for`]).
+    closing: bool,
 }
 
 impl Recorder {
@@ -55,6 +59,23 @@ impl Recorder {
     }
     pub fn started(&self) -> bool {
         self.started
+    }
+
+    /// The run is recording its end: its closing records (a generated
+    /// run's step states, then `run_ended`).
+    pub fn close(&mut self) {
+        self.closing = true;
+    }
+
+    /// The time to stamp `payload` at, given the clock's `reading`: a run's
+    /// end is still recorded when the clock fails, at the last time it gave
+    /// (the stream keeps its end, and its times never go back). Any other
+    /// record is refused with the clock's error.
+    pub fn time_for(&self, payload: &Payload, reading: Result<f64>) -> Result<f64> {
+        match (reading, self.last_ms) {
+            (Err(_), Some(last)) if self.closing || matches!(payload, Payload::RunEnded { .. }) => Ok(last),
+            (reading, _) => reading,
+        }
     }
 
     /// Stamps a payload. Refuses (state unchanged) a second `run_started`,
@@ -111,6 +132,7 @@ impl Recorder {
             payload,
         };
         self.next_seq += 1;
+        self.last_ms = Some(now_ms);
         Ok(record)
     }
 }

@@ -90,7 +90,10 @@ struct Runner<'a, 'e> {
 /// the turns it keeps. Never fails: faults end the run with reason `error`
 /// and are described on the last trace.
 pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> TrajectoryResult {
-    let start_ms = env.clock.try_now_ms().unwrap_or(0.0);
+    // A clock that fails from the start ends the run as the clock's fault,
+    // before anything is recorded (no record could be stamped).
+    let reading = env.clock.try_now_ms();
+    let start_ms = reading.as_ref().map_or(0.0, |ms| *ms);
     let parent = fork.map(|f| f.parent_run_id.clone());
     // A fork is a run of its own: `runId` (unless it is the parent's), else
     // `{parent}-fork-{atTurn}`. Not the definition's id: that names the
@@ -115,7 +118,10 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         final_judgement: None,
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: parent.clone(), agent: None, model_id: None };
-    let mut outcome = env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+    let mut outcome = match reading {
+        Err(e) => Err(Interrupt::Fault(Side::Clock, e)),
+        Ok(_) => env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e)),
+    };
     if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
         let data = g.to_record_data(t.max_turns, t.min_turns);
         outcome = env.events.record(Payload::Custom { name: well_known::STEP_GRAPH.into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));

@@ -105,8 +105,9 @@ const ROLE_OPENINGS: &[&str] = &[
 const ROLE_ANYWHERE: &[&str] = &["how can i assist you", "how may i assist you", "is there anything else i can help you with"];
 
 /// For each byte, the markers (bit `i` for `markers[i]`) that start with it.
-const fn first_bytes(markers: &[&str]) -> [u32; 256] {
-    let mut table = [0u32; 256];
+/// At most 16 markers (a 17th does not compile).
+const fn first_bytes(markers: &[&str]) -> [u16; 256] {
+    let mut table = [0u16; 256];
     let mut i = 0;
     while i < markers.len() {
         table[markers[i].as_bytes()[0] as usize] |= 1 << i;
@@ -115,14 +116,14 @@ const fn first_bytes(markers: &[&str]) -> [u32; 256] {
     table
 }
 
-const REASONING_FIRST: [u32; 256] = first_bytes(REASONING_MARKERS);
-const ROLE_ANYWHERE_FIRST: [u32; 256] = first_bytes(ROLE_ANYWHERE);
+const REASONING_FIRST: [u16; 256] = first_bytes(REASONING_MARKERS);
+const ROLE_ANYWHERE_FIRST: [u16; 256] = first_bytes(ROLE_ANYWHERE);
 
 /// Whether any of `markers` occurs in `text`: one pass, trying at each byte
 /// only the markers that start with it (`first`). `str::contains` per
 /// marker builds a searcher each time, which cost more than the search for
 /// a reply of a sentence or two (measured: a tenth of a plain generated turn).
-fn contains_any(text: &str, markers: &[&str], first: &[u32; 256]) -> bool {
+fn contains_any(text: &str, markers: &[&str], first: &[u16; 256]) -> bool {
     let text = text.as_bytes();
     text.iter().enumerate().any(|(i, &b)| {
         let mut bits = first[b as usize];

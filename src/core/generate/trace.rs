@@ -282,30 +282,38 @@ pub fn iso8601(ms: f64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let (h, m, sec, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
-    if !(0..=9999).contains(&year) {
-        return format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}.{milli:03}Z");
-    }
-    // Every turn stamps one: written digit by digit, as `format!` costs
-    // several times more. The same text as the line above.
-    let mut out = [0u8; 24];
-    let mut put = |at: usize, n: i64, width: usize| {
-        let mut n = n;
-        for i in (at..at + width).rev() {
-            out[i] = b'0' + (n % 10) as u8;
-            n /= 10;
+    // Every turn stamps one: written digit by digit (`format!` cost several
+    // times more). Years as `{:04}` writes them: at least four characters,
+    // a sign counting as one.
+    let mut out = Vec::with_capacity(24);
+    match u64::try_from(year) {
+        Ok(y) => padded(&mut out, y, 4),
+        Err(_) => {
+            out.push(b'-');
+            padded(&mut out, year.unsigned_abs(), 3);
         }
-    };
-    put(0, year, 4);
-    put(5, month, 2);
-    put(8, day, 2);
-    put(11, h, 2);
-    put(14, m, 2);
-    put(17, sec, 2);
-    put(20, milli, 3);
-    for (at, ch) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'.'), (23, b'Z')] {
-        out[at] = ch;
     }
-    out.iter().map(|&b| b as char).collect()
+    for (sep, n, width) in [(b'-', month, 2), (b'-', day, 2), (b'T', h, 2), (b':', m, 2), (b':', sec, 2), (b'.', milli, 3)] {
+        out.push(sep);
+        padded(&mut out, n.unsigned_abs(), width);
+    }
+    out.push(b'Z');
+    out.into_iter().map(char::from).collect()
+}
+
+/// `n` in decimal, zero-padded to at least `width` digits.
+fn padded(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at.min(digits.len() - width)..]);
 }
 
 /// The inverse of [`iso8601`] for `YYYY-MM-DDTHH:MM:SS(.mmm)?Z`; `None`
@@ -358,6 +366,19 @@ mod tests {
         assert_eq!(iso8601(253_402_300_800_000.0), "10000-01-01T00:00:00.000Z");
         assert_eq!(iso8601(-62_167_219_200_001.0), "-001-12-31T23:59:59.999Z");
         assert_eq!(iso8601(-62_167_219_200_000.0), "0000-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn years_outside_four_digits_read_as_format_writes_them() {
+        // -1,000,000 days to +3,000,000 days: years from about -768 to 10,183.
+        for days in (-1_000_000i64..3_000_000).step_by(99_991) {
+            let ms = days as f64 * 86_400_000.0 + 45_296_789.0;
+            let text = iso8601(ms);
+            let (date, time) = text.split_at(text.len() - 14);
+            assert_eq!(time, "T12:34:56.789Z", "{text}");
+            let year: i64 = date[..date.len() - 6].parse().unwrap();
+            assert_eq!(&date[..date.len() - 6], format!("{year:04}"), "{text}");
+        }
     }
 
     #[test]

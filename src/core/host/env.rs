@@ -57,6 +57,9 @@ pub trait ToolObservers {
 /// Where a run's records go: stamped and handed to the sink.
 pub trait Records {
     fn record(&self, payload: Payload) -> Result<()>;
+    /// What follows are the run's closing records: stamped even when the
+    /// clock has failed (see `Recorder::close`).
+    fn closing(&self) {}
     /// Resolves once every record so far reached the sink, or with the
     /// sink's failure (under `onSinkError: 'fail'`).
     fn flush(&self) -> LocalBoxFuture<'_, Result<()>>;

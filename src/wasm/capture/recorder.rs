@@ -74,23 +74,22 @@ impl Channel {
     }
 
     fn report(&self, err: Error, record: &TrajectoryRecord) {
+        // Without onError: one line per dropped record, not the error object
+        // (a console prints its stack, a screen of the module's frames).
+        let Some(f) = &self.on_error else {
+            let said = format!("agent-trajectories: record dropped ({}):", err.code.as_str());
+            return web_sys::console::warn_2(&said.into(), &err.message.into());
+        };
         let js_err = to_js(err);
-        match &self.on_error {
-            Some(f) => {
-                let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
-                // An onError that throws has nowhere further to report to
-                // but the console: said there, not swallowed.
-                match f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
-                    Err(thrown) => {
-                        let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
-                        web_sys::console::warn_2(&said.into(), &js_err);
-                    }
-                    Ok(answer) => {
-                        crate::wasm::warn_if_rejected(&answer, "agent-trajectories: onError rejected, told of a dropped record:".into(), js_err)
-                    }
-                }
+        let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
+        // An onError that throws (or rejects) has nowhere further to report
+        // to but the console: said there, not swallowed.
+        match f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
+            Err(thrown) => {
+                let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
+                web_sys::console::warn_2(&said.into(), &js_err);
             }
-            None => web_sys::console::warn_2(&"agent-trajectories: record dropped:".into(), &js_err),
+            Ok(answer) => crate::wasm::warn_if_rejected(&answer, "agent-trajectories: onError rejected, told of a dropped record:".into(), js_err),
         }
     }
 
@@ -165,12 +164,22 @@ impl TrajectoryRecorder {
 
     /// Stamps and submits a payload from Rust: its seq, and with `keep` a
     /// copy of the stamped record.
+    /// The run is recording its end (`Recorder::close`).
+    pub(crate) fn close(&self) {
+        if let Ok(mut state) = self.state.try_borrow_mut() {
+            state.close();
+        }
+    }
+
     pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<TrajectoryRecord>), Error> {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(f.clone());
         }
-        let now = self.clock.try_now()?;
-        let record = self.state.try_borrow_mut().map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))?.stamp(payload, now)?;
+        let reading = self.clock.try_now();
+        let mut state = self.state.try_borrow_mut().map_err(|_| Error::new(ErrorCode::Busy, "recorder is in use"))?;
+        let now = state.time_for(&payload, reading)?;
+        let record = state.stamp(payload, now)?;
+        drop(state);
         let (seq, copy) = (record.seq, keep.then(|| record.clone()));
         let submitted = self.chan.dispatcher.borrow_mut().submit(record)?;
         if let Some(now) = submitted {

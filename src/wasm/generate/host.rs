@@ -390,6 +390,12 @@ impl JsEvents {
 }
 
 impl Records for JsEvents {
+    fn closing(&self) {
+        if let Some(r) = &self.recorder {
+            r.close();
+        }
+    }
+
     fn record(&self, payload: Payload) -> Result<(), Error> {
         // The record reaches the sink first; a failure of onRecord (thrown
         // now, or a rejection kept from before) is the run's error after it.

@@ -78,6 +78,7 @@ impl Runner<'_, '_> {
             error_code: error.as_ref().map(|e| e.code.clone()),
             verdict: Some(verdict(status, aborted, &reason, factory_failed).to_owned()),
         };
+        self.env.events.closing();
         let recorded = self
             .env
             .events

@@ -33,6 +33,7 @@ impl Runner<'_, '_> {
         };
         let mut end = self.judge_end(End::new(reason, completed, summary, error)).await;
         let reason = end.reason;
+        self.env.events.closing();
         // Each step's final state, so a reader can tell satisfied from failed, blocked, skipped or never reached.
         let states = match self.t.steps {
             Some(_) => {
