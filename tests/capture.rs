@@ -239,7 +239,7 @@ fn payload_errors_name_the_field() {
         "payload.tool_call_id: invalid type: a number, expected a string",
     );
     bad(r#"{"kind":"iteration_started","iteration":9007199254740992}"#, "payload.iteration: 9007199254740992 is past the largest exact JS integer");
-    bad(r#"{"kind":"iteration_started","iteration":1.5}"#, "payload.iteration: invalid value: the number 1.5, expected a whole number");
+    bad(r#"{"kind":"iteration_started","iteration":1.5}"#, "payload.iteration: invalid value: the number 1.5, expected a whole number (0 or more)");
     bad(
         r#"{"kind":"iteration_completed","iteration":1,"decision":"tools","tools":["a",2],"failed":false}"#,
         "payload.tools[1]: invalid type: a number",

@@ -463,7 +463,7 @@ fn numbers_stay_in_range() {
         "unknown option \"maxToken\"; did you mean \"maxTokens\"? (valid: deadline, elapsedSeconds, maxTokens, tokensUsed, maxToolCalls)"
     );
     let e = Builtin::from_config("stall", Some(&json!({ "repeatThreshold": "NaN" })), "observers[0] (stall)").unwrap_err();
-    assert_eq!(e.message, "observers[0] (stall): options: repeatThreshold: invalid value: the number NaN, expected a whole number");
+    assert_eq!(e.message, "observers[0] (stall): options: repeatThreshold: invalid value: the number NaN, expected a whole number (0 or more)");
 }
 
 #[test]

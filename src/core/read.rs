@@ -64,6 +64,16 @@ pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
     v.ok_or_else(|| format!("missing field \"{at}\""))
 }
 
+/// A value as the caller wrote it, for messages: its JSON, except NaN and
+/// ±Infinity, which cross from JS as the strings "NaN", "Infinity" and
+/// "-Infinity" (JSON has no such numbers) and are shown bare.
+pub fn shown(v: &Value) -> String {
+    match v {
+        Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") => n.clone(),
+        _ => crate::write::json(v),
+    }
+}
+
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
     match v {
         // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
@@ -194,9 +204,9 @@ impl FromJson for u64 {
             Value::Number(n) => match n.as_u64() {
                 Some(n) if n <= MAX_SAFE_INTEGER => Ok(n),
                 Some(n) => Err(format!("{at}: {n} is past the largest exact JS integer ({MAX_SAFE_INTEGER})")),
-                None => Err(format!("{at}: invalid value: the number {n}, expected a whole number")),
+                None => Err(format!("{at}: invalid value: the number {n}, expected a whole number (0 or more)")),
             },
-            other => Err(wrong(&other, at, "a whole number")),
+            other => Err(wrong(&other, at, "a whole number (0 or more)")),
         }
     }
 }
@@ -299,7 +309,10 @@ mod tests {
             bad(json!([{ "name": "a", "callIndex": 9007199254740992u64 }])),
             "log[0].callIndex: 9007199254740992 is past the largest exact JS integer (9007199254740991)"
         );
-        assert_eq!(bad(json!([{ "name": "a", "callIndex": -1 }])), "log[0].callIndex: invalid value: the number -1, expected a whole number");
+        assert_eq!(
+            bad(json!([{ "name": "a", "callIndex": -1 }])),
+            "log[0].callIndex: invalid value: the number -1, expected a whole number (0 or more)"
+        );
         assert_eq!(
             bad(json!([{ "name": "a", "callIndex": 1, "retries": 5000000000u64 }])),
             "log[0].retries: 5000000000 is too large (at most 4294967295)"

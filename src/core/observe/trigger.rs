@@ -44,7 +44,12 @@ impl Trigger {
                 "afterConsecutiveErrors" => t.after_consecutive_errors = Some(positive_int(val, who, key)?),
                 "everyNSeconds" => match val.as_f64() {
                     Some(s) if s.is_finite() && s > 0.0 => t.every_n_seconds = Some(s),
-                    _ => return Err(Error::invalid_argument(format!("{who}: trigger.everyNSeconds must be a positive number, got {}", json(val)))),
+                    _ => {
+                        return Err(Error::invalid_argument(format!(
+                            "{who}: trigger.everyNSeconds must be a positive number, got {}",
+                            crate::read::shown(val)
+                        )))
+                    }
                 },
                 "onEveryCall" => {
                     t.on_every_call = val
@@ -79,7 +84,7 @@ impl Trigger {
 fn positive_int(v: &Value, who: &str, key: &str) -> Result<u64> {
     match v.as_f64() {
         Some(f) if f >= 1.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0 => Ok(f as u64),
-        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {}", json(v)))),
+        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {}", crate::read::shown(v)))),
     }
 }
 
@@ -111,6 +116,10 @@ mod tests {
         for (v, needle) in [
             (json!({ "everyNCalls": 0 }), "everyNCalls must be a positive integer, got 0"),
             (json!({ "everyNCalls": 2.5 }), "positive integer, got 2.5"),
+            // NaN crosses from JS as the string "NaN": said as the number it was.
+            (json!({ "everyNCalls": "NaN" }), "positive integer, got NaN"),
+            (json!({ "everyNCalls": "3" }), "positive integer, got \"3\""),
+            (json!({ "everyNSeconds": "-Infinity" }), "positive number, got -Infinity"),
             (json!({ "afterConsecutiveErrors": -1 }), "afterConsecutiveErrors"),
             (json!({ "everyNSeconds": 0 }), "everyNSeconds must be a positive number"),
             (json!({ "everyNCall": 3 }), "unknown trigger \"everyNCall\""),

@@ -49,7 +49,10 @@ impl Detector for Stall {
 
     fn check_options(c: &StallConfig) -> Result<()> {
         if c.window < 6 || c.target_window == 0 || c.repeat_threshold < 2 || c.failing_repeat_threshold < 2 || c.same_target_threshold < 2 {
-            return Err(Error::invalid_argument("window must be at least 6 and every threshold at least 2"));
+            return Err(Error::invalid_argument(format!(
+                "window must be at least 6 and every threshold at least 2, got window {}, targetWindow {}, repeatThreshold {}, failingRepeatThreshold {}, sameTargetThreshold {}",
+                c.window, c.target_window, c.repeat_threshold, c.failing_repeat_threshold, c.same_target_threshold
+            )));
         }
         if c.window > MAX_WINDOW || c.target_window > MAX_WINDOW {
             return Err(Error::invalid_argument(format!("window and targetWindow must be at most {MAX_WINDOW}")));
