@@ -31,8 +31,9 @@ const variants = {
 // A run is timed back to back with the others, as an app's runs are: a
 // forced GC just before it leaves V8's young generation at its smallest,
 // which alone made a 100-turn run 10-40 % slower per turn (measured), and
-// says nothing about the library. Memory kept is measured on runs of its
-// own, between forced GCs.
+// says nothing about the library. Memory kept, and the export (toJSONL,
+// whose garbage would be collected inside the next timed run), are
+// measured on runs of their own (`memory`).
 async function once(turns, variant, { memory = false } = {}) {
   const [agent, opts] = variants[variant]();
   // No step graph: every turn runs with selection 'none' until maxTurns.
@@ -49,11 +50,14 @@ async function once(turns, variant, { memory = false } = {}) {
     const heap1 = process.memoryUsage();
     retained = (heap1.heapUsed + heap1.external) - (heap0.heapUsed + heap0.external);
   }
-  const exportStart = performance.now();
-  const lines = toJSONL(result);
-  const exportMs = performance.now() - exportStart;
+  let exportMs;
+  if (memory) {
+    const exportStart = performance.now();
+    if (!toJSONL(result).length) throw new Error('nothing exported');
+    exportMs = performance.now() - exportStart;
+  }
   opts.sink?.free();
-  return { ms, exportMs, retained, lines: lines.length };
+  return { ms, exportMs, retained };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -63,19 +67,26 @@ for (const variant of Object.keys(variants)) {
   // Warm-up: the JIT's and the wasm engine's optimising tiers take a few
   // thousand turns to settle; cold start is its own benchmark.
   for (let w = 0; w < (QUICK ? 1 : 5); w++) await once(QUICK ? 100 : 1_000, variant);
+  const timed = [];
   for (const turns of sizes) {
     const count = turns >= 10_000 ? Math.min(RUNS, 3) : turns <= 100 ? RUNS * 3 : RUNS;
     const runs = [];
     for (let i = 0; i < count; i++) runs.push(await once(turns, variant));
-    const kept = globalThis.gc ? Array.from({ length: 5 }, () => 0) : [];
-    for (let i = 0; i < kept.length; i++) kept[i] = (await once(turns, variant, { memory: true })).retained;
-    rows.push({
-      variant,
-      turns,
-      usPerTurn: (median(runs.map((r) => r.ms)) * 1000) / turns,
-      totalMs: median(runs.map((r) => r.ms)),
-      exportUsPerTurn: (median(runs.map((r) => r.exportMs)) * 1000) / turns,
-      kbPerTurn: kept.length ? median(kept) / 1024 / turns : NaN,
+    timed.push(runs);
+  }
+  // Then memory and export, on runs of their own: their forced GCs come
+  // after every timed run of the variant, not before one.
+  sizes.forEach((turns, k) => {
+    rows.push({ variant, turns, runs: timed[k] });
+  });
+  for (const row of rows.filter((r) => r.variant === variant)) {
+    const apart = [];
+    for (let i = 0; i < 5; i++) apart.push(await once(row.turns, variant, { memory: true }));
+    Object.assign(row, {
+      usPerTurn: (median(row.runs.map((r) => r.ms)) * 1000) / row.turns,
+      totalMs: median(row.runs.map((r) => r.ms)),
+      exportUsPerTurn: (median(apart.map((r) => r.exportMs)) * 1000) / row.turns,
+      kbPerTurn: globalThis.gc ? median(apart.map((r) => r.retained)) / 1024 / row.turns : NaN,
     });
   }
 }
