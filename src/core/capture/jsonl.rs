@@ -37,11 +37,13 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).filter(|(_, l)| !l.trim().is_empty())
 }
 
+/// An error about line `n`, its message starting with the line.
+fn on_line(n: usize, e: Error) -> Error {
+    Error::new(e.code, format!("line {n}: {}", e.message)).at_line(n)
+}
+
 fn parse_line(n: usize, line: &str) -> Result<TrajectoryRecord> {
-    TrajectoryRecord::from_json(line).map_err(|e| {
-        let msg = format!("line {n}: {}", e.message);
-        Error::new(e.code, msg).at_line(n)
-    })
+    TrajectoryRecord::from_json(line).map_err(|e| on_line(n, e))
 }
 
 /// Strict: the first bad line, or the first gap in a run's seq, is the error.
@@ -50,7 +52,7 @@ pub fn parse(text: &str) -> Result<Vec<TrajectoryRecord>> {
     lines(text)
         .map(|(n, l)| {
             let r = parse_line(n, l)?;
-            seqs.check(n, r.run_id.as_deref(), r.seq)?;
+            seqs.check(n, r.run_id.as_deref(), r.seq).map_err(|e| on_line(n, e))?;
             Ok(r)
         })
         .collect()
@@ -66,6 +68,7 @@ pub fn parse_lenient(text: &str) -> (Vec<TrajectoryRecord>, Vec<BadLine>) {
         match parse_line(n, l) {
             Ok(r) => {
                 if let Err(e) = seqs.check(n, r.run_id.as_deref(), r.seq) {
+                    let e = on_line(n, e);
                     bad.push(BadLine { line: n, code: e.code.as_str(), message: e.message });
                 }
                 good.push(r)

@@ -142,16 +142,22 @@ fn json_error(e: &serde_json::Error) -> Error {
     }
 }
 
+/// A record of a schema newer than this reader's: the parser's error, and
+/// the index's problem.
+pub fn newer_version(ver: u64) -> Error {
+    Error::new(
+        ErrorCode::UnsupportedSchemaVersion,
+        format!("schema_version {ver} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}; upgrade agent-trajectories to read it"),
+    )
+}
+
 /// Refuses versions newer than [`TRAJECTORY_SCHEMA_VERSION`]; a missing version is 0.
 pub fn check_version(v: Option<&Value>) -> Result<()> {
     match v {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Number(n)) => match n.as_u64() {
             Some(ver) if ver <= u64::from(TRAJECTORY_SCHEMA_VERSION) => Ok(()),
-            Some(ver) => Err(Error::new(
-                ErrorCode::UnsupportedSchemaVersion,
-                format!("schema_version {ver} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}; upgrade agent-trajectories to read it"),
-            )),
+            Some(ver) => Err(newer_version(ver)),
             None => Err(Error::new(ErrorCode::InvalidRecord, format!("schema_version must be a non-negative integer, got {n}"))),
         },
         Some(other) => Err(Error::new(

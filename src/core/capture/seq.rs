@@ -21,12 +21,14 @@ pub struct SeqCheck {
 
 impl SeqCheck {
     /// Checks the record on 1-based `line`; an error names the run and the
-    /// seq that is missing. After a gap the check follows the stream from
+    /// seq that is missing, its `line` set (the message does not repeat it:
+    /// the parser starts its every message with the line, the index lists
+    /// the line beside it). After a gap the check follows the stream from
     /// where it is, so one lost record is reported once, not on every later line.
     pub fn check(&mut self, line: usize, run_id: Option<&str>, seq: u64) -> Result<()> {
         match self.problem(run_id, seq) {
             None => Ok(()),
-            Some(problem) => Err(Error::new(ErrorCode::SeqGap, format!("line {line}: {problem}")).at_line(line)),
+            Some(problem) => Err(Error::new(ErrorCode::SeqGap, problem).at_line(line)),
         }
     }
 
@@ -95,7 +97,10 @@ mod tests {
 
     fn problems(seqs: &[(Option<&str>, u64)]) -> Vec<String> {
         let mut c = SeqCheck::default();
-        seqs.iter().enumerate().filter_map(|(i, (run, seq))| c.check(i + 1, *run, *seq).err().map(|e| e.message)).collect()
+        seqs.iter()
+            .enumerate()
+            .filter_map(|(i, (run, seq))| c.check(i + 1, *run, *seq).err().map(|e| format!("line {}: {}", e.line.unwrap_or_default(), e.message)))
+            .collect()
     }
 
     #[test]

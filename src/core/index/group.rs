@@ -400,6 +400,33 @@ mod tests {
     }
 
     #[test]
+    fn a_field_of_the_wrong_kind_is_refused_as_the_parser_refuses_it() {
+        let ended =
+            |is_error: &str| line(1, "r", &format!(r#"{{"kind":"tool_ended","tool_call_id":"c","tool_name":"t","result":1,"is_error":{is_error}}}"#));
+        let start = line(0, "r", r#"{"kind":"run_started","identity":{"run_id":"r"}}"#);
+        for bad in [
+            ended(r#""yes""#),
+            line(1, "r", r#"{"kind":"turn_started","turn_index":-5}"#),
+            line(1, "r", r#"{"kind":"turn_started","turn_index":"2"}"#),
+            format!(r#"{{"schema_version":1,"seq":1,"run_id":"r","depth":"deep","recorded_at_unix_ms":1,"payload":{{"kind":"turn_started"}}}}"#),
+        ] {
+            let text = format!("{start}\n{bad}");
+            let ix = TrajectoryIndex::from_bytes(text.clone().into_bytes());
+            let parsed = crate::capture::jsonl::parse_lenient(&text).1;
+            assert_eq!(ix.len(), 1, "{bad}: not indexed");
+            assert_eq!(ix.problems.len(), 1, "{bad}");
+            assert_eq!((ix.problems[0].line, ix.problems[0].code.as_str()), (2, "INVALID_RECORD"), "{bad}");
+            // The parser's own words, without its line prefix.
+            assert_eq!(format!("line 2: {}", ix.problems[0].message), parsed[0].message, "{bad}");
+        }
+        // A field a kind does not have is ignored by both; a good value is read.
+        let good = line(2, "r", r#"{"kind":"tool_ended","tool_call_id":"c","tool_name":"t","result":1,"is_error":true}"#);
+        let text = format!("{start}\n{}\n{good}", line(1, "r", r#"{"kind":"turn_started","is_error":"n/a"}"#));
+        let ix = TrajectoryIndex::from_bytes(text.into_bytes());
+        assert_eq!((ix.len(), ix.problems.len()), (3, 0));
+    }
+
+    #[test]
     fn an_unknown_kind_is_reported_and_kept() {
         let text = [line(0, "r", r#"{"kind":"run_started","identity":{"run_id":"r"}}"#), line(1, "r", r#"{"kind":"turn_startd"}"#)].join("\n");
         let ix = TrajectoryIndex::from_bytes(text.into_bytes());

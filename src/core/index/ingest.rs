@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use super::scan::{unescape, Cursor, Scan, Str};
 use super::{Problem, TrajectoryIndex, NONE};
 use crate::capture::well_known::{total_tokens, MODEL_ERROR, MODEL_USAGE, USAGE_KEYS};
-use crate::capture::TRAJECTORY_SCHEMA_VERSION;
+use crate::capture::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::ErrorCode;
 
 /// The fields of one line the index looks at.
@@ -33,6 +33,30 @@ struct Fields {
     total_tokens: Option<f64>,
     input_tokens: Option<f64>,
     output_tokens: Option<f64>,
+    /// A field read here holds a value of a kind its schema does not give
+    /// it (a string for `is_error`, -5 for `turn_index`): the parser decides.
+    suspect: bool,
+}
+
+// The fields' readers: a value of the field's own kind, or null, as the
+// schema has it; anything else marks the line suspect (and reads as absent).
+
+/// A whole number, 0 or more.
+fn count(c: &mut Cursor, suspect: &mut bool) -> Scan<Option<f64>> {
+    let null = c.peek() == Some(b'n');
+    let v = c.whole()?.filter(|v| *v >= 0.0);
+    *suspect |= v.is_none() && !null;
+    Ok(v)
+}
+
+fn text(c: &mut Cursor, suspect: &mut bool) -> Scan<Option<Str>> {
+    *suspect |= !matches!(c.peek(), Some(b'"' | b'n'));
+    c.opt_string()
+}
+
+fn flag(c: &mut Cursor, suspect: &mut bool) -> Scan<Option<bool>> {
+    *suspect |= !matches!(c.peek(), Some(b't' | b'f' | b'n'));
+    c.boolean()
 }
 
 fn fields(line: &[u8]) -> Scan<Fields> {
@@ -40,12 +64,12 @@ fn fields(line: &[u8]) -> Scan<Fields> {
     let mut c = Cursor::new(line);
     c.object(|c, key| {
         match key {
-            b"schema_version" => f.version = c.whole()?,
-            b"seq" => f.seq = c.whole()?,
-            b"run_id" => f.run_id = c.opt_string()?,
-            b"parent_run_id" => f.parent = c.opt_string()?,
-            b"depth" => f.depth = c.whole()?,
-            b"recorded_at_unix_ms" => f.at = c.whole()?,
+            b"schema_version" => f.version = count(c, &mut f.suspect)?,
+            b"seq" => f.seq = count(c, &mut f.suspect)?,
+            b"run_id" => f.run_id = text(c, &mut f.suspect)?,
+            b"parent_run_id" => f.parent = text(c, &mut f.suspect)?,
+            b"depth" => f.depth = count(c, &mut f.suspect)?,
+            b"recorded_at_unix_ms" => f.at = count(c, &mut f.suspect)?,
             b"payload" if c.peek() == Some(b'{') => {
                 f.payload = true;
                 payload(c, &mut f)?
@@ -84,16 +108,16 @@ fn nested_string(c: &mut Cursor, key: &[u8]) -> Scan<Option<Str>> {
 fn payload(c: &mut Cursor, f: &mut Fields) -> Scan<()> {
     c.object(|c, key| {
         match key {
-            b"kind" => f.kind = c.opt_string()?,
-            b"turn_index" => f.turn_index = c.whole()?,
-            b"iteration" => f.iteration = c.whole()?,
-            b"tool_name" => f.tool = c.opt_string()?,
-            b"is_error" => f.is_error = c.boolean()?,
-            b"failed" => f.failed = c.boolean()?,
-            b"status" => f.status = c.opt_string()?,
-            b"call_index" => f.call_index = c.whole()?,
-            b"step_id" => f.step = c.opt_string()?,
-            b"name" => f.name = c.opt_string()?,
+            b"kind" => f.kind = text(c, &mut f.suspect)?,
+            b"turn_index" => f.turn_index = count(c, &mut f.suspect)?,
+            b"iteration" => f.iteration = count(c, &mut f.suspect)?,
+            b"tool_name" => f.tool = text(c, &mut f.suspect)?,
+            b"is_error" => f.is_error = flag(c, &mut f.suspect)?,
+            b"failed" => f.failed = flag(c, &mut f.suspect)?,
+            b"status" => f.status = text(c, &mut f.suspect)?,
+            b"call_index" => f.call_index = count(c, &mut f.suspect)?,
+            b"step_id" => f.step = text(c, &mut f.suspect)?,
+            b"name" => f.name = text(c, &mut f.suspect)?,
             // A bare label ("ended") in records of the original agent runtime.
             b"outcome" if c.peek() == Some(b'"') => f.status = Some(c.string()?),
             b"outcome" => f.status = nested_string(c, b"status")?,
@@ -176,6 +200,16 @@ impl TrajectoryIndex {
     }
 
     fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
+        // A field of the wrong kind: the parser's reading decides, so the
+        // index refuses what parseTrajectoryJsonl refuses, in its words (a
+        // field a kind does not have is ignored by both). Rare, so the full
+        // read costs a good stream nothing.
+        if f.suspect {
+            // UTF-8 already: the scan checked the strings, and outside them JSON is ASCII.
+            if let Err(e) = TrajectoryRecord::from_json(&String::from_utf8_lossy(line)) {
+                return self.problem(line_no, e.code, e.message);
+            }
+        }
         let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
         let missing = match (&f.seq, &f.at, f.payload, &f.kind) {
             (None, ..) => "seq is missing, not a whole number, or past 2^53 - 1",
@@ -190,12 +224,8 @@ impl TrajectoryIndex {
         if let Some(v) = f.version.filter(|&v| v > newest) {
             // Printed as an integer (it is whole): formatting an f64 would
             // link core's float printer into the module (~14 KB).
-            let v = v as u64;
-            return self.problem(
-                line_no,
-                ErrorCode::UnsupportedSchemaVersion,
-                format!("schema_version {v} is newer than this reader's {TRAJECTORY_SCHEMA_VERSION}: update agent-trajectories to read it"),
-            );
+            let e = crate::capture::newer_version(v as u64);
+            return self.problem(line_no, e.code, e.message);
         }
         let run = f.run_id.map(|s| text_of(line, s));
         if let Err(e) = self.seqs.check(line_no as usize, run.as_deref(), f.seq.unwrap_or_default() as u64) {
