@@ -408,7 +408,7 @@ mod tests {
             ended(r#""yes""#),
             line(1, "r", r#"{"kind":"turn_started","turn_index":-5}"#),
             line(1, "r", r#"{"kind":"turn_started","turn_index":"2"}"#),
-            format!(r#"{{"schema_version":1,"seq":1,"run_id":"r","depth":"deep","recorded_at_unix_ms":1,"payload":{{"kind":"turn_started"}}}}"#),
+            r#"{"schema_version":1,"seq":1,"run_id":"r","depth":"deep","recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#.to_owned(),
         ] {
             let text = format!("{start}\n{bad}");
             let ix = TrajectoryIndex::from_bytes(text.clone().into_bytes());
