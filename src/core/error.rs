@@ -90,7 +90,7 @@ impl ErrorCode {
             ErrorCode::SinkFailed => "a sink threw or rejected",
             ErrorCode::CallbackFailed => "a host callback (the clock, a model, the agent, a JS observer, a policy) threw or returned garbage",
             ErrorCode::NotInitialized => {
-                "browser entry used before `await init()`, or `init()` could not load the `.wasm` (a 404, a bundle without the file; the load's own error is `cause`)"
+                "browser entry used before `await init()`, or `init()` could not load the `.wasm`, or the viewer could not read the package's own files (a 404, a bundle without the files; the load's own error is `cause`)"
             }
             ErrorCode::Busy => "an object was used re-entrantly from inside its own callback (e.g. `recordToolCall` from an observer)",
             ErrorCode::Internal => "a bug of this package; please report it",

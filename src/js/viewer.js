@@ -142,7 +142,13 @@ async function own(file) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   } catch (e) {
-    throw fail('INTERNAL', `viewer: cannot read the package's ${file} (${/** @type {any} */ (e)?.message ?? e}); it ships beside viewer.js and must stay there`, e);
+    // A bundle that took viewer.js away from the package's files: the
+    // caller's set-up, said with what to do (the README's bundler notes).
+    throw fail(
+      'NOT_INITIALIZED',
+      `viewer: cannot read the package's ${file} (${/** @type {any} */ (e)?.message ?? e}): the viewer reads the package's own files from beside viewer.js; when bundling, leave agent-trajectories out of the bundle (esbuild --external:agent-trajectories) so they are read from node_modules`,
+      e,
+    );
   }
 }
 
