@@ -6,6 +6,8 @@
 use serde_json::Value;
 
 use agent_trajectories_core::error::{Error, Result};
+use agent_trajectories_core::generate::batch::Tally;
+use agent_trajectories_core::generate::Verdict;
 use agent_trajectories_core::number;
 use agent_trajectories_core::write::{array, strings, Obj};
 
@@ -67,6 +69,8 @@ pub fn read_batch(v: &Value, place: &str) -> Result<Vec<Item>> {
             .or_else(|| o.get("id"))
             .and_then(Value::as_str)
             .ok_or_else(|| Error::invalid_argument(format!("{at}.id must be a string")))?;
+        // A run's verdict, turns and tokens as summarizeBatch reads them (one rule).
+        let tally = Tally::read(r, &at)?;
         let num = |k: &str| o.get(k).and_then(Value::as_f64).filter(|x| x.is_finite()).unwrap_or(0.0);
         let k = match items.iter().position(|it| it.id == id) {
             Some(k) => k,
@@ -77,9 +81,9 @@ pub fn read_batch(v: &Value, place: &str) -> Result<Vec<Item>> {
         };
         let it = &mut items[k];
         it.runs += 1;
-        it.passes += u64::from(o.get("verdict").and_then(Value::as_str) == Some("pass"));
-        it.turns += num("turns");
-        it.tokens += num("tokens");
+        it.passes += u64::from(tally.verdict == Some(Verdict::Pass));
+        it.turns += tally.turns;
+        it.tokens += tally.tokens;
         it.findings += num("findings");
         for j in o.get("judgements").and_then(Value::as_array).into_iter().flatten() {
             for c in j.get("criteria").and_then(Value::as_array).into_iter().flatten() {
@@ -201,5 +205,15 @@ mod tests {
         assert_eq!((items.len(), items[0].runs, items[0].passes, items[0].passed()), (1, 2, 1, false));
         assert!(read_batch(&json!(3), "current").unwrap_err().message.starts_with("current must be a batch result"));
         assert_eq!(read_batch(&json!([{ "verdict": "pass" }]), "current").unwrap_err().message, "current.runs[0].id must be a string");
+        // A run's verdict, turns and tokens by summarizeBatch's rules: a word that is no verdict is refused, not counted as a fail.
+        for (run, message) in [
+            (
+                json!({ "id": "a", "verdict": "ok" }),
+                "current.runs[0].verdict must be one of pass, agent, simulator, harness, aborted or null, got \"ok\"",
+            ),
+            (json!({ "id": "a", "verdict": "pass", "turns": -5 }), "current.runs[0].turns must be a number >= 0, got -5"),
+        ] {
+            assert_eq!(read_batch(&json!([run]), "current").unwrap_err().message, message);
+        }
     }
 }
