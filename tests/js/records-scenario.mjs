@@ -20,7 +20,8 @@ export const recordChecks = {
     const index = at.TrajectoryIndex.fromJsonl(text);
     const indexed = index.errors().filter((e) => e.code === 'SEQ_GAP');
     index.free();
-    eq(indexed.map((e) => [e.line, e.message]), parsed.map((e) => [e.line, e.message]), 'index errors equal parser errors');
+    // The parser's words, which start with the line; the index lists the line beside them, as for its every error.
+    eq(indexed.map((e) => [e.line, `line ${e.line}: ${e.message}`]), parsed.map((e) => [e.line, e.message]), 'index errors equal parser errors');
     // 0,1,2,1,3: one fault, at line 4; a run's first seq is checked too.
     eq(parsed.map((e) => e.line), [4, 6, 9], 'fault lines');
     assert(parsed[1].message.includes('starts at seq 2'), parsed[1].message);

@@ -5,7 +5,7 @@
 // codes the JS layer throws by name) must hold exactly the Rust set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as at from 'agent-trajectories';
@@ -88,6 +88,11 @@ const thrown = {
     const web = await import(pathToFileURL(join(dir, 'web.js')).href);
     const before = await caught(() => new web.MemorySink());
     assert.ok(before instanceof Error && before.code === 'NOT_INITIALIZED', `before init(): ${before?.code} ${before?.message}`);
+    // The viewer without the package's files beside it (a bundle that left them behind).
+    rmSync(join(dir, 'viewer.html'));
+    const viewer = await import(pathToFileURL(join(dir, 'viewer.js')).href);
+    const missing = await caught(() => viewer.viewerHtml([]));
+    assert.ok(missing instanceof Error && missing.code === 'NOT_INITIALIZED' && /leave agent-trajectories out of the bundle/.test(missing.message), `viewer.html missing: ${missing?.code} ${missing?.message}`);
     await web.init(new Response(new Uint8Array([0, 1, 2, 3]), { headers: { 'content-type': 'application/wasm' } }));
   }),
   BUSY: async () => {
@@ -100,9 +105,12 @@ const thrown = {
     }
   },
   // No public call reaches INTERNAL in a sound install (it means a bug of the
-  // package): a copy of the package with viewer.html missing does.
+  // package): a copy of the package whose viewer.html lost the place for the
+  // data does. (One with viewer.html missing is a bundle that left the
+  // package's files behind: NOT_INITIALIZED, with what to do.)
   INTERNAL: () => withPackageCopy(async (dir) => {
-    rmSync(join(dir, 'viewer.html'));
+    const page = join(dir, 'viewer.html');
+    writeFileSync(page, readFileSync(page, 'utf8').replace('<!--at-data-->', ''));
     const viewer = await import(pathToFileURL(join(dir, 'viewer.js')).href);
     await viewer.viewerHtml([]);
   }),
