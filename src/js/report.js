@@ -6,7 +6,8 @@
 // layer; the reporters themselves only format what judgeRuns decided.
 
 import { checkRun, TrajectoryIndex } from 'agent-trajectories';
-import { fail, ours, isObject, isArray, why, checkKeys, guard } from './util.js';
+import { fail, ours, isObject, isArray, why, shown, checkKeys, guard } from './util.js';
+import { nearest } from './nearest.js';
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {import('./report-types').RunFailure} RunFailure */
@@ -37,6 +38,12 @@ function judging(options) {
   const words = o.failOn === undefined ? [] : typeof o.failOn === 'string' ? [o.failOn] : o.failOn;
   if (!isArray(words) || words.some((w) => typeof w !== 'string' || w === '')) {
     throw fail('INVALID_ARGUMENT', `${fn}: options.failOn must be a word or a list of words (a stop reason, or a severity: ${SEVERITIES.join(', ')}), got ${why(o.failOn)}`);
+  }
+  // Any other word is a stop reason (runs of other runtimes have their
+  // own), but one a slip away from a severity is a typo, not a reason.
+  for (const w of words) {
+    const near = SEVERITIES.includes(/** @type {any} */ (w)) ? undefined : nearest(w, [...SEVERITIES]);
+    if (near) throw fail('INVALID_ARGUMENT', `${fn}: options.failOn: ${JSON.stringify(w)} is no severity; did you mean ${JSON.stringify(near)}? (a stop reason, or a severity: ${SEVERITIES.join(', ')})`);
   }
   const severities = SEVERITIES.filter((s) => words.includes(s));
   const source = /** @type {string | undefined} */ (o.source) ?? null;
@@ -279,7 +286,14 @@ function optionsOf(options, fn, keys) {
   const t = /** @type {Record<string, unknown>} */ (options).timestamp;
   const ms = t instanceof Date ? t.getTime() : t;
   if (ms !== undefined && (typeof ms !== 'number' || !Number.isFinite(ms))) {
-    throw fail('INVALID_ARGUMENT', `${fn}: options.timestamp must be a Date or Unix milliseconds, got ${t instanceof Date ? 'an invalid Date' : why(t)}`);
+    throw fail('INVALID_ARGUMENT', `${fn}: options.timestamp must be a Date or Unix milliseconds, got ${t instanceof Date ? 'an invalid Date' : shown(t)}`);
+  }
+  // A report's timestamp is written as a year from 1 to 9999 (ISO 8601,
+  // what the JUnit schemas read): a time outside them is refused, not
+  // replaced.
+  const year = ms === undefined ? 2000 : new Date(ms).getUTCFullYear();
+  if (!(year >= 1 && year <= 9999)) {
+    throw fail('INVALID_ARGUMENT', `${fn}: options.timestamp must be a time in the years 1 to 9999, got ${shown(ms)}${t instanceof Date ? ' (a Date)' : ''}`);
   }
   return { ...options, timestamp: ms };
 }

@@ -389,6 +389,9 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   assert.ok(xml.includes('<testsuite name="agent-trajectories" package="agent-trajectories" id="0" tests="1" failures="0" errors="1" time="0" timestamp="2026-01-02T03:04:05" hostname="ci">'), xml);
   const refused = (f, code, message) => assert.throws(f, (e) => e.name === 'AgentTrajectoriesError' && e.code === code && e.message === message);
   refused(() => report.judgeRuns(text, { failon: 'caution' }), 'INVALID_ARGUMENT', 'judgeRuns: options: unknown option "failon" (options: source, check, failOn)');
+  // A word a slip away from a severity is a typo, not a stop reason; any other word is a stop reason.
+  refused(() => report.judgeRuns(text, { failOn: ['max-turns', 'warnning'] }), 'INVALID_ARGUMENT', 'judgeRuns: options.failOn: "warnning" is no severity; did you mean "warning"? (a stop reason, or a severity: info, caution, warning)');
+  assert.ok(report.judgeRuns(text, { failOn: ['max-turns', 'model-completed', 'warning'] }).length > 0, 'stop reasons of any runtime pass');
   refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, judge, runId)');
   refused(() => report.judgeRuns(text, { check: { runId: 'x' } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check.runId: each run is checked by its own id; leave runId out');
   refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
@@ -401,6 +404,12 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   refused(() => report.judgeRuns(Object.defineProperty({}, 'runs', { enumerable: true, get() { throw new Error('boom'); } })), 'INVALID_ARGUMENT', 'judgeRuns: reading its input threw: boom');
   refused(() => report.textReport([new Proxy({}, { get() { throw new Error('trap'); } })]), 'INVALID_ARGUMENT', 'textReport: reading its runs threw: trap');
   refused(() => report.junitReport([], { timestamp: new Date(NaN) }), 'INVALID_ARGUMENT', 'junitReport: options.timestamp must be a Date or Unix milliseconds, got an invalid Date');
+  refused(() => report.junitReport([], { timestamp: NaN }), 'INVALID_ARGUMENT', 'junitReport: options.timestamp must be a Date or Unix milliseconds, got NaN');
+  // A time a report cannot write (outside the years 1 to 9999) is refused, not replaced by now.
+  for (const t of [-1e20, 1e20, 8.64e15 + 1, Date.UTC(10000, 0, 1)]) {
+    refused(() => report.junitReport([], { timestamp: t }), 'INVALID_ARGUMENT', `junitReport: options.timestamp must be a time in the years 1 to 9999, got ${t}`);
+  }
+  assert.match(report.junitReport([], { timestamp: Date.UTC(9999, 11, 31) }), /<testsuites>/, 'the last writable year is written');
 });
 
 test('JUnit escaping: markup, quotes, line breaks, `]]>`, lone surrogates and control characters in ids and messages', async () => {
