@@ -105,7 +105,6 @@ ${NAME} <command> --help shows a command's options; ${NAME} --version its versio
 Exit status: 0 all passed, 1 something failed (or regressed), 2 bad usage or input.
 `;
 
-
 /**
  * A command's arguments read by util.parseArgs, checked here so every refusal is in words: an
  * unknown option names the nearest one, a value left out or given to a flag is named.
