@@ -62,7 +62,8 @@ impl Recorder {
     }
 
     /// The run is recording its end: its closing records (a generated
-    /// run's step states, then `run_ended`).
+    /// run's step states and `run_ended`; a background run's
+    /// `run_terminated` and `run_ended`).
     pub fn close(&mut self) {
         self.closing = true;
     }

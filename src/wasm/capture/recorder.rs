@@ -162,8 +162,6 @@ impl TrajectoryRecorder {
         TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(None))), chan: Rc::new(chan), clock }
     }
 
-    /// Stamps and submits a payload from Rust: its seq, and with `keep` a
-    /// copy of the stamped record.
     /// The run is recording its end (`Recorder::close`).
     pub(crate) fn close(&self) {
         if let Ok(mut state) = self.state.try_borrow_mut() {
@@ -171,6 +169,8 @@ impl TrajectoryRecorder {
         }
     }
 
+    /// Stamps and submits a payload from Rust: its seq, and with `keep` a
+    /// copy of the stamped record.
     pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<TrajectoryRecord>), Error> {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(f.clone());
