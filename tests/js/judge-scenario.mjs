@@ -67,6 +67,8 @@ export const judgeChecks = {
     throws(() => at.matchTrajectory(result, [{ toolName: 'search', input: {} }], { args: { search: () => { throw boom; } } }), 'CALLBACK_FAILED', 'a throwing function', boom);
     const e = throws(() => at.matchTrajectory(result, [{ toolName: 'search', input: {} }], { args: { search: () => 'yes' } }), 'CALLBACK_FAILED', 'a non-boolean answer');
     eq(e.message, 'matchTrajectory: options.args["search"] must return true or false, returned "yes"', 'says what came back');
+    const slip = throws(() => at.matchTrajectory(result, ['search', 'book'], { args: { serach: 'ignore' } }), 'INVALID_ARGUMENT', 'an args tool a slip away from a called one');
+    eq(slip.message, 'matchTrajectory: options.args["serach"]: no call is to tool "serach"; did you mean "search"?', 'names the tool it meant');
     const bad = throws(() => at.matchTrajectory(result, [], { mod: 'strict' }), 'INVALID_ARGUMENT', 'a misspelt option');
     assert(bad.message.includes('did you mean "mode"'), bad.message);
     throws(() => at.matchTrajectory(result, [3]), 'INVALID_ARGUMENT', 'an expected call that is not one');

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::facts::Call;
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
 use agent_trajectories_core::number;
-use agent_trajectories_core::options::check_keys;
+use agent_trajectories_core::options::{check_keys, nearest};
 use agent_trajectories_core::value::Opts;
 use agent_trajectories_core::write::{array, Obj};
 
@@ -253,6 +253,14 @@ pub type ArgsFn<'a> = dyn FnMut(&str, &str, &Value, &Value) -> Result<std::resul
 /// error, or an answer other than a boolean, ends the match. `place` names
 /// the options in errors.
 pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, place: &str, custom: &mut ArgsFn) -> Result<MatchResult> {
+    // A tool of `args` that no call names is fine (one options object may
+    // serve many runs), unless it is a slip away from one that does.
+    let names: Vec<&str> = expected.iter().map(|e| e.name.as_str()).chain(actual.iter().map(|a| a.name.as_str())).collect();
+    for (tool, _) in opts.per_tool.iter().filter(|(t, _)| !names.contains(&t.as_str())) {
+        if let Some(near) = nearest(tool, &names) {
+            return Err(Error::invalid_argument(format!("{place}.args[{tool:?}]: no call is to tool {tool:?}; did you mean {near:?}?")));
+        }
+    }
     // Which expected call each actual call may stand for.
     let mut ok = vec![vec![false; actual.len()]; expected.len()];
     for (i, e) in expected.iter().enumerate() {
@@ -433,6 +441,16 @@ mod tests {
         assert_eq!(r.mismatches.iter().map(|m| m.kind).collect::<Vec<_>>(), ["different", "unexpected"]);
         assert_eq!(r.mismatches[0].message, r#"call 2: expected book({"city":"Paris"}), got weather({"city":"Paris"})"#);
         assert_eq!(r.message.lines().next().unwrap(), "the calls do not match (strict, score 0.333): 1 of 3 matched");
+    }
+
+    #[test]
+    fn an_args_tool_a_slip_from_a_called_one_is_refused() {
+        let (e, c) = (read_expected(&json!(["search"]), "expected").unwrap(), calls());
+        let opts = |args: Value| MatchOptions::read(&json!({ "args": args }), &[], "options").unwrap();
+        let typo = match_calls(&c, &e, &opts(json!({ "serach": "ignore" })), "options", &mut |_, _, _, _| unreachable!()).unwrap_err();
+        assert_eq!(typo.message, r#"options.args["serach"]: no call is to tool "serach"; did you mean "search"?"#);
+        // A tool no call names, and no slip from one: one options object may serve many runs.
+        assert!(match_calls(&c, &e, &opts(json!({ "translate": "ignore" })), "options", &mut |_, _, _, _| unreachable!()).is_ok());
     }
 
     #[test]
