@@ -51,10 +51,11 @@ fn definition_errors_name_the_culprit() {
         json!(["t1", "t2"]),
     ));
     assert!(e.message.contains("terminal \"t2\" is unreachable from start \"a\"") && e.step_id.as_deref() == Some("t2"), "{}", e.message);
-    for bad in [json!(0), json!(-3), json!(2.5), json!("10")] {
+    for bad in [json!(0), json!(-3), json!(2.5), json!("10"), json!(1e12)] {
         let mut v = chain();
-        v["maxTurns"] = bad;
-        assert!(invalid(v).message.contains("maxTurns must be a positive integer"));
+        v["maxTurns"] = bad.clone();
+        let message = invalid(v).message;
+        assert!(message.contains(&format!("maxTurns must be a positive integer (at most 4294967295), got {bad}")), "{message}");
     }
     let mut v = chain();
     v["steps"]["steps"][1]["preconditions"] = json!([{ "type": "custom", "name": "has-date" }]);

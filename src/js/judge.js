@@ -10,12 +10,22 @@ import { TrajectoryIndex } from './trajectory-index.js';
 import { fail, why, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
 /**
- * A run as the core reads it: JSONL text, records, or a result.
+ * A run as the core reads it: JSONL text, records, or a result. A freed
+ * index is refused as such, not read as no records (`fn` names the caller).
  * @param {unknown} run
+ * @param {string} fn
  * @returns {unknown}
  */
-export function runValue(run) {
+export function runValue(run, fn) {
   if (run instanceof TrajectoryIndex) {
+    // A freed index has no records and no bytes, and its queries throw: errors() tells it from an empty one.
+    if (run.length === 0) {
+      try {
+        run.errors();
+      } catch (e) {
+        throw fail('INVALID_ARGUMENT', `${fn}: run: this TrajectoryIndex was freed`, e);
+      }
+    }
     const lines = [];
     for (let i = 0; i < run.length; i++) lines.push(run.text(i));
     return lines.join('\n');
@@ -30,12 +40,12 @@ export function matchTrajectory(run, expected, options) {
   const fns = {};
   const args = isObject(options) && !isArray(options) ? /** @type {any} */ (options).args : undefined;
   if (isObject(args) && !isArray(args)) for (const [tool, f] of Object.entries(args)) if (typeof f === 'function') fns[tool] = f;
-  return wasm.matchTrajectory('match', runValue(run), expected, options, Object.keys(fns), (/** @type {string} */ tool, /** @type {unknown} */ e, /** @type {unknown} */ a) => fns[tool](e, a));
+  return wasm.matchTrajectory('match', runValue(run, 'matchTrajectory'), expected, options, Object.keys(fns), (/** @type {string} */ tool, /** @type {unknown} */ e, /** @type {unknown} */ a) => fns[tool](e, a));
 }
 
 /** @type {typeof import('./judge-types').checkRun} */
 export function checkRun(run, options) {
-  return wasm.checkRun('check', runValue(run), options);
+  return wasm.checkRun('check', runValue(run, 'checkRun'), options);
 }
 
 /** @type {typeof import('./judge-types').compareBatches} */
@@ -79,5 +89,5 @@ export async function judge(run, options) {
   if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `judge(run, options): options must be { model, criteria, runId?, timeoutMs? }, got ${why(options)}`);
   const given = readOptions(options, place);
   const model = given.model === undefined ? undefined : asModel(given.model, `${place}.model`);
-  return wasm.judge(runValue(run), { ...given, model }, { macrotask, callSignal });
+  return wasm.judge(runValue(run, 'judge'), { ...given, model }, { macrotask, callSignal });
 }

@@ -498,6 +498,6 @@ export const checks = {
     eq(JSON.stringify(f.end).includes('cause'), false, 'not written out with the data');
     await expectRejects(at.runTrajectory(at.createTrajectory(one, agent()), { userModel: scriptedUser(), clock, onSinkError: 'fial' }), 'INVALID_ARGUMENT', 'onSinkError: fial');
     const nan = expectThrow(() => at.createTrajectory({ ...one, maxTurns: NaN }, agent()), 'INVALID_TRAJECTORY', 'maxTurns: NaN is not "absent"');
-    assert(/maxTurns must be a positive integer, got NaN$/.test(nan.message), nan.message);
+    assert(/maxTurns must be a positive integer \(at most 4294967295\), got NaN$/.test(nan.message), nan.message);
   },
 };

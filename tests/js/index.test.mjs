@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = process.env.PACKAGE_DIR ?? join(repo, 'tests/.work/tarball/package');
-const { TrajectoryIndex, parseTrajectoryJsonl } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
+const { TrajectoryIndex, parseTrajectoryJsonl, checkRun, matchTrajectory } = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
 
 const dir = mkdtempSync(join(tmpdir(), 'at-index-'));
 execFileSync(process.execPath, [join(repo, 'scripts/sample-runs.mjs'), dir]);
@@ -170,6 +170,9 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
     budget: () => ix.budget(), stepPath: () => ix.stepPath(), stepGraph: () => ix.stepGraph(), assessments: () => ix.assessments() };
   for (const [name, q] of Object.entries(queries)) refused(q, 'INVALID_ARGUMENT', new RegExp(`^${name}\\(.*\\): this index was freed`));
   assert.deepEqual([ix.length, ix.byteLength], [0, 0]);
+  // Judging a freed index says so, rather than judge it as a run with no records.
+  refused(() => checkRun(ix), 'INVALID_ARGUMENT', /^checkRun: run: this TrajectoryIndex was freed$/);
+  refused(() => matchTrajectory(ix, []), 'INVALID_ARGUMENT', /^matchTrajectory: run: this TrajectoryIndex was freed$/);
   const empty = TrajectoryIndex.fromJsonl('');
   assert.equal(empty.length, 0);
   refused(() => empty.turns(), 'INVALID_ARGUMENT', /has no runs/);
