@@ -86,6 +86,10 @@ pub async fn judge_run(run: JsValue, opts: JsValue, host: JsValue) -> JsResult<J
     let facts = read_run(&value(&run, "judge: run").js()?, o.run_id.as_deref(), "judge: run").js()?;
     let model = JsModel(model, "judge.model", CallSignals::of(&host));
     let timer = JsTimer::of(&host);
-    let j = ask::judge_run(&facts, &o.criteria, &model, Some(&timer), o.timeout_ms.map(|ms| (ms, "timeoutMs"))).await.js()?;
+    let j = ask::judge_run(&facts, &o.criteria, &model, Some(&timer), o.timeout_ms.map(|ms| (ms, "timeoutMs")))
+        .await
+        // A call past its deadline says whose it was, as the judge's other errors do.
+        .map_err(|e| if e.code == crate::core::ErrorCode::Timeout { Error { message: format!("judge: {}", e.message), ..e } } else { e })
+        .js()?;
     to_js(&j)
 }

@@ -164,7 +164,8 @@ export const judgeChecks = {
     const boom = new Error('rate limited');
     const e = await rejects(at.judge(records, { model: async () => { throw boom; }, criteria: ['polite'] }), 'CALLBACK_FAILED', 'a throwing judge', boom);
     eq(e.message, 'judge.model (judge) threw: rate limited', 'names the judge');
-    await rejects(at.judge(records, { model: () => new Promise(() => {}), criteria: ['polite'], timeoutMs: 20 }), 'TIMEOUT', 'a judge that never answers');
+    const late = await rejects(at.judge(records, { model: () => new Promise(() => {}), criteria: ['polite'], timeoutMs: 20 }), 'TIMEOUT', 'a judge that never answers');
+    eq(late.message, 'judge: no answer within timeoutMs (20 ms)', 'whose deadline it was');
     await rejects(at.judge(records, { model: async () => '{}', criteria: [] }), 'INVALID_ARGUMENT', 'no criteria');
     await rejects(at.judge(records, { model: async () => '{}', criteria: ['a'], criterion: 1 }), 'INVALID_ARGUMENT', 'a misspelt option');
   },
