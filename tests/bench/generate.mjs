@@ -70,23 +70,22 @@ for (const variant of Object.keys(variants)) {
   const timed = [];
   for (const turns of sizes) {
     const count = turns >= 10_000 ? Math.min(RUNS, 3) : turns <= 100 ? RUNS * 3 : RUNS;
-    const runs = [];
-    for (let i = 0; i < count; i++) runs.push(await once(turns, variant));
-    timed.push(runs);
+    const ms = [];
+    for (let i = 0; i < count; i++) ms.push((await once(turns, variant)).ms);
+    timed.push(median(ms));
   }
   // Then memory and export, on runs of their own: their forced GCs come
   // after every timed run of the variant, not before one.
-  sizes.forEach((turns, k) => {
-    rows.push({ variant, turns, runs: timed[k] });
-  });
-  for (const row of rows.filter((r) => r.variant === variant)) {
+  for (const [k, turns] of sizes.entries()) {
     const apart = [];
-    for (let i = 0; i < 5; i++) apart.push(await once(row.turns, variant, { memory: true }));
-    Object.assign(row, {
-      usPerTurn: (median(row.runs.map((r) => r.ms)) * 1000) / row.turns,
-      totalMs: median(row.runs.map((r) => r.ms)),
-      exportUsPerTurn: (median(apart.map((r) => r.exportMs)) * 1000) / row.turns,
-      kbPerTurn: globalThis.gc ? median(apart.map((r) => r.retained)) / 1024 / row.turns : NaN,
+    for (let i = 0; i < 5; i++) apart.push(await once(turns, variant, { memory: true }));
+    rows.push({
+      variant,
+      turns,
+      usPerTurn: (timed[k] * 1000) / turns,
+      totalMs: timed[k],
+      exportUsPerTurn: (median(apart.map((r) => r.exportMs)) * 1000) / turns,
+      kbPerTurn: globalThis.gc ? median(apart.map((r) => r.retained)) / 1024 / turns : NaN,
     });
   }
 }

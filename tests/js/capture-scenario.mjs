@@ -24,6 +24,20 @@ export function expectCode(fn, code, message) {
   throw new Error(`${message}: expected ${code}, nothing was thrown`);
 }
 
+/** What `console.warn` was given while `fn` ran (and one macrotask after, for late rejections): a list of argument lists. */
+export async function warnings(fn) {
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args);
+  try {
+    await fn();
+    await new Promise((r) => setTimeout(r, 0));
+  } finally {
+    console.warn = warn;
+  }
+  return warned;
+}
+
 export async function expectRejection(promise, code, message) {
   try {
     await promise;
@@ -168,17 +182,11 @@ export const checks = {
   },
 
   async 'an onError that rejects is said on the console, never left unhandled'(at) {
-    const warned = [];
-    const warn = console.warn;
-    console.warn = (...args) => warned.push(args);
-    try {
+    const warned = await warnings(async () => {
       const rec = new at.TrajectoryRecorder({ record: () => { throw new Error('sink down'); } }, { onError: async () => { throw new Error('reporter down'); } });
       rec.record({ kind: 'turn_started' });
       await rec.flush();
-      await new Promise((r) => setTimeout(r, 0));
-    } finally {
-      console.warn = warn;
-    }
+    });
     eq(warned.length, 1, 'said once');
     assert(String(warned[0][0]).includes('onError rejected'), String(warned[0][0]));
     eq([warned[0][1]?.code, warned[0][2]?.message], ['SINK_FAILED', 'reporter down'], 'what was being reported, and the reason');

@@ -1,5 +1,5 @@
 // The observe contract, runtime-agnostic (see capture-scenario.mjs).
-import { assert, eq, expectCode } from './capture-scenario.mjs';
+import { assert, eq, expectCode, warnings } from './capture-scenario.mjs';
 
 const MIN = 60_000;
 const T0 = 1_700_000_000_000;
@@ -93,16 +93,10 @@ export const checks = {
   },
 
   async 'an onError that rejects is said on the console, never left unhandled'(at) {
-    const warned = [];
-    const warn = console.warn;
-    console.warn = (...args) => warned.push(args);
-    try {
+    const warned = await warnings(() => {
       const q = pipeline(at, { onError: async () => { throw new Error('reporter down'); }, observers: [{ observer: { name: 'Garbage', observe: () => ({ severity: 'loud' }) }, trigger: { onEveryCall: true } }] });
       eq(q.recordToolCall(read('a'))?.assessments ?? [], [], 'handed to onError, not rendered');
-      await new Promise((r) => setTimeout(r, 0));
-    } finally {
-      console.warn = warn;
-    }
+    });
     eq(warned.length, 1, 'said once');
     assert(String(warned[0][0]).includes('onError rejected, told that observer "Garbage" failed'), String(warned[0][0]));
     eq([warned[0][1]?.code, warned[0][2]?.message], ['CALLBACK_FAILED', 'reporter down'], 'what was being reported, and the reason');
