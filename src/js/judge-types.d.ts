@@ -99,8 +99,8 @@ export type BatchLike =
   | { readonly runs: readonly BatchRunLike[] }
   | readonly BatchRunLike[];
 export type BatchRunLike = Pick<BatchRun, 'id' | 'verdict'> & Partial<Pick<BatchRun, 'turns' | 'tokens'>> & { item?: string; findings?: number; judgements?: readonly { criteria: readonly { name: string; verdict: string }[] }[] };
-/** One side of an item: its runs taken together, per run. */
-export interface BatchItemSide { runs: number; passes: number; /** Every run passed. */ passed: boolean; turns: number; tokens: number; findings: number; failedJudges: string[] }
+/** One side of an item: its runs taken together, per run. A run passes as `checkRun`'s defaults read it: verdict `pass`, and the judge's last judgement (when judged) not `fail`. */
+export interface BatchItemSide { runs: number; passes: number; /** Every run passed. */ passed: boolean; turns: number; tokens: number; findings: number; /** Criteria a run's last judgement failed. */ failedJudges: string[] }
 export interface BatchItemChange {
   id: string;
   status: 'regressed' | 'improved' | 'same' | 'added' | 'removed';

@@ -148,6 +148,14 @@ export const judgeChecks = {
     assert(c.markdown.includes('**1 regressed**, 1 improved, 1 added, 1 removed'), c.markdown);
     eq(at.compareBatches(JSON.parse(JSON.stringify(baseline)), JSON.parse(JSON.stringify(current))).regressed, ['a'], 'a batch read back from its JSON');
     throws(() => at.compareBatches(3, current), 'INVALID_ARGUMENT', 'a baseline that is not a batch');
+    // A run passes as checkRun reads it: the judge's last word failing fails it, a later pass stands.
+    const judged = (verdict, failed = []) => ({ verdict, criteria: failed.map((name) => ({ name, verdict: 'fail' })) });
+    const judgedRuns = [
+      { id: 'failed-last', verdict: 'pass', judgements: [judged('pass'), judged('fail', ['polite'])] },
+      { id: 'passed-last', verdict: 'pass', judgements: [judged('fail', ['brief']), judged('pass')] },
+    ];
+    const j = at.compareBatches(judgedRuns.map(({ id }) => ({ id, verdict: 'pass' })), judgedRuns);
+    eq([j.regressed, j.newlyFailedJudges], [['failed-last'], [{ id: 'failed-last', criterion: 'polite' }]], 'the last judgement decides');
   },
 
   async 'judge(): a malformed or empty answer is asked again once, then inconclusive; a throwing model rejects, coded, its error the cause'(at) {

@@ -223,7 +223,7 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
             "fail" => format!("the judge failed {} {when}", failed.join(", ")),
             v => format!("the judge's last judgement ({when}) is {v}"),
         };
-        add("judge", j.verdict != "fail", message);
+        add("judge", j.holds(), message);
     }
     let failed: Vec<&Check> = checks.iter().filter(|c| !c.pass).collect();
     let pass = failed.is_empty();

@@ -1,7 +1,8 @@
 //! `compareBatches`: a current batch against a baseline, item by item
 //! (paired by name): what regressed (passed, now fails), what improved,
 //! judges that newly fail, and the change in turns, tokens and findings.
-//! An item of several runs (`repeat`) passes when every run passed.
+//! An item of several runs (`repeat`) passes when every run passed, each
+//! read as `checkRun`'s defaults read it.
 
 use serde_json::Value;
 
@@ -10,6 +11,8 @@ use agent_trajectories_core::generate::batch::Tally;
 use agent_trajectories_core::generate::Verdict;
 use agent_trajectories_core::number;
 use agent_trajectories_core::write::{array, strings, Obj};
+
+use crate::facts::Judged;
 
 /// One item of a batch: its runs taken together.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -20,7 +23,7 @@ pub struct Item {
     pub turns: f64,
     pub tokens: f64,
     pub findings: f64,
-    /// Criteria a judge failed in any run.
+    /// Criteria the judge's last judgement of a run failed, in any run.
     pub failed_judges: Vec<String>,
 }
 
@@ -79,19 +82,18 @@ pub fn read_batch(v: &Value, place: &str) -> Result<Vec<Item>> {
                 items.len() - 1
             }
         };
+        // A run passes as checkRun's defaults read it (one rule): it ended
+        // with verdict `pass`, and the judge's last word (when judged) holds.
+        let last = o.get("judgements").and_then(Value::as_array).and_then(|j| j.last()).map(Judged::read);
         let it = &mut items[k];
         it.runs += 1;
-        it.passes += u64::from(tally.verdict == Some(Verdict::Pass));
+        it.passes += u64::from(tally.verdict == Some(Verdict::Pass) && last.as_ref().is_none_or(Judged::holds));
         it.turns += tally.turns;
         it.tokens += tally.tokens;
         it.findings += num("findings");
-        for j in o.get("judgements").and_then(Value::as_array).into_iter().flatten() {
-            for c in j.get("criteria").and_then(Value::as_array).into_iter().flatten() {
-                if let (Some("fail"), Some(name)) = (c.get("verdict").and_then(Value::as_str), c.get("name").and_then(Value::as_str)) {
-                    if !it.failed_judges.iter().any(|n| n == name) {
-                        it.failed_judges.push(name.to_owned());
-                    }
-                }
+        for (name, _) in last.iter().flat_map(|j| &j.failed) {
+            if !name.is_empty() && !it.failed_judges.contains(name) {
+                it.failed_judges.push(name.clone());
             }
         }
     }
@@ -197,6 +199,28 @@ mod tests {
             ["regressed", "added", "removed", "improved", "same"]
         );
         assert_eq!((r["items"][0]["turns"].clone(), r["items"][0]["tokens"].clone()), (json!(2.0), json!(50.0)));
+    }
+
+    #[test]
+    fn a_run_passes_as_check_run_reads_it() {
+        let judged = |verdict: &str, failed: &[&str]| {
+            let criteria: Vec<Value> = failed.iter().map(|n| json!({ "name": n, "verdict": "fail" })).collect();
+            json!({ "verdict": verdict, "criteria": criteria })
+        };
+        // Each run ended with verdict pass; its judgements, whether it passes, and what its judge failed.
+        for (judgements, passed, failed) in [
+            (vec![judged("pass", &[]), judged("fail", &["polite"])], false, vec!["polite"]),
+            (vec![judged("fail", &["brief"]), judged("pass", &[])], true, vec![]),
+            (vec![judged("inconclusive", &[])], true, vec![]),
+        ] {
+            let item = &batch(json!([{ "id": "a", "verdict": "pass", "judgements": judgements }]))[0];
+            assert_eq!((item.passed(), item.failed_judges.iter().map(String::as_str).collect::<Vec<_>>()), (passed, failed), "{judgements:?}");
+            // checkRun, on a run with those judgements, says the same.
+            let mut f = crate::facts::tests::facts();
+            f.judgements = judgements.iter().map(Judged::read).collect();
+            let checked = crate::checks::check_run(&f, &crate::CheckOptions::read(&json!({ "verdict": null }), "o").unwrap());
+            assert_eq!(checked.pass, passed, "{judgements:?}");
+        }
     }
 
     #[test]

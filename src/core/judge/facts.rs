@@ -109,7 +109,9 @@ pub struct Judged {
 }
 
 impl Judged {
-    fn read(data: &Value) -> Judged {
+    /// A judgement as recorded (a `judgement` record's data, a trace's or a
+    /// batch run's `judgements` entry).
+    pub fn read(data: &Value) -> Judged {
         let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         let failed =
             data.get("criteria").and_then(Value::as_array).into_iter().flatten().filter(|c| c.get("verdict").and_then(Value::as_str) == Some("fail"));
@@ -119,6 +121,13 @@ impl Judged {
             turn: data.get("turn").and_then(Value::as_u64),
             is_final: data.get("final") == Some(&Value::Bool(true)),
         }
+    }
+
+    /// Whether a run may pass with this as the judge's last word: anything
+    /// but `fail` (`inconclusive` says neither). `checkRun`'s judge check
+    /// and `compareBatches` both read a run by this.
+    pub fn holds(&self) -> bool {
+        self.verdict != "fail"
     }
 }
 
