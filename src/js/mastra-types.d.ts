@@ -19,10 +19,16 @@ export interface MastraTrajectoryProcessor {
   processLLMRequest<Prompt extends readonly unknown[]>(args: { prompt: Prompt; stepNumber?: number; model?: unknown }): { prompt: Prompt } | undefined;
   /** Records the assistant's text and tool calls, and the step's tokens. */
   processOutputStep<List>(args: { messageList: List; text?: string; toolCalls?: readonly unknown[]; usage?: unknown }): List;
-  /** Records the last step's tool results and run_ended. */
-  processOutputResult<List>(args: { messageList: List; result: { finishReason?: string; steps?: readonly unknown[] } }): List;
   /** Keeps a model API error for run_ended (and records it as a `custom` `model_error`); never retries. */
   processAPIError(args: { error: unknown }): void;
+}
+
+/** The run's end: the last of the output processors, after yours (one of yours that throws fails the run first, and the records end without run_ended). */
+export interface MastraTrajectoryEnd {
+  readonly id: 'agent-trajectories-end';
+  readonly name: string;
+  /** Records the last step's tool results and run_ended. */
+  processOutputResult<List>(args: { messageList: List; result: { finishReason?: string; steps?: readonly unknown[] } }): List;
 }
 
 export interface ObserveMastraOptions<Input extends readonly unknown[], Output extends readonly unknown[], Errors extends readonly unknown[]> {
@@ -38,7 +44,7 @@ export interface ObserveMastraOptions<Input extends readonly unknown[], Output e
   agent?: string;
   /** Your own input processors: kept, ours runs after them. */
   inputProcessors?: Input;
-  /** Your own output processors: kept, ours runs before them. */
+  /** Your own output processors: kept, ours runs before them (and the run's end after them). */
   outputProcessors?: Output;
   /** Your own error processors: kept, ours runs after them. */
   errorProcessors?: Errors;
@@ -47,7 +53,7 @@ export interface ObserveMastraOptions<Input extends readonly unknown[], Output e
 /** The processor lists to spread into `new Agent({...})` or `agent.generate / stream(messages, {...})`. */
 export interface MastraProcessors<Input extends readonly unknown[], Output extends readonly unknown[], Errors extends readonly unknown[]> {
   inputProcessors: [...Input, MastraTrajectoryProcessor];
-  outputProcessors: [MastraTrajectoryProcessor, ...Output];
+  outputProcessors: [MastraTrajectoryProcessor, ...Output, MastraTrajectoryEnd];
   errorProcessors: [...Errors, MastraTrajectoryProcessor];
 }
 

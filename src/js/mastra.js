@@ -153,6 +153,18 @@ export function observeMastra(options = {}) {
       return args.messageList;
     },
     /** @param {any} args */
+    processAPIError(args) {
+      modelError = why(args?.error);
+      cap.modelError(modelError);
+    },
+  };
+  // The run's end, after every output processor of yours: one that throws
+  // fails the run before run_ended could say it passed.
+  /** @type {import('./mastra-types').MastraTrajectoryEnd & Record<string, any>} */
+  const end = {
+    id: 'agent-trajectories-end',
+    name: 'agent-trajectories run end',
+    /** @param {any} args */
     processOutputResult(args) {
       settle(args?.result?.steps);
       cap.turnEnded();
@@ -163,14 +175,9 @@ export function observeMastra(options = {}) {
       } else cap.end({ finished: reason });
       return args.messageList;
     },
-    /** @param {any} args */
-    processAPIError(args) {
-      modelError = why(args?.error);
-      cap.modelError(modelError);
-    },
   };
   // Ours last among the input processors (it sees the prompt the model
   // gets) and first among the output ones (it records what the model said).
-  return /** @type {any} */ ({ inputProcessors: [...mine.input, processor], outputProcessors: [processor, ...mine.output], errorProcessors: [...mine.error, processor] });
+  return /** @type {any} */ ({ inputProcessors: [...mine.input, processor], outputProcessors: [processor, ...mine.output, end], errorProcessors: [...mine.error, processor] });
 }
 

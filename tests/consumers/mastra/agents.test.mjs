@@ -164,6 +164,20 @@ test('bad options: coded errors that name the option', () => {
   assert.equal(p.inputProcessors[0], p.outputProcessors[0], 'one processor in every list');
 });
 
+test('a processor of yours that throws at the end fails the run before run_ended could say it passed', async () => {
+  const { Agent } = await import('@mastra/core/agent');
+  const { repeatingModel } = await import('./model.mjs');
+  const agent = new Agent({ id: 'greeter', name: 'greeter', instructions: 'Greet.', model: repeatingModel([], 1) });
+  const sink = new JsonlSink();
+  const broken = { id: 'mine', processOutputResult: async () => { throw new RangeError('my output processor broke'); } };
+  const settings = observeMastra({ recorder: new TrajectoryRecorder(sink), outputProcessors: [broken] });
+  assert.deepEqual(settings.outputProcessors.map((p) => p.id), ['agent-trajectories', 'mine', 'agent-trajectories-end'], 'ours first, its end last');
+  await assert.rejects(agent.generate('hi', settings), /my output processor broke/);
+  const k = kinds(sink.lines());
+  assert.equal(k[0], 'run_started');
+  assert.ok(!k.includes('run_ended'), `no run_ended (got ${k.join(', ')})`);
+});
+
 test('observeMastra loads from require() too', async () => {
   const { createRequire } = await import('node:module');
   const cjs = createRequire(import.meta.url)('agent-trajectories');
