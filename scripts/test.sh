@@ -150,6 +150,7 @@ if tar -xzf "$work/$tarball" -C "$work/tarball"; then
   run_node "tarball: TrajectoryIndex in Node" tests/js/index.test.mjs
   run_node "tarball: each entry's exports are its .d.ts's values" tests/js/exports.test.mjs
   run_node "tarball: the declared unions are the core's words (enum parity)" tests/js/vocabulary.test.mjs
+  run_node "tarball: the command line's nearest-word rule is the core's" tests/js/nearest.test.mjs
   run_node "viewer (www/) in Chromium: served, and one file from file://" tests/js/viewer.test.mjs
 else
   record "unpacking the tarball" 0 1

@@ -11,7 +11,10 @@
 // WebAssembly module (the record names it needs are WELL_KNOWN's).
 
 import { WELL_KNOWN } from './well-known.js';
-import { fail, why, isObject, isArray, checkKeys } from './util.js';
+import { fail, why, shown, isObject, isArray, checkKeys, guard } from './util.js';
+import { nearest } from './nearest.js';
+
+const OPTIONS = ['tracer', 'content'];
 
 /**
  * What this module uses of @opentelemetry/api.
@@ -82,11 +85,14 @@ const json = (v) => {
  */
 const tracerOptions = (opts, where) => {
   if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
-  checkKeys(opts, ['tracer', 'content'], where, (k) => (k.toLowerCase().includes('trac') ? '; did you mean "tracer"?' : ' (options: tracer, content)'));
+  checkKeys(opts, OPTIONS, where, (k) => {
+    const near = nearest(k, OPTIONS);
+    return near ? `; did you mean ${JSON.stringify(near)}? (options: ${OPTIONS.join(', ')})` : ` (options: ${OPTIONS.join(', ')})`;
+  });
   if (!isObject(opts.tracer) || typeof opts.tracer.startSpan !== 'function') {
     throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
   }
-  if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${why(opts.content)}`);
+  if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${shown(opts.content)}`);
   return { tracer: /** @type {import('./otel-types').TracerLike} */ (opts.tracer), content: opts.content === true };
 };
 
@@ -106,8 +112,11 @@ function makeState({ tracer, content }) {
    * @param {Span} [parent]
    * @returns {Span}
    */
-  const start = (name, kind, attributes, time, parent) =>
-    /** @type {Span} */ (tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, /** @type {object} */ (parent ? trace.setSpan(context.active(), parent) : context.active())));
+  const start = (name, kind, attributes, time, parent) => {
+    const span = tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, /** @type {object} */ (parent ? trace.setSpan(context.active(), parent) : context.active()));
+    if (!isObject(span) || typeof (/** @type {any} */ (span)).end !== 'function') throw fail('CALLBACK_FAILED', `options.tracer.startSpan returned ${why(span)}, not a span`);
+    return /** @type {Span} */ (span);
+  };
   /**
    * @param {any} r
    * @param {number} time
@@ -403,9 +412,19 @@ export function exportSpans(records, options) {
   const where = 'exportSpans(records, options)';
   if (!isArray(records)) throw fail('INVALID_ARGUMENT', `${where}: records must be an array of trajectory records (parseTrajectoryJsonl(text) reads JSONL), got ${why(records)}`);
   const state = makeState(tracerOptions(options, where));
-  records.forEach((r, i) => state.push(r, i));
-  state.finish();
+  traced(where, () => {
+    records.forEach((r, i) => state.push(r, i));
+    state.finish();
+  });
 }
+
+/**
+ * Runs `f`, which calls the caller's tracer and spans: what they throw
+ * becomes CALLBACK_FAILED saying `where`, their error its cause.
+ * @param {string} where
+ * @param {() => void} f
+ */
+const traced = (where, f) => guard(`${where}: the tracer threw`, f, 'CALLBACK_FAILED');
 
 /**
  * Spans for a live run: pass `onRecord` to a run (or `sink` as a recorder's sink); `end()` closes what is still open.
@@ -417,12 +436,12 @@ export function spanSink(options) {
   let ended = false;
   const onRecord = (/** @type {any} */ r) => {
     if (ended) throw fail('INVALID_ARGUMENT', `spanSink: a record after end() (record ${n}, ${isObject(r?.payload) ? r.payload.kind : why(r)}): its spans are closed; make a new spanSink for another run`);
-    state.push(r, n++);
+    traced('spanSink', () => state.push(r, n++));
   };
   const end = () => {
     if (ended) return;
     ended = true;
-    state.finish();
+    traced('spanSink.end()', () => state.finish());
   };
   return { onRecord, record: onRecord, end };
 }

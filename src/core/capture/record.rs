@@ -30,6 +30,14 @@ pub struct TrajectoryRecord {
 }
 
 impl TrajectoryRecord {
+    /// A copy of the record. The derived `clone` (every payload kind) is a
+    /// few KB of module: callers copy through this one function, never
+    /// inlined, so the module holds that code once.
+    #[inline(never)]
+    pub fn copy(&self) -> TrajectoryRecord {
+        self.clone()
+    }
+
     /// Reads a record from JSON text, checking the schema version before
     /// the rest, so a newer writer's unknown kinds report as a version
     /// problem rather than a confusing shape error.

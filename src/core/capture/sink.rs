@@ -62,7 +62,7 @@ impl MemorySink {
 
 impl Sink for MemorySink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()> {
-        self.keep(record.clone()).map_err(|refused| refused.0)
+        self.keep(record.copy()).map_err(|refused| refused.0)
     }
 }
 

@@ -149,7 +149,7 @@ pub fn budget(limits: &Value, place: &str) -> crate::error::Result<Payload> {
     let mut data = Map::new();
     for key in BUDGET_KEYS {
         let Some(v) = o.get(key).filter(|v| !v.is_null()) else { continue };
-        let n = v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{place}.{key} must be a number, got {}", crate::message::kind_of(v))))?;
+        let n = v.as_f64().ok_or_else(|| Error::invalid_argument(format!("{place}.{key} must be a number, got {}", crate::number::show_value(v))))?;
         let n = crate::number::safe_count(n, &format!("{place}.{key}"))?;
         if n == 0 {
             return Err(Error::invalid_argument(format!("{place}.{key} must be at least 1, got 0")));
@@ -187,6 +187,16 @@ mod tests {
     fn generated_runs_keep_their_bytes() {
         let u = ModelUsage { source: Some("agent".into()), input_tokens: Some(5), output_tokens: Some(7), ..Default::default() };
         assert_eq!(serde_json::to_string(&u.data()).unwrap(), r#"{"source":"agent","inputTokens":5,"outputTokens":7,"totalTokens":12}"#);
+    }
+
+    #[test]
+    fn a_budget_refused_shows_what_was_given() {
+        // NaN and Infinity cross from JS as the strings the binding writes.
+        for (given, shown) in [(json!("NaN"), "NaN"), (json!("Infinity"), "Infinity"), (json!("5"), "\"5\""), (json!(true), "a boolean")] {
+            let e = budget(&json!({ "maxMs": given }), "o.budget").unwrap_err();
+            assert_eq!(e.message, format!("o.budget.maxMs must be a number, got {shown}"));
+        }
+        assert!(budget(&json!({ "maxMs": 0 }), "o.budget").unwrap_err().message.ends_with("must be at least 1, got 0"));
     }
 
     #[test]

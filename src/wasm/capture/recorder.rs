@@ -65,7 +65,7 @@ impl Channel {
             err.cause = cause;
             err
         });
-        let failed = outcome.is_err().then(|| record.clone());
+        let failed = outcome.is_err().then(|| record.copy());
         let settled = self.dispatcher.borrow_mut().settle(record, outcome);
         if let (Some(err), Some(record)) = (settled.report, failed) {
             self.report(err, &record);
@@ -180,7 +180,7 @@ impl TrajectoryRecorder {
         let now = state.time_for(&payload, reading)?;
         let record = state.stamp(payload, now)?;
         drop(state);
-        let (seq, copy) = (record.seq, keep.then(|| record.clone()));
+        let (seq, copy) = (record.seq, keep.then(|| record.copy()));
         let submitted = self.chan.dispatcher.borrow_mut().submit(record)?;
         if let Some(now) = submitted {
             pump(&self.chan, now);

@@ -268,7 +268,17 @@ test('bad input: coded errors naming the option or the record', () => {
   assert.throws(() => exportSpans([], {}), (e) => e.code === 'INVALID_ARGUMENT' && /options.tracer must be an OpenTelemetry Tracer/.test(e.message));
   assert.throws(() => exportSpans([], { tracr: tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /"tracr".*"tracer"/.test(e.message));
   assert.throws(() => exportSpans([{ seq: 0 }], { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 0/.test(e.message));
-  assert.throws(() => spanSink({ tracer, content: 'yes' }), (e) => e.code === 'INVALID_ARGUMENT' && /content must be a boolean/.test(e.message));
+  assert.throws(() => spanSink({ tracer, content: 'yes' }), (e) => e.code === 'INVALID_ARGUMENT' && /content must be a boolean, got "yes"/.test(e.message));
+  assert.throws(() => spanSink({ tracer, contnet: true }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "contnet"; did you mean "content"\?/.test(e.message));
+});
+
+test('a tracer that throws, or answers no span: CALLBACK_FAILED naming it, its own error the cause', () => {
+  const started = [rec(0, 10, { kind: 'run_started', identity: { run_id: 'r' } })];
+  const broken = new Error('otel broke');
+  const throwing = { startSpan() { throw broken; } };
+  assert.throws(() => exportSpans(started, { tracer: throwing }), (e) => e.code === 'CALLBACK_FAILED' && e.message === 'exportSpans(records, options): the tracer threw: otel broke' && e.cause === broken);
+  assert.throws(() => spanSink({ tracer: throwing }).onRecord(started[0]), (e) => e.code === 'CALLBACK_FAILED' && /^spanSink: the tracer threw: otel broke/.test(e.message) && e.cause === broken);
+  assert.throws(() => exportSpans(started, { tracer: { startSpan: () => 5 } }), (e) => e.code === 'CALLBACK_FAILED' && /options.tracer.startSpan returned 5, not a span/.test(e.message));
 });
 
 test('agent-trajectories/otel loads from require() too', () => {
