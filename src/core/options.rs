@@ -18,10 +18,15 @@ pub fn check_keys<'a>(given: impl IntoIterator<Item = &'a str>, allowed: &[&str]
 
 /// `place: unknown option "maxturns"; did you mean "maxTurns"? (valid: ...)`.
 pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
+    unknown_message("option", key, allowed, place)
+}
+
+/// The same words for any kind of key (`what`: "option", "field").
+pub fn unknown_message(what: &str, key: &str, allowed: &[&str], place: &str) -> String {
     let valid = allowed.join(", ");
     match nearest(key, allowed) {
-        Some(near) => format!("{place}: unknown option {key:?}; did you mean {near:?}? (valid: {valid})"),
-        None => format!("{place}: unknown option {key:?} (valid: {valid})"),
+        Some(near) => format!("{place}: unknown {what} {key:?}; did you mean {near:?}? (valid: {valid})"),
+        None => format!("{place}: unknown {what} {key:?} (valid: {valid})"),
     }
 }
 

@@ -9,7 +9,10 @@
 //!
 //! They are lenient where a newer or older writer may differ: unknown keys
 //! are ignored, an absent list reads as empty, an absent option or `Value`
-//! as none / null. Everything else absent is a "missing field" error.
+//! as none / null. Everything else absent is a "missing field" error. What
+//! a caller writes (a payload given to `record()`) is read from an
+//! [`At::Written`] root: there a key no reader knows is refused, naming
+//! the nearest field, instead of vanishing ([`known_fields`]).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -25,6 +28,9 @@ use super::number::MAX_SAFE_INTEGER;
 pub enum At<'a> {
     /// The value read (`""` when errors should start at its keys).
     Root(&'a str),
+    /// The value read, as a caller wrote it: its objects may hold no key
+    /// their readers do not know (see [`known_fields`]).
+    Written(&'a str),
     Key(&'a At<'a>, &'a str),
     Index(&'a At<'a>, usize),
 }
@@ -32,8 +38,8 @@ pub enum At<'a> {
 impl fmt::Display for At<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            At::Root(name) => f.write_str(name),
-            At::Key(At::Root(""), key) => f.write_str(key),
+            At::Root(name) | At::Written(name) => f.write_str(name),
+            At::Key(At::Root("") | At::Written(""), key) => f.write_str(key),
             At::Key(parent, key) => write!(f, "{parent}.{key}"),
             At::Index(parent, i) => write!(f, "{parent}[{i}]"),
         }
@@ -41,6 +47,15 @@ impl fmt::Display for At<'_> {
 }
 
 impl At<'_> {
+    /// Whether the value read is one a caller wrote ([`At::Written`]).
+    pub fn written(&self) -> bool {
+        match self {
+            At::Root(_) => false,
+            At::Written(_) => true,
+            At::Key(parent, _) | At::Index(parent, _) => parent.written(),
+        }
+    }
+
     /// `"payload.kind: "`, or nothing at the root (`""`).
     pub fn prefix(&self) -> String {
         match self.to_string() {
@@ -58,6 +73,21 @@ pub trait FromJson: Sized {
 /// Reads the whole of `v`; errors start with `root` (or at its keys when `root` is `""`).
 pub fn read<T: FromJson>(v: Value, root: &str) -> Result<T, String> {
     T::from_json(Some(v), &At::Root(root))
+}
+
+/// [`read`] of what a caller wrote: a key no reader knows is refused.
+pub fn read_written<T: FromJson>(v: Value, root: &str) -> Result<T, String> {
+    T::from_json(Some(v), &At::Written(root))
+}
+
+/// Before a reader takes its fields (`known`) out of `obj`: in what a
+/// caller wrote, a key it does not know is refused, naming the nearest
+/// field; elsewhere such a key is a newer writer's, and ignored.
+pub fn known_fields(obj: &Map<String, Value>, known: &[&str], at: &At) -> Result<(), String> {
+    match obj.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(key) if at.written() => Err(super::options::unknown_message("field", key, known, &at.to_string()).trim_start_matches(": ").to_owned()),
+        _ => Ok(()),
+    }
 }
 
 pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
@@ -105,12 +135,20 @@ pub fn field_or_default<T: FromJson + Default>(obj: &mut Map<String, Value>, key
 }
 
 /// `impl FromJson` for a struct from its fields' JSON keys; a field written
-/// `key = default` takes its `Default` when absent.
+/// `key = default` takes its `Default` when absent. `checked` before the
+/// type: a part of a payload, so in what a caller wrote a key it does not
+/// know is refused ([`known_fields`]); other types are never written by a
+/// caller, and pay nothing for the check.
 macro_rules! from_json_struct {
-    ($ty:ident { $( $field:ident : $key:literal $(= $default:ident)? ),* $(,)? }) => {
+    (checked $ty:ident $fields:tt) => { from_json_struct!(@impl true, $ty $fields); };
+    ($ty:ident $fields:tt) => { from_json_struct!(@impl false, $ty $fields); };
+    (@impl $checked:literal, $ty:ident { $( $field:ident : $key:literal $(= $default:ident)? ),* $(,)? }) => {
         impl $crate::read::FromJson for $ty {
             fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
                 let mut obj = $crate::read::object(v, at)?;
+                if $checked {
+                    $crate::read::known_fields(&obj, &[$($key),*], at)?;
+                }
                 Ok($ty { $( $field: from_json_struct!(@field obj, $key, at $(, $default)?), )* })
             }
         }
@@ -296,7 +334,7 @@ mod tests {
         at: Option<f64>,
         retries: u32,
     }
-    from_json_struct!(Call { name: "name", index: "callIndex", tags: "tags", at: "at", retries: "retries" = default });
+    from_json_struct!(checked Call { name: "name", index: "callIndex", tags: "tags", at: "at", retries: "retries" = default });
 
     #[test]
     fn reads_and_names_the_path() {
@@ -319,5 +357,19 @@ mod tests {
         );
         assert_eq!(bad(json!({})), "log: invalid type: an object, expected an array");
         assert_eq!(read::<(u32, u64)>(json!([1]), "p").unwrap_err(), "p: invalid type: an array, expected an array of 2 items");
+    }
+
+    #[test]
+    fn what_a_caller_wrote_holds_no_key_its_reader_does_not_know() {
+        let v = json!([{ "name": "a", "callIndex": 3, "calIndex": 4 }]);
+        // Read from a file: a newer writer's key, ignored.
+        assert_eq!(read::<Vec<Call>>(v.clone(), "log").unwrap()[0].index, 3);
+        // Written by a caller: refused, the nearest field named, at any depth.
+        assert_eq!(
+            read_written::<Vec<Call>>(v, "log").unwrap_err(),
+            "log[0]: unknown field \"calIndex\"; did you mean \"callIndex\"? (valid: name, callIndex, tags, at, retries)"
+        );
+        assert_eq!(read_written::<Call>(json!({ "name": "a", "callIndex": 1, "zzz": 0 }), "").unwrap_err(), "unknown field \"zzz\" (valid: name, callIndex, tags, at, retries)");
+        assert!(read_written::<Call>(json!({ "name": "a", "callIndex": 1 }), "").is_ok());
     }
 }

@@ -133,6 +133,18 @@ export const checks = {
     expectCode(() => rec.record({ kind: 'no_such_kind' }), 'INVALID_RECORD', 'unknown kind');
     expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'x' }), 'INVALID_RECORD', 'missing field');
     expectCode(() => rec.record({ kind: 'message_appended', message: { role: 'robot', content: 'hi' } }), 'INVALID_RECORD', 'bad message');
+    // A key the kind does not have is a slip, named; never dropped.
+    const slip = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, is_error: false, is_eror: true }), 'INVALID_RECORD', 'an unknown field');
+    assert(slip.message.startsWith('payload: unknown field "is_eror"; did you mean "is_error"?'), slip.message);
+    const camel = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, isError: true }), 'INVALID_RECORD', 'the AI SDK\'s spelling');
+    assert(camel.message.startsWith('payload: unknown field "isError"; did you mean "is_error"?'), camel.message);
+    const nested = expectCode(() => rec.record({ kind: 'run_started', identity: { run_id: 'r', agnet: 'a' } }), 'INVALID_RECORD', 'an unknown field of the identity');
+    assert(nested.message.startsWith('payload.identity: unknown field "agnet"; did you mean "agent"?'), nested.message);
+    // JSON has no NaN: JSON.stringify would write null, read as "not given".
+    for (const n of [NaN, Infinity]) {
+      const e = expectCode(() => rec.record({ kind: 'turn_started', turn_index: n }), 'INVALID_RECORD', `turn_index ${n}`);
+      eq(e.message, `payload.turn_index: invalid value: the number ${n}, which JSON cannot hold`, `turn_index ${n}: message`);
+    }
     expectCode(() => new at.TrajectoryRecorder({}), 'INVALID_ARGUMENT', 'sink without record()');
     expectCode(() => new at.TrajectoryRecorder(mem, { onSinkError: 'explode' }), 'INVALID_ARGUMENT', 'unknown policy');
     eq([mem.length, rec.nextSeq], [0, 0], 'nothing recorded');

@@ -22,7 +22,7 @@ impl OutcomeStatus {
 }
 
 from_json_enum!(OutcomeStatus, "completed, stopped, error or aborted" { "completed" => Completed, "stopped" => Stopped, "error" => Error, "aborted" => Aborted });
-from_json_struct!(RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
+from_json_struct!(checked RunOutcome { status: "status", reason: "reason", message: "message", error_code: "error_code", verdict: "verdict" });
 
 /// How a run ended: a status, an optional machine reason (`goal-reached`,
 /// `max-turns`, ...) and, for errors, the message and code.

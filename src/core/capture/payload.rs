@@ -35,6 +35,10 @@ macro_rules! payloads {
         /// Every payload kind this build writes and reads.
         pub const KINDS: &[&str] = &[$( $kind ),*];
 
+        /// Every kind's field names (without the docs' text, which only
+        /// the docs need).
+        const FIELDS: &[(&str, &[&str])] = &[$( ($kind, &[$( stringify!($field) ),*]) ),*];
+
         /// Every kind with its fields (name, Rust type) and its doc comment:
         /// the docs' table of kinds is generated from this.
         pub const KIND_DOCS: &[KindDoc] = &[$( KindDoc {
@@ -51,9 +55,13 @@ macro_rules! payloads {
             }
 
             /// Reads `{"kind": K, ...fields}`. Keys it does not know are
-            /// ignored (a newer writer's extra fields); an error names the field.
+            /// ignored (a newer writer's extra fields), or refused in what a
+            /// caller wrote (see [`crate::read::known_fields`]); an error names the field.
             fn from_object(mut obj: Map<String, Value>, at: &At) -> Result<Payload, String> {
                 let kind: String = field(&mut obj, "kind", at)?;
+                if let (true, Some((_, known))) = (at.written(), FIELDS.iter().find(|(k, _)| *k == kind)) {
+                    crate::read::known_fields(&obj, known, at)?;
+                }
                 match kind.as_str() {
                     $( $kind => Ok(Payload::$variant {
                         $( $field: field(&mut obj, stringify!($field), at)?, )*
@@ -313,4 +321,25 @@ impl<'de> Deserialize<'de> for GateAllow {
     }
 }
 
-from_json_struct!(RunIdentity { run_id: "run_id", parent_run_id: "parent_run_id", agent: "agent", model_id: "model_id" });
+from_json_struct!(checked RunIdentity { run_id: "run_id", parent_run_id: "parent_run_id", agent: "agent", model_id: "model_id" });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::{read, read_written};
+    use serde_json::json;
+
+    #[test]
+    fn a_written_payload_holds_only_its_kinds_fields() {
+        let ended = json!({ "kind": "tool_ended", "tool_call_id": "c", "tool_name": "x", "result": 1, "is_error": false, "is_eror": true });
+        // A file's record: the extra key is a newer writer's, ignored.
+        assert_eq!(read::<Payload>(ended.clone(), "payload").unwrap().kind(), "tool_ended");
+        // A caller's payload: refused, naming the field meant.
+        let e = read_written::<Payload>(ended, "payload").unwrap_err();
+        assert!(e.starts_with("payload: unknown field \"is_eror\"; did you mean \"is_error\"? (valid: tool_call_id, tool_name, "), "{e}");
+        // And inside the kind's typed parts (a run's identity), not inside free-form data.
+        let e = read_written::<Payload>(json!({ "kind": "run_started", "identity": { "run_id": "r", "agnet": "a" } }), "payload").unwrap_err();
+        assert!(e.starts_with("payload.identity: unknown field \"agnet\"; did you mean \"agent\"?"), "{e}");
+        assert!(read_written::<Payload>(json!({ "kind": "custom", "name": "n", "data": { "anything": 1 } }), "payload").is_ok());
+    }
+}

@@ -144,8 +144,8 @@ impl CurrentAssessment {
 }
 
 from_json_enum!(Severity, "info, caution or warning" { "info" => Info, "caution" => Caution, "warning" => Warning });
-from_json_struct!(Observation { category: "category", description: "description", evidence: "evidence" });
-from_json_struct!(Assessment {
+from_json_struct!(checked Observation { category: "category", description: "description", evidence: "evidence" });
+from_json_struct!(checked Assessment {
     observer_name: "observerName",
     summary: "summary",
     observations: "observations",

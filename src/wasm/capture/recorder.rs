@@ -239,8 +239,18 @@ impl TrajectoryRecorder {
                 format!("payload must be an object {{ kind, ... }}, got {}", describe(&payload)),
             )));
         }
-        let payload: serde_json::Value = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
-        let payload: Payload = crate::core::read::read(payload, "payload").map_err(|e| to_js(Error::new(ErrorCode::InvalidRecord, e)))?;
+        let read: serde_json::Value = crate::wasm::from_js(&payload, "payload", ErrorCode::InvalidRecord).js()?;
+        // JSON has no NaN or Infinity: JSON.stringify wrote null, which would read as "not given".
+        for (key, _) in read.as_object().into_iter().flatten().filter(|(_, v)| v.is_null()) {
+            if let Some(n) = js_sys::Reflect::get(&payload, &key.into()).ok().and_then(|v| v.as_f64()) {
+                return Err(to_js(Error::new(
+                    ErrorCode::InvalidRecord,
+                    format!("payload.{key}: invalid value: the number {}, which JSON cannot hold", crate::core::number::show(n)),
+                )));
+            }
+        }
+        // What a caller writes: a field no reader knows is refused, not dropped.
+        let payload: Payload = crate::core::read::read_written(read, "payload").map_err(|e| to_js(Error::new(ErrorCode::InvalidRecord, e)))?;
         self.record_payload(payload, false).map(|(seq, _)| seq as f64).js()
     }
 
