@@ -369,7 +369,10 @@ mod tests {
             read_written::<Vec<Call>>(v, "log").unwrap_err(),
             "log[0]: unknown field \"calIndex\"; did you mean \"callIndex\"? (valid: name, callIndex, tags, at, retries)"
         );
-        assert_eq!(read_written::<Call>(json!({ "name": "a", "callIndex": 1, "zzz": 0 }), "").unwrap_err(), "unknown field \"zzz\" (valid: name, callIndex, tags, at, retries)");
+        assert_eq!(
+            read_written::<Call>(json!({ "name": "a", "callIndex": 1, "zzz": 0 }), "").unwrap_err(),
+            "unknown field \"zzz\" (valid: name, callIndex, tags, at, retries)"
+        );
         assert!(read_written::<Call>(json!({ "name": "a", "callIndex": 1 }), "").is_ok());
     }
 }
