@@ -299,10 +299,8 @@ for (const [file, out] of Object.entries(bundled.metafile.outputs)) {
       if (!mainModules.has(m)) toolModules.add(m);
     }
   }
-  // The nearest-word rule is shared with the OpenTelemetry entry, which also checks its words without the module.
-  const shared = (/** @type {string} */ m, /** @type {string} */ entry) => entry === 'otel.js' && m.endsWith('src/js/nearest.js');
   for (const entry of Object.keys(entries).filter((e) => !['report.js', 'cli.mjs'].includes(e))) {
-    const own = [...modules(entry)].find((m) => toolModules.has(m) && !shared(m, entry));
+    const own = [...modules(entry)].find((m) => toolModules.has(m));
     if (own) throw new Error(`assemble: ${entry} bundles ${own}, which only the tool entries (report.js, cli.mjs) may`);
   }
 }

@@ -1,9 +1,9 @@
-// The closest word to a slip, for the command line, the reports and the
-// OpenTelemetry exporter, which check their words without the module's
-// internals. It is the core's rule (`options::nearest`) written again in
-// JS, step for step (lengths in UTF-16 units where the core counts bytes:
-// the same for the ASCII words of options and commands);
-// tests/js/nearest.test.mjs holds the two to the same answers.
+// The closest word to a slip, for the command line and the reports (the
+// tool entries), which check their words without the module's internals.
+// It is the core's rule (`options::nearest`) written again in JS, step for
+// step (lengths in UTF-16 units where the core counts bytes: the same for
+// the ASCII words of options and commands); tests/js/nearest.test.mjs
+// holds the two to the same answers.
 
 /**
  * The one of `names` closest to `word`: the same letters ignoring ASCII

@@ -135,8 +135,15 @@ pub(crate) fn option(obj: &JsValue, name: &'static str, place: &str) -> Result<J
 /// typo would silently fall back to a default), naming the nearest valid one.
 /// `undefined`/`null` pass; anything else that is not an object is refused.
 pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Result<(), Error> {
+    let keys = option_keys(obj, place)?;
+    crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
+}
+
+/// The own string keys of an options object, for the core to check;
+/// `undefined`/`null` have none; anything else that is not an object is refused.
+pub(crate) fn option_keys(obj: &JsValue, place: &str) -> Result<Vec<String>, Error> {
     if obj.is_undefined() || obj.is_null() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     if !obj.is_object() || is_array(obj) {
         return Err(Error::invalid_argument(format!("{place} must be an object, got {}", error::describe(obj))));
@@ -151,7 +158,7 @@ pub(crate) fn check_options(obj: &JsValue, allowed: &[&str], place: &str) -> Res
             "{place} must be an options object, got one of this package's objects (a recorder, a sink or a pipeline): pass it under its option name, e.g. {{ recorder }}"
         )));
     }
-    crate::core::options::check_keys(keys.iter().map(String::as_str), allowed, place)
+    Ok(keys)
 }
 
 /// Refuses keys of `obj` not in `allowed`, naming the nearest (for the JS layer's options).

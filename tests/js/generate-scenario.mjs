@@ -397,6 +397,12 @@ export const checks = {
       const e = await rejects(at.runTrajectory(t, opts), 'INVALID_ARGUMENT', `option ${key}`);
       assert(e.message.includes(`unknown option "${key}"`) && e.message.includes(`did you mean "${near}"?`), e.message);
     }
+    // A trajectory's own option, given to the run: said where it goes.
+    const own = await rejects(at.runTrajectory(t, { userModel, minTurns: 5 }), 'INVALID_ARGUMENT', 'minTurns given to the run');
+    eq(own.message, 'runTrajectory options: "minTurns" is not an option of runTrajectory but of the trajectory: give it in createTrajectory\'s definition', 'minTurns: where it goes');
+    // A run id by the recorder's rule: a non-empty string.
+    const empty = await rejects(at.runTrajectory(t, { userModel, runId: '' }), 'INVALID_ARGUMENT', 'an empty runId');
+    eq(empty.message, 'runTrajectory options.runId must not be empty', 'runId: message');
     const z = await rejects(at.runTrajectory(t, { userModel, zzzzzz: 1 }), 'INVALID_ARGUMENT', 'a key like none');
     assert(!z.message.includes('did you mean') && z.message.includes('valid: '), z.message);
     const boom = new Error('options getter');

@@ -1,7 +1,7 @@
-// One nearest-word rule: src/js/nearest.js (for the command line, the
-// reports and the OpenTelemetry exporter, which check their words without
-// the module's internals) answers as the core's `options::nearest` does,
-// which the package's option checks use (through the tarball's module).
+// One nearest-word rule: src/js/nearest.js (for the command line and the
+// reports, which check their words without the module's internals) answers
+// as the core's `options::nearest` does, which the package's option checks
+// use (through the tarball's module).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ const NAMES = {
   run: ['userModel', 'observers', 'onSinkError', 'maxTurns', 'sink', 'clock', 'signal', 'judge'],
   report: ['info', 'warning', 'error', 'critical'],
   commands: ['report', 'compare', 'view', 'output', 'junit', 'github', 'title', 'fail-on', 'json'],
-  words: ['retries', 'checks', 'policy', 'tracer', 'content'],
+  words: ['retries', 'checks', 'policy', 'tracer', 'content'], // (words of other checks, for more shapes of slip)
 };
 const WORDS = [
   'maxturns', 'MAXTURNS', 'onSinkErorr', 'observer', 'observerss', 'zzz', 'sinks', 'clk', 'clocks', 'signl', 'jduge', 'judges', 'user',

@@ -15,6 +15,19 @@ use crate::observe::Assessment;
 pub const RUN_OPTIONS: &[&str] =
     &["userModel", "clock", "sink", "onSinkError", "onRecord", "observers", "policy", "signal", "runId", "resumeFrom", "callTimeoutMs", "judge"];
 
+/// Refuses a `runTrajectory` option key it does not read: one of a
+/// trajectory's own (`minTurns`, `simulator`) is said to belong to the
+/// definition `createTrajectory` takes; any other names the nearest option.
+pub fn check_run_options(keys: &[String]) -> Result<()> {
+    const PLACE: &str = "runTrajectory options";
+    match keys.iter().find(|k| !RUN_OPTIONS.contains(&k.as_str())) {
+        Some(key) if super::definition::TRAJECTORY_KEYS.contains(&key.as_str()) => Err(Error::invalid_argument(format!(
+            "{PLACE}: {key:?} is not an option of runTrajectory but of the trajectory: give it in createTrajectory's definition"
+        ))),
+        _ => crate::options::check_keys(keys.iter().map(String::as_str), RUN_OPTIONS, PLACE),
+    }
+}
+
 /// What the agent answered: its assistant and tool messages, and the tokens
 /// the answer cost (zero when the agent does not say).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -149,6 +162,20 @@ pub struct Env<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_trajectorys_own_option_given_to_run_trajectory_says_where_it_goes() {
+        let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        assert!(check_run_options(&keys(&["userModel", "clock"])).is_ok());
+        for key in ["minTurns", "simulator", "maxTurns"] {
+            assert_eq!(
+                check_run_options(&keys(&["userModel", key])).unwrap_err().message,
+                format!("runTrajectory options: {key:?} is not an option of runTrajectory but of the trajectory: give it in createTrajectory's definition")
+            );
+        }
+        let e = check_run_options(&keys(&["observer"])).unwrap_err().message;
+        assert!(e.starts_with("runTrajectory options: unknown option \"observer\"; did you mean \"observers\"?"), "{e}");
+    }
 
     #[test]
     fn an_answer_is_its_messages_and_usage_and_a_bad_one_is_the_agents_fault() {

@@ -15,7 +15,6 @@ use wasm_bindgen::prelude::*;
 
 use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
 use self::signal::{JsAbort, JsTimer};
-use crate::core::generate::env::RUN_OPTIONS;
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::host::ToolObservers;
 use crate::core::{Error, ErrorCode};
@@ -114,7 +113,7 @@ pub fn create_trajectory(
 /// first. `host` is the JS layer's `{ macrotask, callSignal }`.
 #[wasm_bindgen(js_name = __runTrajectory, skip_typescript)]
 pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResult<JsValue> {
-    check_options(&opts, RUN_OPTIONS, "runTrajectory options").js()?;
+    crate::core::generate::env::check_run_options(&crate::wasm::option_keys(&opts, "runTrajectory options").js()?).js()?;
     let opt = |key: &'static str| option(&opts, key, "runTrajectory options").js();
     let agent_js = option(&t, "agent", "trajectory").js()?;
     let respond = agent_of(&agent_js).js()?;
@@ -261,7 +260,8 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
         }
         Some(TrajectoryRecorder::new(sink, Some(ropts.unchecked_into()))?)
     };
-    let run_id = optional_string_arg(&opt("runId")?, &format!("{place}.runId")).js()?;
+    // The recorder's rule for a run id (a non-empty string), whoever names the run.
+    let run_id = crate::wasm::arg(&opt("runId")?).run_id(&format!("{place}.runId")).js()?;
     let on_record_failed = Rc::default();
     let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
     let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch, on_record_broken: Default::default() };
