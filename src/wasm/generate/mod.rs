@@ -25,8 +25,7 @@ use crate::wasm::error::{attach_cause, cause, describe, to_js, IntoJs, JsResult}
 use crate::wasm::host::JsClock;
 use crate::wasm::observe::own_pipeline;
 use crate::wasm::{
-    check_options, from_js, is_array, items, option, optional_function, optional_string_arg, options_from_js, options_json, property,
-    to_js as value_to_js,
+    from_js, is_array, items, option, optional_function, optional_string_arg, options_from_js, options_json, property, to_js as value_to_js,
 };
 
 /// A shallow copy of a definition without the `skip` keys, read key by
