@@ -13,7 +13,9 @@
 // and the page's console.log messages are both checked this way.
 //
 // Every ```js block must name its runtime (an example that is not run would
-// go stale unseen). Every relative Markdown link must point to an existing
+// go stale unseen), or be a file a suite runs (```js file=tests/...```: the
+// block is that file, its import of the package spelled as an app writes
+// it, 'agent-trajectories'). Every relative Markdown link must point to an existing
 // file, and its anchor, if any, to a heading of the target page (GitHub's
 // slugs).
 //
@@ -227,14 +229,24 @@ test('every // prints: and // responds: comment is where it can be checked', () 
   if (!process.env.README_MD) assert.ok(blocks.reduce((n, b) => n + b.groups.length, 0) > 0, 'the pages have // prints: comments');
 });
 
-test('every JavaScript block names a runtime it runs in', () => {
+test('every JavaScript block names a runtime it runs in, or the tested file it is', () => {
   const RUNTIMES = ['node', 'browser', 'workerd'];
   const unrun = pages.flatMap((page) =>
     [...page.text.matchAll(/^```(js|javascript|mjs|jsx)\b(.*)$/gm)]
-      .filter((m) => !new RegExp(`^ test=(${RUNTIMES.join('|')})$`).test(m[2]))
+      .filter((m) => !new RegExp(`^ (test=(${RUNTIMES.join('|')})|file=tests/\\S+)$`).test(m[2]))
       .map((m) => `${page.name}:${lineAt(page.text, m.index)}: ${m[0]}`),
   );
-  assert.deepEqual(unrun, [], `runtimes: ${RUNTIMES.map((r) => `test=${r}`).join(', ')}`);
+  assert.deepEqual(unrun, [], `runtimes: ${RUNTIMES.map((r) => `test=${r}`).join(', ')}, or file=tests/...`);
+});
+
+test('a block that is a tested file is that file, word for word', () => {
+  const files = pages.flatMap((page) => [...page.text.matchAll(/^```js file=(\S+)\n([\s\S]*?)^```$/gm)].map((m) => ({ where: `${page.name}:${lineAt(page.text, m.index)}`, file: m[1], code: m[2] })));
+  for (const { where, file, code } of files) {
+    assert.ok(existsSync(resolve(root, file)), `${where}: ${file} does not exist`);
+    // The suite imports the installed package by path; an app by its name.
+    const tested = readFileSync(resolve(root, file), 'utf8').replace(/'\.\/node_modules\/agent-trajectories\/[\w.]+'/g, "'agent-trajectories'");
+    assert.equal(code, tested, `${where}: the block is not ${file} (copy the file into the block)`);
+  }
 });
 
 test('the README has a runnable quickstart for every runtime', { skip: !pagePaths.includes(readmeMd) && 'README.md is not among the pages checked' }, () => {

@@ -1,5 +1,5 @@
-// A batch fanned out on Cloudflare Queues, as the README's "Past one
-// machine" section sets it up: POST /enqueue sends one message per
+// A batch fanned out on Cloudflare Queues (docs/objective-loop.md, "Past
+// one machine", shows this file): POST /enqueue sends one message per
 // trajectory; the queue consumer runs each with runTrajectory (both models
 // through fromOpenAIChat, env.LLM_URL), writes the run's records and
 // artifacts to R2 and its result to the result store (R2, results/); GET
@@ -24,7 +24,7 @@ const definition = (runId) => ({
 
 const chatAgent = (chat) => ({
   async respond(history, { abortSignal } = {}) {
-    const { text } = await chat({ purpose: 'decide', messages: history }, { abortSignal });
+    const { text } = await chat({ purpose: 'decide', messages: [...history] }, { abortSignal }); // (a copy: the history is read-only)
     return { messages: [{ role: 'assistant', content: text }] };
   },
 });
