@@ -258,6 +258,16 @@ export const checks = {
     const lenient = at.parseTrajectoryJsonl(gap, { lenient: true });
     eq([lenient.records.length, lenient.errors.map((e) => [e.line, e.code])], [7, [[4, 'SEQ_GAP']]], 'listed, records kept');
     eq(at.parseTrajectoryJsonl(new TextEncoder().encode(sink.toJsonl())).length, 8, 'UTF-8 bytes read too');
+    // A line of bytes that is not UTF-8 is a bad line, by number, as TrajectoryIndex says it.
+    const [first, ...rest] = sink.toJsonl().split('\n');
+    const broken = new Uint8Array([...new TextEncoder().encode(`${first}\n`), 0xff, 0xfe, 0x0a, ...new TextEncoder().encode(rest.join('\n'))]);
+    const notUtf8 = expectCode(() => at.parseTrajectoryJsonl(broken), 'JSONL_PARSE', 'a line that is not UTF-8');
+    eq([notUtf8.line, notUtf8.message], [2, 'line 2: the line is not UTF-8 text'], 'its line');
+    const { records: kept, errors: said } = at.parseTrajectoryJsonl(broken, { lenient: true });
+    eq([kept.length, said[0].line, said[0].message], [8, 2, 'line 2: the line is not UTF-8 text'], 'lenient: the rest read');
+    const index = at.TrajectoryIndex.fromJsonl(broken);
+    eq(index.errors()[0].message, 'the line is not UTF-8 text', 'the index says it in the same words');
+    index.free();
     expectCode(() => at.parseTrajectoryJsonl(123), 'INVALID_ARGUMENT', 'a number is not text');
     expectCode(() => at.parseTrajectoryJsonl(sink.toJsonl(), { lenient: 'yes' }), 'INVALID_ARGUMENT', 'lenient is a boolean');
     expectCode(() => at.parseTrajectoryJsonl(sink.toJsonl(), { lenint: true }), 'INVALID_ARGUMENT', 'unknown option');

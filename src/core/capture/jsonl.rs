@@ -43,7 +43,30 @@ fn on_line(n: usize, e: Error) -> Error {
 }
 
 fn parse_line(n: usize, line: &str) -> Result<TrajectoryRecord> {
+    if line == UNREADABLE {
+        return Err(on_line(n, Error::new(crate::ErrorCode::JsonlParse, NOT_UTF8)));
+    }
     TrajectoryRecord::from_json(line).map_err(|e| on_line(n, e))
+}
+
+/// What the parser and the index say of a line that is not UTF-8 text.
+pub const NOT_UTF8: &str = "the line is not UTF-8 text";
+
+/// Stands in, in [`text_of`]'s text, for a line that was not UTF-8: no
+/// JSONL line reads as it (a NUL, then a noncharacter).
+const UNREADABLE: &str = "\u{0}\u{fffe}";
+
+/// JSONL bytes as text for [`parse`] and [`parse_lenient`]: a line that is
+/// not UTF-8 becomes a bad line, numbered as in the bytes.
+pub fn text_of(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let lines: Vec<&str> = bytes.split(|b| *b == b'\n').map(|l| std::str::from_utf8(l).unwrap_or(UNREADABLE)).collect();
+            lines.join("\n")
+        }
+    }
 }
 
 /// Strict: the first bad line, or the first gap in a run's seq, is the error.
@@ -77,4 +100,29 @@ pub fn parse_lenient(text: &str) -> (Vec<TrajectoryRecord>, Vec<BadLine>) {
         }
     }
     (good, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"schema_version":1,"seq":0,"run_id":"r","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#;
+
+    #[test]
+    fn a_line_of_bytes_that_is_not_utf8_is_a_bad_line_numbered() {
+        let next = LINE.replace("\"seq\":0", "\"seq\":1");
+        let bytes = |middle: &[u8]| [LINE.as_bytes(), b"\n", middle, b"\n", next.as_bytes(), b"\n"].concat();
+        // Strict: the line, by number, in the index's words.
+        let e = parse(&text_of(bytes(b"\xff\xfe"))).unwrap_err();
+        assert_eq!((e.code, e.line, e.message.as_str()), (crate::ErrorCode::JsonlParse, Some(2), "line 2: the line is not UTF-8 text"));
+        // An earlier bad line is said first.
+        assert_eq!(parse(&text_of([b"{\n".as_slice(), &bytes(b"\xff")].concat())).unwrap_err().line, Some(1));
+        // Lenient: the others are read; the bad line is listed in line order.
+        let (good, bad) = parse_lenient(&text_of([&bytes(b"\xff")[..], b"oops\n"].concat()));
+        assert_eq!(good.len(), 2);
+        assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [2, 4]);
+        assert_eq!(bad[0].message, "line 2: the line is not UTF-8 text");
+        // Valid bytes read as their text does.
+        assert_eq!(text_of(bytes(b"")), std::str::from_utf8(&bytes(b"")).unwrap());
+    }
 }

@@ -187,7 +187,9 @@ impl TrajectoryIndex {
                 // is not text is said to be that, whatever else is wrong.
                 match fields(line) {
                     Ok(f) => self.add(f, line, pos as u32, stop as u32, line_no),
-                    Err(_) if std::str::from_utf8(line).is_err() => self.problem(line_no, ErrorCode::JsonlParse, "the line is not UTF-8 text".into()),
+                    Err(_) if std::str::from_utf8(line).is_err() => {
+                        self.problem(line_no, ErrorCode::JsonlParse, crate::capture::jsonl::NOT_UTF8.into())
+                    }
                     Err(e) => self.problem(line_no, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
                 }
             }

@@ -30,11 +30,9 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
             return Err(to_js(Error::invalid_argument(format!("parseTrajectoryJsonl options.lenient must be a boolean, got {}", describe(&lenient)))))
         }
     };
-    // A string's UTF-8 (TextEncoder's) is valid by its definition; checked all the same.
+    // Bytes may hold a line that is not UTF-8, which is a bad line like any other.
     let text = match crate::wasm::text::jsonl_bytes(&text) {
-        Some(bytes) => {
-            String::from_utf8(bytes).map_err(|e| to_js(Error::new(ErrorCode::JsonlParse, format!("the bytes are not UTF-8 text: {e}"))))?
-        }
+        Some(bytes) => jsonl::text_of(bytes),
         None => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
     };
     if lenient {
