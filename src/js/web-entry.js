@@ -38,7 +38,10 @@ export function init(input) {
     (err) => {
       loading = undefined; // a failed load (say, a 404) may be retried
       const from = input === undefined ? 'agent_trajectories_bg.wasm next to the package' : typeof input === 'string' || input instanceof URL ? String(input) : `the ${/** @type {any} */ (input)?.constructor?.name ?? typeof input} given to init()`;
-      throw fail('NOT_INITIALIZED', `agent-trajectories: init() could not load the WebAssembly module from ${from}: ${err?.message ?? err}`, err);
+      const message = String(err?.message ?? err);
+      // A server that answers a missing file with a page (a dev server's index.html) gives the engine's words about a "magic" number.
+      const page = /magic/i.test(message) ? ' (what it answered is not a WebAssembly module: an HTML page, say, for a file the server does not have)' : '';
+      throw fail('NOT_INITIALIZED', `agent-trajectories: init() could not load the WebAssembly module from ${from}${page}: ${message}`, err);
     },
   );
   return loading;

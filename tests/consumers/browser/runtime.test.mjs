@@ -29,6 +29,7 @@ test('scenarios in Chromium', async (t) => {
       assert.match(out.before.message, /await init\(\)/);
     });
     await t.test('a failed init() rejects with NOT_INITIALIZED naming the URL, its own error as cause, and a retry succeeds', () => assert.match(out.failedLoad, /^true NOT_INITIALIZED agent-trajectories: init\(\) could not load the WebAssembly module from \.\/no-such-module\.wasm: .+ cause:true$/));
+    await t.test('init() of an address that answers an HTML page says so', () => assert.match(out.pageLoad, /^NOT_INITIALIZED agent-trajectories: init\(\) could not load the WebAssembly module from \.\/index\.html \(what it answered is not a WebAssembly module: an HTML page, say, for a file the server does not have\): /));
     // The page reports one result per check it ran: an empty or short list must not pass.
     await t.test(`the page ran all ${checkNames.length} checks of scenarios.mjs, once each`, () => {
       assert.ok(checkNames.length > 0, 'scenarios.mjs lists no checks');
