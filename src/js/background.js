@@ -7,7 +7,7 @@
 // @cfworker/json-schema) — and keeps the busy state. Every decision of the
 // loop is the core's (`__runBackground`).
 
-import { wasm } from './binding.js';
+import { wasm, asOption } from './binding.js';
 import { asModel } from './generate.js';
 import { fail, why, ours, guard, guarded, isObject, isArray, readOptions, macrotask, callSignal, AI_SCHEMA } from './util.js';
 
@@ -231,7 +231,7 @@ export class BackgroundAgentRunner {
     if (observers != null && typeof observers.recordToolCall !== 'function') {
       const o = isArray(observers) ? { observers } : observers;
       const saved = resumeFrom?.observers;
-      observers = saved ? wasm.ObserverPipeline.restore(saved, o) : new wasm.ObserverPipeline(o);
+      observers = asOption('BackgroundAgentRunner options.observers', isArray(observers), () => (saved ? wasm.ObserverPipeline.restore(saved, o) : new wasm.ObserverPipeline(o)));
     }
     const specs = [];
     for (const t of this.#tools) specs.push({ name: t.name, description: t.description, inputSchema: await t.json });

@@ -5,6 +5,8 @@
 // agent-trajectories/ai, /otel and /viewer never load the module and never
 // import this.
 
+import { ours } from './util.js';
+
 /** @typedef {import('./binding-types').Binding} Binding */
 /** @typedef {import('./binding-types').BindingOptions} BindingOptions */
 
@@ -79,3 +81,27 @@ export function setBinding(glue, { wrap, importAi: fromEntry } = {}) {
   wasm = /** @type {Binding} */ (/** @type {unknown} */ (bound));
   importAi = fromEntry;
 }
+
+/**
+ * Runs `f`, which makes an ObserverPipeline of observer options a caller
+ * gave under `place` (`list`: as the bare list of observers): its errors
+ * name the option as the caller wrote it, not the constructor.
+ * @template T
+ * @param {string} place
+ * @param {boolean} list
+ * @param {() => T} f
+ * @returns {T}
+ */
+export const asOption = (place, list, f) => {
+  try {
+    return f();
+  } catch (e) {
+    if (ours(e)) {
+      // The constructor says `ObserverPipeline options...`, or `observers[i]...` of an observer.
+      let rest = e.message.replace(/^ObserverPipeline options\.?/, '');
+      if (list) rest = rest.replace(/^observers/, '');
+      e.message = place + (/^[[: ]/.test(rest) ? '' : '.') + rest;
+    }
+    throw e;
+  }
+};

@@ -4,7 +4,7 @@
 // elsewhere the caller passes `generateText`, since no entry may name `ai`
 // for bundlers).
 
-import { wasm, importAi } from './binding.js';
+import { wasm, importAi, asOption } from './binding.js';
 import { aiSdkAdapters } from './models.js';
 import { fail, guard, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
@@ -32,7 +32,8 @@ export async function runTrajectory(trajectory, opts = /** @type {any} */ ({})) 
     // their own), so assessments are stamped as the records are.
     const o = isArray(observers) ? { observers } : observers;
     const runClock = isObject(o) && given.clock !== undefined && guard(`${place}.observers.clock: reading it threw`, () => o.clock) === undefined;
-    observers = new wasm.ObserverPipeline(runClock ? guard(`${place}.observers: reading its options threw`, () => ({ ...o, clock: given.clock })) : o);
+    const withClock = runClock ? guard(`${place}.observers: reading its options threw`, () => ({ ...o, clock: given.clock })) : o;
+    observers = asOption(`${place}.observers`, isArray(observers), () => new wasm.ObserverPipeline(withClock));
   }
   // The judge's model, adapted like the user model; the rest of `judge` is the core's to read.
   const judge = isObject(given.judge) && !isArray(given.judge)

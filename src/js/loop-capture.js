@@ -3,7 +3,7 @@
 // records, observer calls and a stop decision. Each adapter only translates
 // its framework's hooks into these calls.
 
-import { wasm } from './binding.js';
+import { wasm, asOption } from './binding.js';
 import { fail, why, shown, guard, isObject, isArray } from './util.js';
 
 /** @typedef {import('./binding-types').TrajectoryRecorder} TrajectoryRecorder */
@@ -81,7 +81,8 @@ export function loopCapture(o, name) {
   const place = `${name} options`;
   let observers = o.observers;
   if (observers != null && typeof observers.recordToolCall !== 'function') {
-    observers = new wasm.ObserverPipeline(isArray(observers) ? { observers } : observers);
+    const list = isArray(observers);
+    observers = asOption(`${place}.observers`, list, () => new wasm.ObserverPipeline(list ? { observers } : observers));
   }
   const recorder = o.recorder ?? undefined;
   if (recorder !== undefined && !isRecorder(recorder)) throw notRecorder(recorder, place);

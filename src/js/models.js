@@ -259,7 +259,11 @@ export function fromOpenAIChat(options) {
   if (!isObject(options)) throw fail('INVALID_ARGUMENT', usage);
   // Keys other than these are request body fields (temperature, max_tokens, ...).
   const { baseURL, model, apiKey, headers, fetch: given, ...extra } = guard('fromOpenAIChat(options)', () => ({ ...options }));
-  if (typeof baseURL !== 'string' || typeof model !== 'string') throw fail('INVALID_ARGUMENT', usage);
+  if (typeof baseURL !== 'string' || typeof model !== 'string') {
+    // Other keys are body fields, so a slip of baseURL's spelling would only be sent to the endpoint: named here.
+    const slip = baseURL === undefined && Object.keys(extra).find((k) => /^base_?url$/i.test(k));
+    throw fail('INVALID_ARGUMENT', slip ? `${usage}; it was given ${JSON.stringify(slip)}: write baseURL` : usage);
+  }
   if (given !== undefined && typeof given !== 'function') throw fail('INVALID_ARGUMENT', 'fromOpenAIChat: `fetch` must be a function (default: the global fetch)');
   const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
   /**

@@ -397,6 +397,11 @@ export const checks = {
       const e = await rejects(at.runTrajectory(t, opts), 'INVALID_ARGUMENT', `option ${key}`);
       assert(e.message.includes(`unknown option "${key}"`) && e.message.includes(`did you mean "${near}"?`), e.message);
     }
+    // Observer options are named as the run's option, not as the pipeline's constructor.
+    const pipe = await rejects(at.runTrajectory(t, { userModel, observers: { observer: [] } }), 'INVALID_ARGUMENT', 'observers: a slip');
+    assert(pipe.message.startsWith('runTrajectory options.observers: unknown option "observer"; did you mean "observers"?'), pipe.message);
+    const listed = await rejects(at.runTrajectory(t, { userModel, observers: [{ observer: 'stal' }] }), 'INVALID_ARGUMENT', 'observers: a list with a slip');
+    assert(listed.message.startsWith('runTrajectory options.observers[0]'), listed.message);
     // A trajectory's own option, given to the run: said where it goes.
     const own = await rejects(at.runTrajectory(t, { userModel, minTurns: 5 }), 'INVALID_ARGUMENT', 'minTurns given to the run');
     eq(own.message, 'runTrajectory options: "minTurns" is not an option of runTrajectory but of the trajectory: give it in createTrajectory\'s definition', 'minTurns: where it goes');

@@ -119,6 +119,9 @@ export const checks = {
     throws(() => at.fromOpenAIChat(null), 'INVALID_ARGUMENT', 'null options');
     throws(() => at.fromOpenAIChat(), 'INVALID_ARGUMENT', 'no options');
     throws(() => at.fromOpenAIChat({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: 'curl' }), 'INVALID_ARGUMENT', 'fetch that is not a function');
+    // Other keys are request body fields: a slip of baseURL is named, not sent.
+    const slip = throws(() => at.fromOpenAIChat({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }), 'INVALID_ARGUMENT', 'baseUrl for baseURL');
+    assert(slip.message.endsWith('it was given "baseUrl": write baseURL'), slip.message);
     const boom = new Error('options getter');
     throws(() => at.fromOpenAIChat(getterThrows('model', boom, { baseURL: 'http://127.0.0.1:9/v1' })), 'INVALID_ARGUMENT', 'a throwing option getter', boom);
     const req = { purpose: 'user-message', messages: [{ role: 'user', content: 'hi' }] };
