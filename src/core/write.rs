@@ -37,6 +37,13 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
     out
 }
 
+/// `value` as a JSON value, through its JSON text: `serde_json::to_value`
+/// would build a second copy of each type's serialiser in the module (one
+/// for text, one for values) where this reuses the text one.
+pub fn value<T: Serialize + ?Sized>(value: &T) -> serde_json::Value {
+    serde_json::from_str(&json(value)).unwrap_or(serde_json::Value::Null)
+}
+
 struct Appender<'a>(&'a mut Vec<u8>);
 
 impl std::io::Write for Appender<'_> {
@@ -157,6 +164,23 @@ pub fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_through_its_text_is_the_value_serde_makes() {
+        #[derive(Serialize)]
+        struct S {
+            big: u64,
+            neg: i64,
+            f: f64,
+            tiny: f64,
+            nan: f64,
+            text: &'static str,
+            list: Vec<Option<u32>>,
+        }
+        let s = S { big: u64::MAX, neg: i64::MIN, f: 0.1 + 0.2, tiny: 5e-324, nan: f64::NAN, text: "a\"\u{1}é", list: vec![Some(1), None] };
+        assert_eq!(value(&s), serde_json::to_value(&s).unwrap());
+        assert_eq!(serde_json::to_string(&value(&s)).unwrap(), serde_json::to_string(&s).unwrap(), "same keys in the same order");
+    }
 
     #[test]
     fn writes_json_text_in_order() {

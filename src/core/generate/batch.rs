@@ -167,7 +167,7 @@ fn reliability_of(runs: &[Tally]) -> Value {
         }
     }
     match items.iter().map(|(_, v)| v.len()).min() {
-        Some(k) => serde_json::to_value(super::reliability::reliability(&items, k as u64)).unwrap_or(Value::Null),
+        Some(k) => crate::write::value(&super::reliability::reliability(&items, k as u64)),
         None => Value::Null,
     }
 }

@@ -243,7 +243,7 @@ impl Runner<'_, '_> {
             turn_index: turn.into(),
             step_id: step_id.clone(),
             method: selection.method.as_str().to_owned(),
-            candidates: selection.candidates.as_ref().map(|c| serde_json::to_value(c).expect("plain data serialises")),
+            candidates: selection.candidates.as_ref().map(crate::write::value),
             ranker_error: selection.ranker_error.clone(),
         })?;
         self.spend(&ranker, "ranker")?;

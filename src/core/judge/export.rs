@@ -14,7 +14,7 @@ use agent_trajectories_core::generate::TrajectoryResult;
 
 /// A result as the JSON data the exporters read.
 pub fn result_value(r: &TrajectoryResult) -> Value {
-    serde_json::to_value(r).expect("plain data serialises")
+    agent_trajectories_core::write::value(r)
 }
 
 fn steps_of(r: &Value) -> Result<&Vec<Value>> {

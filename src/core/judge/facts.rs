@@ -222,7 +222,7 @@ impl RunFacts {
                 Payload::Custom { name, data } if name == well_known::MODEL_USAGE => {
                     f.tokens = f.tokens.saturating_add(ModelUsage::read(data).map_or(0, |u| u.total()));
                 }
-                Payload::RunEnded { outcome, .. } => f.end = Some(EndRead::read(&serde_json::to_value(outcome).unwrap_or(Value::Null))),
+                Payload::RunEnded { outcome, .. } => f.end = Some(EndRead::read(&agent_trajectories_core::write::value(outcome))),
                 _ => {}
             }
         }

@@ -73,7 +73,7 @@ impl RunJudge for Rubric<'_> {
             let ask = |r: ModelRequest| with_deadline(self.model.complete(r), self.timer, self.deadline_ms.map(|ms| (ms, "callTimeoutMs")));
             let (j, usage) = assess(&ask, criteria, req, Some(turn.into()), is_final).await?;
             let failed = j.failed().map(str::to_owned).collect();
-            Ok(JudgeAnswer { verdict: j.verdict, failed, judgement: serde_json::to_value(&j).unwrap_or(Value::Null), usage })
+            Ok(JudgeAnswer { verdict: j.verdict, failed, judgement: agent_trajectories_core::write::value(&j), usage })
         })
     }
 }

@@ -52,7 +52,7 @@ macro_rules! builtins {
             vec![$( BuiltinDoc {
                 kind: <$detector as Detector>::KIND,
                 reports: <$detector as Detector>::REPORTS,
-                defaults: serde_json::to_value(<<$detector as Detector>::Config as Default>::default()).unwrap_or(Value::Null),
+                defaults: crate::write::value(&<<$detector as Detector>::Config as Default>::default()),
                 limits: <$detector as Detector>::LIMITS,
             } ),*]
         }
@@ -99,10 +99,9 @@ macro_rules! builtins {
             /// The options in force, as JSON: a snapshot keeps them, so a restore
             /// with other options (whose state would not fit) is refused.
             pub fn options(&self) -> Value {
-                let value = match self {
-                    $( Builtin::$variant(c, _) => serde_json::to_value(c), )*
-                };
-                value.unwrap_or(Value::Null)
+                match self {
+                    $( Builtin::$variant(c, _) => crate::write::value(c), )*
+                }
             }
 
             /// Whether `saved` (options as a snapshot kept them, maybe after a trip
@@ -118,10 +117,9 @@ macro_rules! builtins {
 
             /// The detector's state as JSON (`null` for stateless observers).
             pub fn state(&self) -> Value {
-                let value = match self {
-                    $( Builtin::$variant(_, s) => serde_json::to_value(s), )*
-                };
-                value.unwrap_or(Value::Null)
+                match self {
+                    $( Builtin::$variant(_, s) => crate::write::value(s), )*
+                }
             }
 
             pub fn restore_state(&mut self, v: Value, who: &str) -> Result<()> {

@@ -169,11 +169,8 @@ pub struct JsModel(pub Function, pub &'static str, pub CallSignals);
 impl Model for JsModel {
     fn complete(&self, request: ModelRequest) -> LocalBoxFuture<'_, Result<ModelResponse, Error>> {
         Box::pin(async move {
-            let what = format!(
-                "{} ({})",
-                self.1,
-                serde_json::to_value(request.purpose).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-            );
+            // The purpose as the request spells it (its JSON, unquoted).
+            let what = format!("{} ({})", self.1, crate::core::write::json(&request.purpose).trim_matches('"'));
             let req = to_js(&request).map_err(conv)?;
             let signal = self.2.make();
             let v = call(&self.0, &JsValue::UNDEFINED, &[&req, &signal.options()], &what).await;
