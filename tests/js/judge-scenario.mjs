@@ -196,6 +196,15 @@ export const judgeChecks = {
     assert(failing.records().some((x) => x.payload.kind === 'turn_ended'), 'the turn before the fault is kept');
   },
 
+  async 'a judge that passes every criterion ends the run goal-reached, but not before minTurns'(at) {
+    const pass = async () => JSON.stringify({ criteria: [{ name: 'answers', verdict: 'pass', reasoning: 'ok' }] });
+    const run = (minTurns) => at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 5, ...(minTurns ? { minTurns } : {}) }, toolAgent()), { userModel: scriptedUser(), clock, judge: { model: pass, criteria: ['answers'] } });
+    const once = await run(0);
+    eq([once.end.reason, once.steps.length], ['goal-reached', 1], 'the first pass ends it');
+    const held = await run(3);
+    eq([held.end.reason, held.end.verdict, held.steps.length, held.end.summary], ['goal-reached', 'pass', 3, 'the judge passed every criterion after turn 2'], 'held to minTurns, as a policy\'s goal is');
+  },
+
   async 'a judged run replays byte for byte with its recording, and a fail ends it as judge-failed'(at) {
     const grade = at.recordingModel(async (req) => {
       const turn = Number(/after turn (\d+)/.exec(req.messages[0].content)?.[1] ?? -1);

@@ -68,7 +68,8 @@ impl Runner<'_, '_> {
             JudgeVerdict::Fail if j.end_on_fail() => {
                 Some((StopReason::JudgeFailed, false, format!("the judge failed {} after turn {turn}", quoted(&a.failed))))
             }
-            JudgeVerdict::Pass if j.end_on_pass() => {
+            // Before minTurns a reached goal does not end the conversation, whoever says it was reached.
+            JudgeVerdict::Pass if j.end_on_pass() && u64::from(turn) + 1 >= u64::from(self.t.min_turns) => {
                 Some((StopReason::GoalReached, true, format!("the judge passed every criterion after turn {turn}")))
             }
             _ => None,
