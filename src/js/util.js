@@ -19,6 +19,8 @@ export const NAME = 'AgentTrajectoriesError';
  */
 export function fail(code, message, cause) {
   const err = /** @type {AgentTrajectoriesError} */ (new Error(message, cause === undefined ? undefined : { cause }));
+  // Enumerable, so JSON.stringify keeps it (a saved batch's run.error), as it keeps the code.
+  Object.defineProperty(err, 'message', { value: message, enumerable: true, writable: true, configurable: true });
   err.name = NAME;
   err.code = code;
   return err;

@@ -13,6 +13,8 @@ pub const ERROR_NAME: &str = "AgentTrajectoriesError";
 
 pub fn to_js(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.message);
+    // Enumerable, so JSON.stringify keeps it (a saved batch's run.error), as it keeps the code.
+    define(&err, "message", &e.message.as_str().into(), true);
     err.set_name(ERROR_NAME);
     let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
     if let Some(line) = e.line {
@@ -38,12 +40,20 @@ pub fn cause(value: &JsValue) -> Cause {
 pub fn attach_cause(holder: &JsValue, cause: Option<&Cause>) {
     let Some(thrown) = cause.and_then(|c| c.0.downcast_ref::<JsValue>()) else { return };
     if holder.is_object() {
-        let descriptor = js_sys::Object::new();
-        let _ = Reflect::set(&descriptor, &crate::wasm::key("value"), thrown);
-        let _ = Reflect::set(&descriptor, &crate::wasm::key("configurable"), &true.into());
-        let _ = Reflect::set(&descriptor, &crate::wasm::key("writable"), &true.into());
-        js_sys::Object::define_property(holder.unchecked_ref::<js_sys::Object>(), &crate::wasm::key("cause"), &descriptor);
+        define(holder, "cause", thrown, false);
     }
+}
+
+/// `obj[key] = value`, writable and configurable, enumerable or not.
+fn define(obj: &JsValue, key: &'static str, value: &JsValue, enumerable: bool) {
+    let descriptor = js_sys::Object::new();
+    let _ = Reflect::set(&descriptor, &crate::wasm::key("value"), value);
+    let _ = Reflect::set(&descriptor, &crate::wasm::key("configurable"), &true.into());
+    let _ = Reflect::set(&descriptor, &crate::wasm::key("writable"), &true.into());
+    if enumerable {
+        let _ = Reflect::set(&descriptor, &crate::wasm::key("enumerable"), &true.into());
+    }
+    js_sys::Object::define_property(obj.unchecked_ref::<js_sys::Object>(), &crate::wasm::key(key), &descriptor);
 }
 
 /// A JS value as a person would write it in a message: strings quoted,

@@ -135,6 +135,10 @@ export const checks = {
     expectCode(() => rec.record({ kind: 'message_appended', message: { role: 'robot', content: 'hi' } }), 'INVALID_RECORD', 'bad message');
     // A key the kind does not have is a slip, named; never dropped.
     const slip = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, is_error: false, is_eror: true }), 'INVALID_RECORD', 'an unknown field');
+    // An error saved as JSON (a batch file's run.error) keeps what it says.
+    eq(JSON.parse(JSON.stringify(slip)), { message: slip.message, name: 'AgentTrajectoriesError', code: 'INVALID_RECORD' }, 'the error as JSON');
+    const js = expectCode(() => at.recordingAgent(5), 'INVALID_ARGUMENT', 'a JS layer error');
+    eq(JSON.parse(JSON.stringify(js)).message, js.message, 'a JS layer error as JSON');
     assert(slip.message.startsWith('payload: unknown field "is_eror"; did you mean "is_error"?'), slip.message);
     const camel = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, isError: true }), 'INVALID_RECORD', 'the AI SDK\'s spelling');
     assert(camel.message.startsWith('payload: unknown field "isError"; did you mean "is_error"?'), camel.message);
