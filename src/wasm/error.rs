@@ -125,7 +125,13 @@ pub fn from_callback(what: &str, thrown: &JsValue) -> Error {
     };
     let ours = thrown.dyn_ref::<js_sys::Error>().is_some() && text_property(thrown, "name").as_deref() == Some(ERROR_NAME);
     let code = ours.then(|| text_property(thrown, "code")).flatten().and_then(|c| ErrorCode::parse(&c)).unwrap_or(ErrorCode::CallbackFailed);
-    threw(what, Error::new(code, detail).caused_by(cause(thrown)))
+    // One of this package's errors standing for a callback of the caller's
+    // (an adapter's `withAISdkAgent: generateText threw: ...`, a recording
+    // model's, a batch's onProgress) has the caller's own error as its
+    // cause: that is the cause kept, not one level down.
+    let theirs = Reflect::get(thrown, &"cause".into()).unwrap_or(JsValue::UNDEFINED);
+    let kept = if ours && code == ErrorCode::CallbackFailed && !theirs.is_undefined() { &theirs } else { thrown };
+    threw(what, Error::new(code, detail).caused_by(cause(kept)))
 }
 
 /// `e`, said as thrown by `what` (`"observers.recordToolCall threw: ..."`):

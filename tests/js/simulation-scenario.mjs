@@ -165,7 +165,7 @@ export const batchChecks = {
     eq(r3.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'a rejected onProgress ends its run only');
     const end3 = r3.runs[0].result.end;
     assert(/opts\.onProgress rejected on a record of "a": async progress bug/.test(end3.error.message), end3.error.message);
-    eq(end3.error.cause.cause, bug, 'the rejection reason is kept as the cause');
+    eq(end3.error.cause, bug, 'the rejection reason is kept as the cause');
     assert(r3.runs[0].records > 3, 'the records before it kept');
     const r4 = await at.runTrajectories(items.slice(0, 2), { onProgress: async (p) => { if (p.type === 'end' && p.id === 'b') throw bug; } });
     eq(r4.runs.map((r) => [r.reason, r.verdict, r.error?.code ?? null]), [['goal-reached', 'pass', null], ['goal-reached', 'pass', 'CALLBACK_FAILED']], 'a rejection at the end is on that run');

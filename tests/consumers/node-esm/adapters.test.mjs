@@ -177,4 +177,12 @@ test('an AI SDK agent whose model fails: the adapter rejects with a coded error 
     assert.ok(err.message.includes(where), err.message);
     assert.ok(err.cause instanceof Error, `${where}: the client's error is the cause`);
   }
+  // In a run: the run's error keeps the client's own error as its cause (not the adapter's, one level up).
+  class Upstream extends Error {}
+  const failing = new MockLanguageModelV4({ doGenerate: async () => { throw new Upstream('upstream 503'); } });
+  const t = at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, at.withAISdkAgent({ model: failing }));
+  const { end } = await at.runTrajectory(t, { userModel: async () => 'hi' });
+  assert.deepEqual([end.reason, end.error.side, end.error.code], ['error', 'agent', 'CALLBACK_FAILED']);
+  assert.ok(end.error.cause instanceof Upstream, `the cause is the client's error: ${end.error.cause}`);
+  assert.ok(end.error.message.startsWith('agent.respond threw: withAISdkAgent: generateText threw'), end.error.message);
 });
