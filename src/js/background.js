@@ -134,6 +134,8 @@ const toolsOf = (tools) => {
     const { description: about = '', inputSchema: given, execute, parameters } = guard(`${where}: reading it threw`, () => ({ ...t }));
     if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result (a tool the runner cannot run is not offered)`);
     if (given === undefined && parameters !== undefined) throw fail('INVALID_ARGUMENT', `${where}: unknown option "parameters"; did you mean "inputSchema"? (AI SDK 5 renamed it)`);
+    const slip = given === undefined && Object.keys(t).find((k) => k.toLowerCase() === 'inputschema');
+    if (slip) throw fail('INVALID_ARGUMENT', `${where}: unknown option ${JSON.stringify(slip)}; did you mean "inputSchema"?`);
     // AI SDK 7: a description may be a function of the call's context; a schema may be lazy.
     const description = typeof about === 'function' ? guard(`${where}.description()`, () => about({ context: undefined })) : about;
     if (typeof description !== 'string') throw fail('INVALID_ARGUMENT', `${where}.description must be a string`);

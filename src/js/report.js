@@ -9,6 +9,17 @@ import { checkRun, TrajectoryIndex } from 'agent-trajectories';
 import { fail, ours, isObject, isArray, why, shown, checkKeys, guard } from './util.js';
 import { nearest } from './nearest.js';
 
+const OPTIONS = ['source', 'check', 'failOn'];
+/**
+ * What an unknown option key is told: the nearest option, and the list.
+ * @param {readonly string[]} keys
+ * @returns {(key: string) => string}
+ */
+const advice = (keys) => (key) => {
+  const near = nearest(key, keys);
+  return `${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (options: ${keys.join(', ')})`;
+};
+
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {import('./report-types').RunFailure} RunFailure */
 /** @typedef {import('./report-types').ReportJudgement} ReportJudgement */
@@ -30,7 +41,7 @@ function judging(options) {
   if (options === undefined) options = {};
   if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `${fn}: options must be an object { source?, check?, failOn? }, got ${why(options)}`);
   const o = /** @type {Record<string, unknown>} */ (options);
-  checkKeys(o, ['source', 'check', 'failOn'], `${fn}: options`, () => ' (options: source, check, failOn)');
+  checkKeys(o, OPTIONS, `${fn}: options`, advice(OPTIONS));
   if (o.source !== undefined && (typeof o.source !== 'string' || o.source === '')) throw fail('INVALID_ARGUMENT', `${fn}: options.source must be a non-empty string (a file name), got ${why(o.source)}`);
   const check = o.check ?? {};
   if (!isObject(check) || isArray(check)) throw fail('INVALID_ARGUMENT', `${fn}: options.check must be checkRun's options (an object), got ${why(check)}`);
@@ -278,7 +289,7 @@ function reporterOptions(options, fn, keys) {
 function optionsOf(options, fn, keys) {
   if (options === undefined) return {};
   if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `${fn}: options must be an object, got ${why(options)}`);
-  checkKeys(options, keys, `${fn}: options`, () => ` (options: ${keys.join(', ')})`);
+  checkKeys(options, keys, `${fn}: options`, advice(keys));
   for (const k of keys.filter((k) => k !== 'timestamp')) {
     const v = /** @type {Record<string, unknown>} */ (options)[k];
     if (v !== undefined && (typeof v !== 'string' || v === '')) throw fail('INVALID_ARGUMENT', `${fn}: options.${k} must be a non-empty string, got ${why(v)}`);

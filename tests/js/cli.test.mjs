@@ -388,7 +388,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   valid(xml);
   assert.ok(xml.includes('<testsuite name="agent-trajectories" package="agent-trajectories" id="0" tests="1" failures="0" errors="1" time="0" timestamp="2026-01-02T03:04:05" hostname="ci">'), xml);
   const refused = (f, code, message) => assert.throws(f, (e) => e.name === 'AgentTrajectoriesError' && e.code === code && e.message === message);
-  refused(() => report.judgeRuns(text, { failon: 'caution' }), 'INVALID_ARGUMENT', 'judgeRuns: options: unknown option "failon" (options: source, check, failOn)');
+  refused(() => report.judgeRuns(text, { failon: 'caution' }), 'INVALID_ARGUMENT', 'judgeRuns: options: unknown option "failon"; did you mean "failOn"? (options: source, check, failOn)');
   // A word a slip away from a severity is a typo, not a stop reason; any other word is a stop reason.
   refused(() => report.judgeRuns(text, { failOn: ['max-turns', 'warnning'] }), 'INVALID_ARGUMENT', 'judgeRuns: options.failOn: "warnning" is no severity; did you mean "warning"? (a stop reason, or a severity: info, caution, warning)');
   assert.ok(report.judgeRuns(text, { failOn: ['max-turns', 'model-completed', 'warning'] }).length > 0, 'stop reasons of any runtime pass');
@@ -399,7 +399,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   const e = (() => { try { report.judgeRuns('{"x":1}\n', { source: 's.jsonl' }); } catch (err) { return err; } })();
   assert.deepEqual([e.code, e.line, e.message], ['INVALID_RECORD', 1, 's.jsonl: line 1: seq is missing, not a whole number, or past 2^53 - 1']);
   refused(() => report.junitReport([{ id: 'x' }]), 'INVALID_ARGUMENT', 'junitReport: runs[0] must be a judged run { id, pass, failures, ... } (judgeRuns gives them), got {"id":"x"}');
-  refused(() => report.markdownReport([], { titel: 'x' }), 'INVALID_ARGUMENT', 'markdownReport: options: unknown option "titel" (options: title)');
+  refused(() => report.markdownReport([], { titel: 'x' }), 'INVALID_ARGUMENT', 'markdownReport: options: unknown option "titel"; did you mean "title"? (options: title)');
   // What a caller's getter or Proxy throws is named, never escapes uncoded.
   refused(() => report.judgeRuns(Object.defineProperty({}, 'runs', { enumerable: true, get() { throw new Error('boom'); } })), 'INVALID_ARGUMENT', 'judgeRuns: reading its input threw: boom');
   refused(() => report.textReport([new Proxy({}, { get() { throw new Error('trap'); } })]), 'INVALID_ARGUMENT', 'textReport: reading its runs threw: trap');

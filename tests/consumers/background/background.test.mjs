@@ -220,6 +220,7 @@ test('what a newcomer tripped on: non-ASCII objectives, one sink for many runs, 
   const echo = { inputSchema: z.object({}), execute: async () => 1 };
   assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { 'bad name!': echo } }), /not a tool name models accept/);
   assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { old: { parameters: z.object({}), execute: async () => 1 } } }), /did you mean "inputSchema"/);
+  assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { t: { inputschema: z.object({}), execute: async () => 1 } } }), /tools\.t: unknown option "inputschema"; did you mean "inputSchema"\?/);
   await assert.rejects(new BackgroundAgentRunner({ model: done }).run('two', { resumeFrom: r.snapshot }), /snapshot of the objective "cafe review", not of "two"/);
   const silent = await new BackgroundAgentRunner({ model: async () => undefined, config: { maxFailures: 1 } }).run('x');
   assert.match(silent.reason, /CALLBACK_FAILED: model \(decide\) returned undefined/);
