@@ -46,11 +46,14 @@ pub fn show(n: f64) -> String {
     serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// A value as the caller wrote it (numbers as JS prints them).
+/// A value as the caller wrote it (numbers as JS prints them; a long
+/// string cut, with its length: a whole JSON file passed where an object
+/// goes would fill the message).
 pub fn show_value(v: &serde_json::Value) -> String {
     use serde_json::Value;
     match v {
         Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) if s.chars().count() > 80 => format!("{:?}… ({} characters)", s.chars().take(60).collect::<String>(), s.chars().count()),
         // NaN, ±Infinity and functions, as the binding wrote them.
         Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
         Value::String(s) => format!("{s:?}"),
@@ -73,6 +76,8 @@ mod tests {
         assert!(safe_count(1e300, "x").unwrap_err().message.ends_with("got 1e+300"));
         assert_eq!((show(-0.0), show(2.5), show(1e-7), show(123.0)), ("0".into(), "2.5".into(), "1e-7".into(), "123".into()));
         assert!(checked_add(MAX_SAFE_INTEGER, 1, "tokensUsed").is_err());
+        let long = serde_json::Value::String("x".repeat(25_000));
+        assert_eq!(show_value(&long), format!("{:?}… (25000 characters)", "x".repeat(60)));
         assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
     }
 }

@@ -65,8 +65,9 @@ pub fn judging(
             check_run(&facts, &o).to_json()
         }
         _ => {
-            let baseline = compare::read_batch(&value(&a, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
-            let current = compare::read_batch(&value(&b, "compareBatches: current").js()?, "compareBatches: current").js()?;
+            // (Read as options are: a NaN of the caller's is said as NaN, not as the null JSON makes it.)
+            let baseline = compare::read_batch(&options(&a, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
+            let current = compare::read_batch(&options(&b, "compareBatches: current").js()?, "compareBatches: current").js()?;
             compare::compare(&baseline, &current)
         }
     };

@@ -156,6 +156,13 @@ export const judgeChecks = {
     ];
     const j = at.compareBatches(judgedRuns.map(({ id }) => ({ id, verdict: 'pass' })), judgedRuns);
     eq([j.regressed, j.newlyFailedJudges], [['failed-last'], [{ id: 'failed-last', criterion: 'polite' }]], 'the last judgement decides');
+    // What the caller got wrong is said as they wrote it: a slipped field, a NaN, a whole file's text.
+    const slip = throws(() => at.compareBatches([{ id: 'a', verdic: 'pass' }], []), 'INVALID_ARGUMENT', 'a slipped field');
+    eq(slip.message, 'compareBatches: baseline.runs[0]: unknown field "verdic"; did you mean "verdict"?', 'the slip named');
+    const nan = throws(() => at.compareBatches([{ id: 'a', verdict: 'pass', turns: NaN }], []), 'INVALID_ARGUMENT', 'NaN turns');
+    assert(nan.message.endsWith('turns must be a number >= 0, got NaN'), nan.message);
+    const text = throws(() => at.compareBatches(JSON.stringify(baseline), current), 'INVALID_ARGUMENT', 'a batch\'s JSON text');
+    assert(text.message.length < 300 && /characters\)$/.test(text.message), text.message);
   },
 
   async 'judge(): a malformed or empty answer is asked again once, then inconclusive; a throwing model rejects, coded, its error the cause'(at) {

@@ -88,6 +88,15 @@ impl Tally {
     pub fn read(v: &Value, at: &str) -> Result<Tally> {
         let bad = |what: String| Error::invalid_argument(format!("{at}{what}"));
         let Value::Object(o) = v else { return Err(bad(format!(" must be {{ reason, verdict, turns?, tokens? }}, got {}", number::show_value(v)))) };
+        // A run may carry fields of its own (an attempt count), but one a
+        // slip away from a field it lacks (`verdic`, `token`) would be read
+        // as absent: refused, naming that field.
+        const READ: [&str; 5] = ["reason", "verdict", "turns", "tokens", "item"];
+        for key in o.keys().filter(|k| !READ.contains(&k.as_str())) {
+            if let Some(near) = crate::options::nearest(key, &READ).filter(|n| !o.contains_key(*n)) {
+                return Err(bad(format!(": unknown field {key:?}; did you mean {near:?}?")));
+            }
+        }
         let verdict = match o.get("verdict") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if Verdict::parse(s).is_some() => Verdict::parse(s),
@@ -229,5 +238,11 @@ mod tests {
         let e = Tally::read(&json!({ "verdict": "won" }), "summarizeBatch(runs): runs[1]").unwrap_err();
         assert_eq!(e.message, "summarizeBatch(runs): runs[1].verdict must be one of pass, agent, simulator, harness, aborted or null, got \"won\"");
         assert!(Tally::read(&json!({ "verdict": null, "tokens": -1 }), "r").unwrap_err().message.contains(".tokens must be a number >= 0"));
+        // A field of the run's own is kept out of the count; a slip of one it lacks is refused.
+        let run = json!({ "id": "a", "reason": "goal-reached", "verdict": "pass", "tokens": 5, "attempts": 2, "tokenCount": 5, "records": 9, "result": {} });
+        assert_eq!(Tally::read(&run, "r").unwrap().tokens, 5.0);
+        let e = Tally::read(&json!({ "reason": "goal-reached", "verdic": "pass" }), "runs[0]").unwrap_err();
+        assert_eq!(e.message, "runs[0]: unknown field \"verdic\"; did you mean \"verdict\"?");
+        assert!(Tally::read(&json!({ "verdict": "pass", "token": 5 }), "r").unwrap_err().message.contains("did you mean \"tokens\"?"));
     }
 }
