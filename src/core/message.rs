@@ -192,9 +192,19 @@ fn normalise_part(v: &Value) -> Result<Part> {
             };
             Ok(Part::ToolResult { tool_call_id, tool_name, output })
         }
-        _ => Ok(Part::Other(v.clone())),
+        // Images, files, provider parts: kept as they are. A slip of a part
+        // this library reads (`txt`, `tool_call`) would be kept too, and
+        // never read: refused, naming it. (A type that extends one, such as
+        // `reasoning-file`, is another part, not a slip.)
+        _ => match crate::options::nearest(ty, &PARTS).filter(|p| !ty.starts_with(*p)) {
+            Some(near) => Err(invalid(format!("part type {ty:?} is not one this library reads; did you mean {near:?}? ({})", PARTS.join(", ")))),
+            None => Ok(Part::Other(v.clone())),
+        },
     }
 }
+
+/// The part types read (any other is kept as it is).
+const PARTS: [&str; 4] = ["text", "reasoning", "tool-call", "tool-result"];
 
 /// Maps an AI SDK 4 tool result onto the AI SDK 5 `output` union.
 fn legacy_output(result: Value, is_error: bool) -> Value {
@@ -263,6 +273,15 @@ mod tests {
         let img = json!({ "type": "image", "image": "data:...", "mediaType": "image/png" });
         let m = ModelMessage::from_value(&json!({ "role": "user", "content": [img.clone()] })).unwrap();
         assert_eq!(serde_json::to_value(&m).unwrap()["content"][0], img);
+        // Parts of other kinds, a newer one extending a read one among them, are kept.
+        for ty in ["file", "source", "reasoning-file", "tool-approval-request", "tool-error"] {
+            assert!(ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty }] })).is_ok(), "{ty}");
+        }
+        // A slip of a part this library reads is refused, naming it.
+        for (ty, near) in [("txt", "text"), ("Text", "text"), ("tool_call", "tool-call"), ("tool-reslt", "tool-result")] {
+            let e = ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty, "text": "x" }] })).unwrap_err();
+            assert!(e.message.contains(&format!("part type {ty:?} is not one this library reads; did you mean {near:?}?")), "{}", e.message);
+        }
     }
 
     #[test]

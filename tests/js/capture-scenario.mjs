@@ -249,6 +249,9 @@ export const checks = {
     eq(out[0].content[0].input, { dir: '/' }, 'args -> input');
     eq(out[1].content[0].output, { type: 'error-text', value: 'boom' }, 'result + isError -> error-text');
     const err = expectCode(() => at.normalizeMessages([{ role: 'user', content: 'x' }, { role: 'user', content: 7 }]), 'INVALID_MESSAGE', 'bad content');
+    const slip = expectCode(() => at.normalizeMessages([{ role: 'assistant', content: [{ type: 'txt', text: 'x' }] }]), 'INVALID_MESSAGE', 'a part type slipped');
+    assert(slip.message.includes('part type "txt" is not one this library reads; did you mean "text"?'), slip.message);
+    eq(at.normalizeMessages([{ role: 'user', content: [{ type: 'image', image: 'data:,' }] }])[0].content[0].type, 'image', 'other parts kept');
     assert(err.message.startsWith('messages[1]:'), err.message);
   },
 
