@@ -71,7 +71,7 @@ Exit status: 0 every run passed, 1 a run failed, 2 bad usage or input.`,
       help: /** @type {Option} */ (help),
     },
     more: `Each side is a saved batch result or record JSONL. An item passes when every run of it passed.
-Exit status: 0 nothing regressed, 1 an item regressed or a judge criterion newly fails, 2 bad usage or input.`,
+Exit status: 0 nothing regressed, 1 an item regressed or a judge criterion newly fails, 2 bad usage or input (or sides with no item in common).`,
   },
   view: {
     summary: 'write the one-file run viewer with the runs in it',
@@ -246,6 +246,11 @@ async function compare(node, values, [baseline, current]) {
   } catch (e) {
     if (!ours(e)) throw e;
     throw fail(e.code, `compare: ${e.message.replace(/^compareBatches: /, '')} (baseline: ${baseline}, current: ${current})`, e);
+  }
+  // Two sides with no item in common compared nothing: a gate that passed so would pass anything.
+  if (cmp.added.length > 0 && cmp.removed.length > 0 && cmp.items.every((i) => i.status === 'added' || i.status === 'removed')) {
+    const some = (/** @type {string[]} */ ids) => ids.slice(0, 3).map((id) => JSON.stringify(id)).join(', ');
+    throw fail('INVALID_ARGUMENT', `compare: the two sides share no item, so nothing was compared (baseline: ${some(cmp.removed)}...; current: ${some(cmp.added)}...). Compare a batch with a batch, or record JSONL with record JSONL: a batch's items are its trajectories, JSONL's are its run ids`);
   }
   proc.stdout.write(values.json ? `${JSON.stringify(cmp, null, 2)}\n` : `${cmp.markdown}\n`);
   if (values.github) {

@@ -270,6 +270,10 @@ test('compare: a regression exits 1 with the markdown (or JSON) and annotations;
   assert.deepEqual([cmp.regressed, cmp.added], [['broken'], ['limited']]);
   assert.equal(cli(['compare', 'fail.json', 'baseline.json']).code, 0, 'improvements only');
   assert.equal(cli(['compare', 'stall.jsonl', 'stall.jsonl']).code, 0, 'record JSONL on both sides');
+  // Sides with no item in common compared nothing: refused, not passed.
+  const apart = cli(['compare', 'fail.json', 'stall.jsonl']);
+  assert.equal(apart.code, 2, apart.err);
+  assert.match(apart.err, /the two sides share no item, so nothing was compared/);
 });
 
 test('view writes the one-file viewer with every run of record JSONL and of a saved batch', () => {
