@@ -25,7 +25,7 @@ export async function runTrajectory(trajectory, opts = /** @type {any} */ ({})) 
   const given = readOptions(opts, place);
   // Missing, it is the core's to report (after any misspelt key, such as `usermodel`).
   const model = given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => /** @type {any} */ (trajectory)?.userModel);
-  const userModel = model === undefined ? undefined : asModel(model, 'opts.userModel');
+  const userModel = model === undefined ? undefined : asModel(model, `${place}.userModel`);
   let observers = given.observers;
   if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
     // Options, not a pipeline: it takes the run's clock (unless they name

@@ -402,6 +402,8 @@ export const checks = {
     assert(pipe.message.startsWith('runTrajectory options.observers: unknown option "observer"; did you mean "observers"?'), pipe.message);
     const listed = await rejects(at.runTrajectory(t, { userModel, observers: [{ observer: 'stal' }] }), 'INVALID_ARGUMENT', 'observers: a list with a slip');
     assert(listed.message.startsWith('runTrajectory options.observers[0]'), listed.message);
+    const notModel = await rejects(at.runTrajectory(t, { userModel: 'gpt-5' }), 'INVALID_ARGUMENT', 'a userModel that is a name');
+    assert(notModel.message.startsWith('runTrajectory options.userModel'), notModel.message);
     // A trajectory's own option, given to the run: said where it goes.
     const own = await rejects(at.runTrajectory(t, { userModel, minTurns: 5 }), 'INVALID_ARGUMENT', 'minTurns given to the run');
     eq(own.message, 'runTrajectory options: "minTurns" is not an option of runTrajectory but of the trajectory: give it in createTrajectory\'s definition', 'minTurns: where it goes');
