@@ -76,18 +76,19 @@ const draftOf = (s) => {
   return id.includes('2020-12') ? '2020-12' : id.includes('2019-09') ? '2019-09' : id.includes('draft-04') ? '4' : '7';
 };
 /**
- * A function (value) → Promise<the validated value>, throwing INVALID_ARGUMENT with the validator's message.
+ * A function (value) → Promise<the validated value>, throwing `code` with the validator's message.
  * @param {any} schema
  * @param {unknown} json
  * @param {string} where
+ * @param {'INVALID_ARGUMENT' | 'CALLBACK_FAILED'} code a tool's input is a call's argument; the deliverable, what the model returned
  * @returns {(value: unknown) => Promise<unknown>}
  */
-const validatorOf = (schema, json, where) => {
+const validatorOf = (schema, json, where, code) => {
   /**
    * @param {string} message
    * @param {unknown} [cause]
    */
-  const refuse = (message, cause) => fail('INVALID_ARGUMENT', `${where}: ${message}`, cause);
+  const refuse = (message, cause) => fail(code, `${where}: ${message}`, cause);
   const std = schema['~standard'];
   if (isObject(std) && typeof std.validate === 'function') {
     return async (v) => {
@@ -141,7 +142,7 @@ const toolsOf = (tools) => {
     if (typeof description !== 'string') throw fail('INVALID_ARGUMENT', `${where}.description must be a string`);
     const inputSchema = typeof given === 'function' && !isObject(given['~standard']) ? guard(`${where}.inputSchema()`, () => given()) : given;
     const json = jsonSchemaOf(inputSchema, `${where}.inputSchema`);
-    return { name, description, json, execute, validate: validatorOf(inputSchema, json, `tool ${name}: its input does not match inputSchema`) };
+    return { name, description, json, execute, validate: validatorOf(inputSchema, json, `tool ${name}: its input does not match inputSchema`, 'INVALID_ARGUMENT') };
   });
 };
 
@@ -226,7 +227,7 @@ export class BackgroundAgentRunner {
       goal = rest;
       if (deliverableSchema != null) {
         schema = await jsonSchemaOf(deliverableSchema, 'objective.deliverableSchema');
-        validate = validatorOf(deliverableSchema, schema, 'the deliverable does not match objective.deliverableSchema');
+        validate = validatorOf(deliverableSchema, schema, 'the deliverable does not match objective.deliverableSchema', 'CALLBACK_FAILED');
       }
     }
     let observers = given;

@@ -101,7 +101,8 @@ test('a deliverable that fails a JSON Schema fails the run, quoting the validato
   const r = await new BackgroundAgentRunner({ model, tools: { echo } }).run({ objective: 'x', deliverableSchema: schema });
   assert.equal(r.status, 'failed');
   assert.match(r.reason, /^deliverable-failed: the deliverable does not match objective.deliverableSchema: verdict: /);
-  assert.equal(r.error.code, 'INVALID_ARGUMENT');
+  // What the model returned, as a missing deliverable is: the model's doing, not a bad argument of the caller's.
+  assert.equal(r.error.code, 'CALLBACK_FAILED');
 });
 
 test('faults are counted failures: a throwing model ends failed after maxFailures, naming the error', async () => {
