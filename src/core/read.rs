@@ -11,8 +11,9 @@
 //! are ignored, an absent list reads as empty, an absent option or `Value`
 //! as none / null. Everything else absent is a "missing field" error. What
 //! a caller writes (a payload given to `record()`) is read from an
-//! [`At::Written`] root: there a key no reader knows is refused, naming
-//! the nearest field, instead of vanishing ([`known_fields`]).
+//! [`At::Written`] root: there a key that the payload's kind, or one of its
+//! typed parts (a `checked` struct), does not have is refused, naming the
+//! nearest field, instead of vanishing ([`known_fields`]).
 
 use std::collections::VecDeque;
 use std::fmt;
