@@ -122,15 +122,16 @@ const FENCE = /^```[^\n]*\n[\s\S]*?^```$/gm;
 const lineAt = (text, index) => text.slice(0, index).split('\n').length;
 
 const blocks = pages.flatMap((page) =>
-  [...page.text.matchAll(/^```js test=(\w+)\n([\s\S]*?)^```$/gm)].map((m) => {
-    const code = m[2];
+  [...page.text.matchAll(/^```js test=(\w+)( tsc=no)?\n([\s\S]*?)^```$/gm)].map((m) => {
+    const code = m[3];
+    const typed = !m[2];
     const fence = lineAt(page.text, m.index);
     const line = fence + 1; // the block's first line of code
     const responds = [...code.matchAll(/^\/\/ responds: (.*)$/gm)].map((x) => x[1]);
     const { code: run, groups, misplaced } = instrument(code, line);
     // A file name no other block (of any page, or of another run of this file) uses.
     const tag = `${page.name.replace(/[^A-Za-z0-9]+/g, '-')}-${fence}-${process.pid}`;
-    return { page: page.name, where: `${page.name}:${fence}`, runtime: m[1], code, run, line, tag, groups, misplaced, responds };
+    return { page: page.name, where: `${page.name}:${fence}`, runtime: m[1], typed, code, run, line, tag, groups, misplaced, responds };
   }),
 );
 
@@ -233,7 +234,7 @@ test('every JavaScript block names a runtime it runs in, or the tested file it i
   const RUNTIMES = ['node', 'browser', 'workerd'];
   const unrun = pages.flatMap((page) =>
     [...page.text.matchAll(/^```(js|javascript|mjs|jsx)\b(.*)$/gm)]
-      .filter((m) => !new RegExp(`^ (test=(${RUNTIMES.join('|')})|file=tests/\\S+)$`).test(m[2]))
+      .filter((m) => !new RegExp(`^ (test=(${RUNTIMES.join('|')})( tsc=no)?|file=tests/\\S+)$`).test(m[2]))
       .map((m) => `${page.name}:${lineAt(page.text, m.index)}: ${m[0]}`),
   );
   assert.deepEqual(unrun, [], `runtimes: ${RUNTIMES.map((r) => `test=${r}`).join(', ')}, or file=tests/...`);
@@ -280,6 +281,31 @@ test('every docs page links back to the README', { skip: !!process.env.README_MD
   const docs = pages.filter((p) => p.name.startsWith('docs/'));
   assert.ok(docs.length > 0, 'no docs/*.md pages');
   assert.deepEqual(docs.filter((p) => !links(p.text).some(({ target }) => resolve(dirname(p.file), target.split('#')[0]) === readmeMd)).map((p) => p.name), []);
+});
+
+// What a TypeScript user copies: every Node example type-checks as an ES
+// module of a strict project (the README's settings; `tsc=no` marks the
+// one a third-party type mismatch keeps out, said beside it).
+test('the Node examples type-check under tsc --strict', () => {
+  const typed = blocks.filter((b) => b.runtime === 'node' && b.typed);
+  const files = typed.map((b) => {
+    const file = path(`../consumers/node-esm/.readme-types-${b.tag}.mts`);
+    writeFileSync(file, `${b.code}\nexport {};\n`);
+    return file;
+  });
+  try {
+    const options = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts', 'lib.dom.d.ts'], types: ['node'], typeRoots: [path('../node_modules/@types')], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true };
+    const program = ts.createProgram(files, options);
+    const said = ts.getPreEmitDiagnostics(program).filter((d) => files.includes(d.file?.fileName ?? '')).map((d) => {
+      const { line } = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
+      const b = typed[files.indexOf(d.file.fileName)];
+      return `${b.page}:${b.line + line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+    assert.deepEqual(said, []);
+    assert.ok(typed.length > 0 || process.env.README_MD, 'no Node example was type-checked');
+  } finally {
+    for (const f of files) rmSync(f, { force: true });
+  }
 });
 
 for (const b of blocks.filter((b) => b.runtime === 'node')) {
