@@ -12,6 +12,9 @@
 // source lines, so line numbers in stack traces do not move). Node's stdout
 // and the page's console.log messages are both checked this way.
 //
+// The Node blocks also type-check as a strict TypeScript app's modules
+// (`js test=node tsc=no` keeps one out, for a reason its page gives).
+//
 // Every ```js block must name its runtime (an example that is not run would
 // go stale unseen), or be a file a suite runs (```js file=tests/...```: the
 // block is that file, its import of the package spelled as an app writes
