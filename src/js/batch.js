@@ -117,35 +117,38 @@ export async function runTrajectories(items, opts) {
    */
   async function go(run, trajectory, options) {
     const { id } = run;
-    /** @type {((record: unknown) => unknown) | undefined} */
-    let own;
     // Records reach JS one by one only for onProgress: made into objects,
     // they cost a run about a third of its time (measured in the batch
     // benchmark). Counts and tokens come from the result instead.
-    const onRecord = (/** @type {import('./records').TrajectoryRecord} */ record) => {
-      const failed = (/** @type {unknown} */ e, /** @type {string} */ how) => fail('CALLBACK_FAILED', `${place}: opts.onProgress ${how} on a record of ${JSON.stringify(id)}: ${why(e)}`, e);
-      let told;
-      try {
-        told = tell({ type: 'record', id, record });
-      } catch (e) {
-        // Ends this run (as a throwing onRecord would), named as the caller wrote it.
-        throw failed(e, 'threw');
-      }
-      const mine = own?.(record);
-      if (!isThenable(told)) return mine;
-      // A rejection ends this run, as a rejected onRecord's does.
-      const reported = Promise.resolve(told).then(() => {}, (e) => {
-        throw failed(e, 'rejected');
-      });
-      return isThenable(mine) ? Promise.all([reported, mine]) : reported;
+    // What onProgress throws or rejects with ends this run, as a failing
+    // onRecord would. Alone, it is named as the caller wrote it (the core
+    // reads that name from the function); beside the run's own onRecord,
+    // its errors say it.
+    const onRecordFor = (/** @type {((record: unknown) => unknown) | undefined} */ own) => {
+      const failed = (/** @type {unknown} */ e, /** @type {string} */ how) => (own ? fail('CALLBACK_FAILED', `${place}: opts.onProgress ${how} on a record of ${JSON.stringify(id)}: ${why(e)}`, e) : e);
+      const onRecord = (/** @type {import('./records').TrajectoryRecord} */ record) => {
+        let told;
+        try {
+          told = tell({ type: 'record', id, record });
+        } catch (e) {
+          throw failed(e, 'threw');
+        }
+        const mine = own?.(record);
+        if (!isThenable(told)) return mine;
+        const reported = Promise.resolve(told).then(() => {}, (e) => {
+          throw failed(e, 'rejected');
+        });
+        return isThenable(mine) ? Promise.all([reported, mine]) : reported;
+      };
+      return own ? onRecord : Object.defineProperty(onRecord, Symbol.for('agent-trajectories.name'), { value: `${place} opts.onProgress` });
     };
     try {
       // (Read in here: a getter that throws ends this run alone.)
-      own = options.onRecord;
+      const own = options.onRecord;
       // A fork's kept turns cost it nothing: their turns and tokens are its parent's.
       const kept = options.resumeFrom?.atTurn ?? 0;
       // The batch's signal reaches every run whose options have none of their own.
-      const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
+      const result = await runTrajectory(trajectory, { ...options, ...(onProgress ? { onRecord: onRecordFor(own) } : {}), ...(signal && options.signal === undefined ? { signal } : {}) });
       const end = result.steps.at(-1)?.end ?? result.end;
       const tally = wasm.batchTally('finished', end?.reason ?? undefined, end?.verdict ?? undefined, Float64Array.from(result.steps, (s) => s.tokens ?? 0), kept);
       // The judge's judgements, after each turn, then at the end (when not the last turn's).

@@ -157,14 +157,18 @@ export const batchChecks = {
     eq(summary.excluded.aborted, 2, 'counted apart');
     const r2 = await at.runTrajectories(items.slice(0, 2), { onProgress: (p) => { if (p.type === 'record' && p.id === 'a') throw new Error('progress bug'); } });
     eq(r2.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'the other run went on');
-    assert(/opts\.onProgress threw on a record of "a": progress bug/.test(r2.runs[0].result.end.error.message), r2.runs[0].result.end.error.message);
+    eq(r2.runs[0].result.end.error.message, 'runTrajectories(items, opts) opts.onProgress threw: progress bug', 'named as the caller wrote it');
     // An async onProgress: a rejection on a record ends that run as a throw
     // does (its records before it kept); one at a run's end is said on the run.
     const bug = new Error('async progress bug');
     const r3 = await at.runTrajectories(items.slice(0, 2), { onProgress: async (p) => { if (p.type === 'record' && p.id === 'a' && p.record.seq === 3) throw bug; } });
     eq(r3.runs.map((r) => [r.reason, r.verdict]), [['error', 'harness'], ['goal-reached', 'pass']], 'a rejected onProgress ends its run only');
     const end3 = r3.runs[0].result.end;
-    assert(/opts\.onProgress rejected on a record of "a": async progress bug/.test(end3.error.message), end3.error.message);
+    eq(end3.error.message, 'runTrajectories(items, opts) opts.onProgress threw: async progress bug', 'a rejection, named as the caller wrote it');
+    // Beside onProgress, a run's own onRecord is named as itself.
+    const mine = new Error('my onRecord');
+    const r5 = await at.runTrajectories([{ ...items[0], options: { ...items[0].options, onRecord: () => { throw mine; } } }], { onProgress: () => {} });
+    eq([r5.runs[0].result.end.error.message, r5.runs[0].result.end.error.cause], ['onRecord threw: my onRecord', mine], 'its own onRecord, by name');
     eq(end3.error.cause, bug, 'the rejection reason is kept as the cause');
     assert(r3.runs[0].records > 3, 'the records before it kept');
     const r4 = await at.runTrajectories(items.slice(0, 2), { onProgress: async (p) => { if (p.type === 'end' && p.id === 'b') throw bug; } });

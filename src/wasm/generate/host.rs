@@ -353,6 +353,9 @@ pub struct JsEvents {
     /// Stamps every record (present whenever a sink or `onRecord` wants them).
     pub recorder: Option<TrajectoryRecorder>,
     pub on_record: Option<Function>,
+    /// What `onRecord` is called in messages: the caller's own name for it
+    /// when the JS layer installed it for them (a batch's `onProgress`).
+    pub on_record_name: String,
     pub mirror: Rc<Mirror>,
     /// What a Promise `onRecord` returned rejected with, reported as the
     /// run's failure at the next record or at the end, never dropped.
@@ -380,7 +383,7 @@ pub fn on_record_catch(slot: Rc<RefCell<Option<JsValue>>>) -> Function {
 impl JsEvents {
     fn late_failure(&self) -> Result<(), Error> {
         match self.on_record_failed.borrow_mut().take() {
-            Some(e) => Err(from_callback("onRecord", &e)),
+            Some(e) => Err(from_callback(&self.on_record_name, &e)),
             None => Ok(()),
         }
     }
@@ -405,7 +408,7 @@ impl Records for JsEvents {
             match f.call1(&JsValue::UNDEFINED, &v) {
                 Ok(ret) if crate::wasm::is_thenable(&ret) => crate::wasm::catch_with(&ret, &self.on_record_catch),
                 Ok(_) => {}
-                Err(e) => outcome = Err(from_callback("onRecord", &e)),
+                Err(e) => outcome = Err(from_callback(&self.on_record_name, &e)),
             }
         }
         if outcome.is_err() {

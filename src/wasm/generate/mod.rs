@@ -263,7 +263,21 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     let run_id = crate::wasm::arg(&opt("runId")?).run_id(&format!("{place}.runId")).js()?;
     let on_record_failed = Rc::default();
     let on_record_catch = host::on_record_catch(Rc::clone(&on_record_failed));
-    let events = JsEvents { recorder, on_record, mirror: mirror.clone(), on_record_failed, on_record_catch, on_record_broken: Default::default() };
+    // The JS layer names an onRecord it installed for a callback of the caller's (Symbol.for('agent-trajectories.name')).
+    let on_record_name = on_record
+        .as_ref()
+        .and_then(|f| js_sys::Reflect::get(f, &js_sys::Symbol::for_("agent-trajectories.name").into()).ok())
+        .and_then(|n| n.as_string())
+        .unwrap_or_else(|| "onRecord".into());
+    let events = JsEvents {
+        recorder,
+        on_record,
+        on_record_name,
+        mirror: mirror.clone(),
+        on_record_failed,
+        on_record_catch,
+        on_record_broken: Default::default(),
+    };
     Ok(Harness { clock, observers, abort, events, run_id })
 }
 
