@@ -45,6 +45,13 @@ export interface AISdkStepErrorEvent {
   readonly error: unknown;
 }
 
+/** A streamText loop its signal or `timeout` ended, as `onAbort` sees it. */
+export interface AISdkAbortEvent {
+  readonly steps?: readonly unknown[];
+  /** The signal's reason (a `TimeoutError` for a deadline). */
+  readonly reason?: unknown;
+}
+
 export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
@@ -66,8 +73,10 @@ export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, S
   onStepEnd?: (step: Step) => unknown;
   /** @deprecated The AI SDK's old name for `onStepEnd`; called like it. */
   onStepFinish?: (step: Step) => unknown;
-  /** Yours, called when a step's model call fails, after run_ended records the error. */
+  /** Yours, called when a step's model call fails, after run_ended records the error (what it throws goes to the console: the loop fails with the model's error). */
   onStepError?: (event: StepError) => unknown;
+  /** Yours (streamText), called after run_ended records the abort: status `aborted`, or `error` for a deadline that passed. */
+  onAbort?: (event: AISdkAbortEvent) => unknown;
   /** Yours, called before run_ended is recorded (what it throws is written into run_ended). */
   onEnd?: (event: End) => unknown;
   /** @deprecated The AI SDK's old name for `onEnd`; called like it. */
@@ -82,6 +91,8 @@ export interface AISdkLoopSettings<PrepareOptions, PrepareResult, Step, End, Sto
   onStepEnd: (step: Step & AISdkStepResult) => Promise<void>;
   onStepError: (event: StepError & AISdkStepErrorEvent) => Promise<void>;
   onEnd: (event: End & AISdkFinishEvent) => Promise<void>;
+  /** streamText's: its signal or `timeout` ended the loop (generateText has none, and ignores it). */
+  onAbort: (event: AISdkAbortEvent) => Promise<void>;
   /** Present when `stopOn` or your own `stopWhen` is given. */
   stopWhen?: (Stop | AISdkStopCondition)[];
 }

@@ -28,7 +28,7 @@ function textOf(instructions) {
  */
 export function observeAISdk(options = {}) {
   const place = 'observeAISdk options';
-  const known = 'observers recorder stopOn budget agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish';
+  const known = 'observers recorder stopOn budget agent maxSteps tools prepareStep onStepEnd onStepFinish onStepError stopWhen onEnd onFinish onAbort';
   wasm.checkOptions(options, known.split(' '), place);
   const o = options ?? {};
   const cap = loopCapture(o, 'observeAISdk');
@@ -40,6 +40,7 @@ export function observeAISdk(options = {}) {
   const userStepEnds = /** @type {((step: unknown) => unknown)[]} */ (['onStepEnd', 'onStepFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean));
   const userEnds = /** @type {((event: unknown) => unknown)[]} */ (['onEnd', 'onFinish'].map((k) => callable(o[k], `${place}.${k}`)).filter(Boolean));
   const userStepError = callable(o.onStepError, `${place}.onStepError`);
+  const userAbort = callable(o.onAbort, `${place}.onAbort`);
   const userStops = o.stopWhen === undefined ? [] : isArray(o.stopWhen) ? [...o.stopWhen] : [o.stopWhen];
   userStops.forEach((s, i) => callable(s, `${place}.stopWhen${isArray(o.stopWhen) ? `[${i}]` : ''}`));
   if (o.tools !== undefined && !isObject(o.tools)) throw fail('INVALID_ARGUMENT', `${place}.tools must be your tool set (or an array of tool names), got ${shown(o.tools)}`);
@@ -157,7 +158,21 @@ export function observeAISdk(options = {}) {
       cap.modelError(why(event?.error));
       cap.end({ failed: { message: why(event?.error), harness: false } });
     });
-    if (userStepError) await keep('observeAISdk: your onStepError', () => userStepError(event));
+    // The loop fails with the model's error: yours has nowhere else to go than the console.
+    if (userStepError) await guarded('observeAISdk: your onStepError', () => userStepError(event)).catch((e) => console.warn(e));
+  }
+
+  // streamText's signal or `timeout` ended the loop. A deadline passing is
+  // a model that did not answer in time (an error, as a model call's
+  // timeout is); any other abort is the caller's.
+  /** @param {any} event */
+  async function onAbort(event) {
+    await keep('observeAISdk: recording the abort', () => {
+      cap.turnEnded();
+      const reason = event?.reason;
+      cap.end(reason?.name === 'TimeoutError' ? { failed: { message: `the loop's deadline passed: ${why(reason)}`, harness: false } } : { aborted: reason === undefined ? 'aborted' : why(reason) });
+    });
+    if (userAbort) await guarded('observeAISdk: your onAbort', () => userAbort(event)).catch((e) => console.warn(e));
   }
 
   /** @param {any} event */
@@ -185,7 +200,7 @@ export function observeAISdk(options = {}) {
     }
   };
   /** @type {import('./ai-sdk-types').AISdkLoopSettings<any, any, any, any, any, any>} */
-  const settings = { prepareStep, onStepEnd, onStepError, onEnd };
+  const settings = { prepareStep, onStepEnd, onStepError, onEnd, onAbort };
   if (cap.stopOn || userStops.length) {
     const ours = () => cap.stoppedBy !== undefined;
     // Our condition replaces the AI SDK's default one, so the step cap

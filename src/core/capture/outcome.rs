@@ -144,6 +144,9 @@ pub enum LoopEnd {
     /// The model call failed (`harness: false`), or a callback of the
     /// caller's or the recorder did (`harness: true`).
     Failed { message: String, code: Option<String>, harness: bool },
+    /// The caller's signal aborted the loop (a deadline passing is a model
+    /// that did not answer in time: [`LoopEnd::Failed`]); `message` its reason.
+    Aborted { message: String },
 }
 
 impl LoopEnd {
@@ -187,6 +190,13 @@ impl LoopEnd {
                 message: Some(message.clone()),
                 error_code: code.clone(),
                 verdict: Some(if *harness { "harness" } else { "agent" }.to_owned()),
+            },
+            LoopEnd::Aborted { message } => RunOutcome {
+                status: OutcomeStatus::Aborted,
+                reason: Some("aborted".to_owned()),
+                message: Some(message.clone()),
+                error_code: None,
+                verdict: Some("aborted".to_owned()),
             },
         }
     }
@@ -316,5 +326,10 @@ mod tests {
     fn failures_say_whose() {
         let o = LoopEnd::Failed { message: "boom".into(), code: Some("CALLBACK_FAILED".into()), harness: true }.outcome();
         assert_eq!((o.status, o.verdict.as_deref(), o.error_code.as_deref()), (OutcomeStatus::Error, Some("harness"), Some("CALLBACK_FAILED")));
+        // The caller's abort is neither the agent's nor the harness's, and reads back so.
+        let o = LoopEnd::Aborted { message: "stop now".into() }.outcome();
+        assert_eq!((o.status, o.reason.as_deref(), o.verdict.as_deref()), (OutcomeStatus::Aborted, Some("aborted"), Some("aborted")));
+        let r = EndRead::read(&crate::write::value(&o));
+        assert_eq!((r.verdict.as_str(), r.passed), ("aborted", false));
     }
 }

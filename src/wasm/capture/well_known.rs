@@ -65,6 +65,8 @@ pub fn loop_outcome(end: JsValue) -> JsResult<JsValue> {
             severity: s(o, "severity").unwrap_or_default(),
             summary: s(o, "summary").unwrap_or_default(),
         }
+    } else if let Some(a) = v.get("aborted") {
+        LoopEnd::Aborted { message: a.as_str().unwrap_or("aborted").to_owned() }
     } else {
         let o = v.get("failed").cloned().unwrap_or(Value::Null);
         LoopEnd::Failed {

@@ -255,3 +255,36 @@ test('your stopWhen throwing fails the loop as your other callbacks do: CALLBACK
   const end = parseTrajectoryJsonl(sink.lines().join('\n')).at(-1).payload;
   assert.deepEqual([end.kind, end.outcome.status, end.outcome.verdict], ['run_ended', 'error', 'harness']);
 });
+
+test('streamText ended by its signal: run_ended says aborted, or error when its deadline passed; your onAbort is called after', async () => {
+  const { streamText } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  // A model that answers nothing until the loop's signal fires.
+  const hanging = new MockLanguageModelV4({
+    doStream: ({ abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))),
+  });
+  const closed = () => {
+    const stopped = new AbortController();
+    setTimeout(() => stopped.abort(new Error('the user closed the tab')), 30);
+    return stopped.signal;
+  };
+  for (const [signal, status, verdict, message] of [
+    [() => AbortSignal.timeout(30), 'error', 'agent', /^the loop's deadline passed: /],
+    [closed, 'aborted', 'aborted', /^the user closed the tab$/],
+  ]) {
+    const sink = new MemorySink();
+    const seen = [];
+    const r = streamText({ model: hanging, prompt: 'Book a table.', abortSignal: signal(), ...observeAISdk({ recorder: new TrajectoryRecorder(sink), onAbort: () => { seen.push(sink.records().at(-1)?.payload.kind); } }) });
+    // (AbortSignal.timeout's timer does not keep Node alive: this does, while the stream waits for it.)
+    const alive = setInterval(() => {}, 1000);
+    await r.consumeStream().catch(() => {});
+    clearInterval(alive);
+    // The AI SDK calls onAbort on its own time: waited for, at most a second.
+    for (let i = 0; i < 100 && !seen.length; i++) await new Promise((done) => setTimeout(done, 10));
+    const end = sink.records().at(-1).payload;
+    assert.equal(end.kind, 'run_ended', `${status}: the stream ends`);
+    assert.deepEqual([end.outcome.status, end.outcome.verdict], [status, verdict]);
+    assert.match(end.outcome.message, message);
+    assert.deepEqual(seen, ['run_ended'], 'yours, after run_ended');
+  }
+});
