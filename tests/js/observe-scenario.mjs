@@ -87,6 +87,11 @@ export const checks = {
     const q = pipeline(at, { onError: (e, name) => errors.push([e.code, name]), observers: [{ observer: { name: 'Garbage', observe: () => ({ severity: 'loud' }) }, trigger: { onEveryCall: true } }, { observer: 'resources', trigger: { onEveryCall: true } }] });
     eq(q.recordToolCall(read('a')).assessments.map((a) => a.observerName), ['Resources'], 'reported, not rendered');
     eq(errors, [['CALLBACK_FAILED', 'Garbage']], 'onError');
+    // A field the observer misspelt is refused, named, not dropped.
+    const said = [];
+    const typo = pipeline(at, { onError: (e) => said.push(e.message), observers: [{ observer: { name: 'Typo', observe: () => ({ summary: 'x', severity: 'info', sevrity: 'warning' }) }, trigger: { onEveryCall: true } }] });
+    typo.recordToolCall(read('a'));
+    assert(said.length === 1 && said[0].includes('unknown field "sevrity"; did you mean "severity"?'), said.join('; '));
     const r = pipeline(at, { observers: [{ observer: { name: 'Reentrant', observe: () => { r.recordToolCall(read('x')); } }, trigger: { onEveryCall: true } }] });
     assert(r.recordToolCall(read('a')).assessments[0].observations[0].description.includes('BUSY') || r.current().assessments[0].observations[0].description.includes('already running'), 're-entrant call refused');
     eq(r.callCount, 1, 'the re-entrant call was not recorded');

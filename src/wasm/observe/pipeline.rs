@@ -154,7 +154,8 @@ impl Parts {
             if let Some(o) = v.as_object_mut() {
                 o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
             }
-            crate::core::read::read(v, "").map(Some).map_err(|e| {
+            // What the caller's observer wrote: a key an assessment does not have is refused, not dropped.
+            crate::core::read::read_written(v, "").map(Some).map_err(|e| {
                 Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name))
             })
         };
