@@ -55,7 +55,9 @@ fn definition_errors_name_the_culprit() {
         let mut v = chain();
         v["maxTurns"] = bad.clone();
         let message = invalid(v).message;
-        assert!(message.contains(&format!("maxTurns must be a positive integer (at most 4294967295), got {bad}")), "{message}");
+        // (Shown as JS shows it: 1e12 is 1000000000000.)
+        let shown = agent_trajectories::core::write::json(&bad);
+        assert!(message.contains(&format!("maxTurns must be a positive integer (at most 4294967295), got {shown}")), "{message}");
     }
     let mut v = chain();
     v["steps"]["steps"][1]["preconditions"] = json!([{ "type": "custom", "name": "has-date" }]);

@@ -25,8 +25,25 @@ pub fn json_into<T: Serialize + ?Sized>(out: &mut String, value: &T) {
     // partial text is cut off at `start`, a char boundary of the text
     // before it, and nothing is written.
     let bytes = unsafe { out.as_mut_vec() };
-    if serde_json::to_writer(Appender(bytes), value).is_err() {
+    if value.serialize(&mut serde_json::Serializer::with_formatter(Appender(bytes), JsNumbers)).is_err() {
         bytes.truncate(start);
+    }
+}
+
+/// serde_json's compact text, but a whole number held as a float (a
+/// clock's reading, a count) written as JS writes it: `1767225600095`,
+/// not `1767225600095.0`, which a strict integer reader in another
+/// language refuses.
+struct JsNumbers;
+
+impl serde_json::ser::Formatter for JsNumbers {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+        // (Finite here: serde_json writes NaN and ±Infinity as null before asking.)
+        if v.fract() == 0.0 && v.abs() <= crate::number::MAX_SAFE_INTEGER as f64 {
+            self.write_i64(w, v as i64)
+        } else {
+            serde_json::ser::CompactFormatter.write_f64(w, v)
+        }
     }
 }
 
@@ -164,6 +181,12 @@ pub fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_floats_are_written_as_js_writes_them() {
+        assert_eq!(json(&[1_767_225_600_095.0, 0.5, -0.0, 1e300, -3.0, f64::NAN]), "[1767225600095,0.5,0,1e+300,-3,null]");
+        assert_eq!(json(&9_007_199_254_740_993.0_f64), serde_json::to_string(&9_007_199_254_740_993.0_f64).unwrap(), "past 2^53: serde's own form");
+    }
 
     #[test]
     fn a_value_through_its_text_is_the_value_serde_makes() {
