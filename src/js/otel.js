@@ -37,6 +37,7 @@ const OPTIONS = ['tracer', 'content'];
  * @property {number} last
  * @property {boolean} ended
  * @property {number} tokens
+ * @property {boolean} started the run's records begin with run_started
  * @property {boolean} [prepared]
  * @property {{ input: number, output: number }} [usage]
  * @property {number} [turnTokens]
@@ -131,7 +132,7 @@ function makeState({ tracer, content }) {
       /** @type {Record<string, unknown>} */
       const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
       if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, sawTurns: false, tools: new Map(), last: time, ended: false, tokens: 0 };
+      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, sawTurns: false, tools: new Map(), last: time, ended: false, tokens: 0, started: r.payload.kind === 'run_started' };
       runs.set(id, run);
     }
     return run;
@@ -388,13 +389,15 @@ function makeState({ tracer, content }) {
       default:
     }
   }
-  // Ends what the records left open at its last record. A run without
-  // run_ended, or a call without tool_ended, stopped short (a crash, a lost
-  // record): an error, never a span that looks fine.
+  // Ends what the records left open at its last record. A run that began
+  // (run_started) without run_ended, or a call without tool_ended, stopped
+  // short (a crash, a lost record): an error, never a span that looks
+  // fine. Records with neither end (a capture-only middleware's) say
+  // nothing of how the run went: their span's status is left unset.
   const finish = () => {
     for (const run of runs.values()) {
       if (run.ended) continue;
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end without run_ended' });
+      if (run.started) run.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the records end without run_ended' });
       endRun(run, run.last);
     }
   };

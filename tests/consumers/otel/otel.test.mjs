@@ -234,6 +234,10 @@ test('records out of order are refused with a code; a tool_ended without its too
   exportSpans([rec(0, 10, { kind: 'run_started', identity: { run_id: 'cut', agent: 'cut' } }, 'cut'), rec(1, 11, { kind: 'tool_started', tool_call_id: 'k', tool_name: 'book', args: {} }, 'cut')], { tracer });
   const cut = exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent cut');
   assert.deepEqual([cut.status.code, cut.status.message], [2, 'the records end without run_ended']);
+  // Records with neither end (a capture-only middleware's) say nothing of how the run went.
+  exportSpans([rec(0, 10, { kind: 'turn_started', turn_index: 0 }, 'mw'), rec(1, 11, { kind: 'turn_ended', assistant: { role: 'assistant', content: 'hi' }, tool_results: [] }, 'mw')], { tracer });
+  const mw = exporter.getFinishedSpans().filter((sp) => sp.name === 'invoke_agent agent').at(-1);
+  assert.equal(mw.status.code, 0, 'unset');
   const open = exporter.getFinishedSpans().filter((sp) => sp.name === 'execute_tool book').at(-1);
   assert.deepEqual([open.status.code, open.status.message], [2, 'the records end before this call did (no tool_ended)']);
   exportSpans([
