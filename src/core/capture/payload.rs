@@ -86,7 +86,9 @@ payloads! {
     /// A run ended. `outcome` is `{ status, reason?, message?, error_code?,
     /// verdict? }`, or a bare label such as `"ended"` as the Rust agent
     /// runtime this format comes from writes it; `new_messages`: the messages
-    /// the run added. The last record of every run.
+    /// the run added, as that runtime writes them (this package's runs and
+    /// integrations leave it empty: their messages are in the run's
+    /// `message_appended` and `turn_ended` records). The last record of every run.
     RunEnded = "run_ended" {
         outcome: EndedOutcome,
         new_messages: Vec<ModelMessage>,
