@@ -359,26 +359,6 @@ impl Pipeline {
 
     /// Rebuilds a pipeline from a snapshot and the same observer list (the
     /// options come from `slots`; the state from the snapshot).
-    /// `ObserverPipeline.restore`'s `budget` and `maxAgeCalls`, when given:
-    /// the snapshot holds them, and the restored pipeline keeps the
-    /// snapshot's (with what they have counted), so other ones are refused
-    /// rather than ignored.
-    pub fn same_as_snapshot(s: &PipelineSnapshot, budget: Option<&Budget>, max_age_calls: Option<u64>) -> Result<()> {
-        let limits = |b: &Budget| (b.deadline, b.max_tokens, b.max_tool_calls);
-        let differs = |key: &str| {
-            Error::invalid_argument(format!(
-                "ObserverPipeline.restore(snapshot, opts): opts.{key} is not the snapshot's; the restored pipeline keeps the snapshot's (with what it has counted): give the same, or leave it out"
-            ))
-        };
-        if budget.is_some_and(|b| limits(b) != limits(&s.budget)) {
-            return Err(differs("budget"));
-        }
-        if max_age_calls.is_some_and(|n| n != s.max_age_calls) {
-            return Err(differs("maxAgeCalls"));
-        }
-        Ok(())
-    }
-
     pub fn restore(snapshot: PipelineSnapshot, mut slots: Vec<Slot>) -> Result<Pipeline> {
         if snapshot.schema != SNAPSHOT_SCHEMA {
             return Err(Error::invalid_argument(format!(

@@ -243,10 +243,7 @@ impl ObserverPipeline {
         opts: ObserverPipelineOptions,
     ) -> JsResult<ObserverPipeline> {
         let snapshot = PipelineSnapshot::from_json(&json_of(&snapshot, "snapshot").js()?).js()?;
-        let given = |key: &'static str| option(opts.as_ref(), key, "ObserverPipeline options").map(|v| !v.is_undefined() && !v.is_null());
-        let (budget_given, max_age_given) = (given("budget").js()?, given("maxAgeCalls").js()?);
         let opts = read(opts.as_ref()).js()?;
-        Pipeline::same_as_snapshot(&snapshot, budget_given.then_some(&opts.budget), max_age_given.then_some(opts.max_age_calls)).js()?;
         let pipeline = Pipeline::restore(snapshot, opts.slots.clone()).js()?;
         Ok(ObserverPipeline::from_parts(pipeline, opts))
     }
