@@ -198,7 +198,7 @@ mod tests {
             r["items"].as_array().unwrap().iter().map(|i| i["status"].as_str().unwrap()).collect::<Vec<_>>(),
             ["regressed", "added", "removed", "improved", "same"]
         );
-        assert_eq!((r["items"][0]["turns"].clone(), r["items"][0]["tokens"].clone()), (json!(2.0), json!(50.0)));
+        assert_eq!((r["items"][0]["turns"].as_f64(), r["items"][0]["tokens"].as_f64()), (Some(2.0), Some(50.0)));
     }
 
     #[test]
