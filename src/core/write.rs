@@ -56,7 +56,8 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
 
 /// `value` as a JSON value, through its JSON text: `serde_json::to_value`
 /// would build a second copy of each type's serialiser in the module (one
-/// for text, one for values) where this reuses the text one.
+/// for text, one for values) where this reuses the text one. (A whole
+/// number held as a float comes back as an integer, as JS would read it.)
 pub fn value<T: Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::from_str(&json(value)).unwrap_or(serde_json::Value::Null)
 }

@@ -116,7 +116,8 @@ pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what
 
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
-    let text = json_of(value, what)?;
+    // A value JSON cannot hold (a BigInt, a cycle) is `code`'s fault as any other bad value is.
+    let text = json_of(value, what).map_err(|e| Error { code, ..e })?;
     serde_json::from_str(&text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(&e))))
 }
 

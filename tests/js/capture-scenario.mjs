@@ -144,6 +144,7 @@ export const checks = {
     assert(camel.message.startsWith('payload: unknown field "isError"; did you mean "is_error"?'), camel.message);
     const nested = expectCode(() => rec.record({ kind: 'run_started', identity: { run_id: 'r', agnet: 'a' } }), 'INVALID_RECORD', 'an unknown field of the identity');
     assert(nested.message.startsWith('payload.identity: unknown field "agnet"; did you mean "agent"?'), nested.message);
+    expectCode(() => rec.record({ kind: 'custom', name: 'n', data: { big: 1n } }), 'INVALID_RECORD', 'a BigInt is a bad payload too');
     // JSON has no NaN: JSON.stringify would write null, read as "not given".
     for (const n of [NaN, Infinity]) {
       const e = expectCode(() => rec.record({ kind: 'turn_started', turn_index: n }), 'INVALID_RECORD', `turn_index ${n}`);
