@@ -82,6 +82,9 @@ fn child_runs_have_their_own_seq_space() {
     assert_eq!(grandchild.stamp(tool(9), 0.0).unwrap().seq, 1);
     // The parent's seq space is untouched by its children.
     assert_eq!(parent.stamp(tool(2), 0.0).unwrap().seq, 2);
+    // A child run starts inside its parent's: not after the parent ended.
+    parent.stamp(ended(), 0.0).unwrap();
+    assert!(parent.child(Some("late".into())).unwrap_err().message.starts_with("child(): run p already ended"));
 }
 
 /// A sink that completes deliveries later, in an order the test chooses.

@@ -259,6 +259,10 @@ function makeState({ tracer, content }) {
     if (!isObject(r) || !isObject(r.payload) || typeof r.payload.kind !== 'string' || typeof r.recorded_at_unix_ms !== 'number') {
       throw fail('INVALID_RECORD', `record ${i}: not a trajectory record (needs payload.kind and recorded_at_unix_ms), got ${why(r)}`);
     }
+    // A seq, when there is one, counts from 0 (a time, from the epoch): anything else is no record's.
+    for (const [key, v] of [['seq', r.seq], ['recorded_at_unix_ms', r.recorded_at_unix_ms]]) {
+      if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw fail('INVALID_RECORD', `record ${i}: ${key} must be a whole number (0 or more), got ${why(v)}`);
+    }
     const p = r.payload;
     const time = r.recorded_at_unix_ms;
     const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');

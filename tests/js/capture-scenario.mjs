@@ -166,6 +166,9 @@ export const checks = {
     eq(mem.records().map((r) => [r.run_id, r.seq, r.parent_run_id ?? null, r.depth]), [
       ['parent', 0, null, 0], ['child', 0, 'parent', 1], ['parent', 1, null, 0], ['child', 1, 'parent', 1],
     ], 'interleaved stream');
+    parent.record({ kind: 'run_ended', outcome: { status: 'completed' } });
+    const late = expectCode(() => parent.child('late'), 'INVALID_ARGUMENT', 'a child after its parent ended');
+    assert(late.message.includes('run parent already ended'), late.message);
   },
 
   async 'an async sink receives records in seq order'(at) {

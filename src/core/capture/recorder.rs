@@ -39,6 +39,10 @@ impl Recorder {
             .run_id
             .clone()
             .ok_or_else(|| Error::invalid_argument("child(): this run has no run id yet; record run_started first or give the recorder a runId"))?;
+        if self.ended {
+            // A child run is one of its parent's tool calls: it starts inside the parent's run.
+            return Err(Error::invalid_argument(format!("child(): run {parent} already ended; a child run starts inside its parent's")));
+        }
         Ok(Recorder { run_id, parent_run_id: Some(parent), depth: self.depth + 1, ..Default::default() })
     }
 
