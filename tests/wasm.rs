@@ -7,7 +7,7 @@ use std::future::Future;
 use agent_trajectories::wasm::capture::{parse_trajectory_jsonl, JsonlSink, MemorySink, TrajectoryRecorder};
 use agent_trajectories::wasm::message::normalize_messages_js;
 use agent_trajectories::wasm::types::RecorderOptions;
-use agent_trajectories::wasm::waiting::{Settled, Sleep};
+use agent_trajectories::wasm::waiting::{Deadlines, Settled};
 use js_sys::{Array, Function, JsString, Object, Promise, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -169,22 +169,47 @@ async fn a_wait_gets_what_its_own_promise_settled_with() {
     let (mine, resolve_mine) = deferred();
     let waiting = Settled::of(&mine);
     resolve_late.call1(&JsValue::UNDEFINED, &"late".into()).unwrap();
-    Sleep::new(5).await;
+    Deadlines::new().after(5).await;
     resolve_mine.call1(&JsValue::UNDEFINED, &"mine".into()).unwrap();
     assert_eq!(waiting.await.unwrap(), "mine");
 }
 
 #[wasm_bindgen_test]
 async fn a_sleep_ends_after_its_time_and_a_dropped_one_never_fires() {
+    let deadlines = Deadlines::new();
     let start = js_sys::Date::now();
-    Sleep::new(20).await;
+    deadlines.after(20).await;
     assert!(js_sys::Date::now() - start >= 15.0, "slept about 20 ms");
-    // Dropped, its timer is cleared and its slot goes to the next wait,
-    // which must still be waiting after the dropped one's time.
-    drop(Sleep::new(1));
+    // Dropped, it is forgotten and its slot goes to the next wait, which
+    // must still be waiting after the dropped one's time.
+    drop(deadlines.after(1));
     let (never, _resolve) = deferred();
     let mut pending = Settled::of(&never);
-    Sleep::new(10).await;
+    deadlines.after(10).await;
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     assert!(std::pin::Pin::new(&mut pending).poll(&mut cx).is_pending());
+}
+
+#[wasm_bindgen_test]
+async fn a_runs_deadlines_share_a_timer_and_each_ends_at_its_own_time() {
+    let deadlines = Deadlines::new();
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let start = js_sys::Date::now();
+    // A later deadline first, then an earlier one: the timer is set again
+    // for the earlier, and the later still ends after its own time.
+    let mut late = deadlines.after(60);
+    assert!(std::pin::Pin::new(&mut late).poll(&mut cx).is_pending());
+    deadlines.after(10).await;
+    let early = js_sys::Date::now() - start;
+    assert!((8.0..55.0).contains(&early), "the 10 ms deadline ended after {early} ms");
+    assert!(std::pin::Pin::new(&mut late).poll(&mut cx).is_pending(), "the 60 ms deadline ended with the 10 ms one");
+    late.await;
+    assert!(js_sys::Date::now() - start >= 55.0, "the 60 ms deadline ended early");
+    // Dropping the earliest leaves the next to end at its time.
+    let first = deadlines.after(5);
+    let second = deadlines.after(15);
+    drop(first);
+    let t = js_sys::Date::now();
+    second.await;
+    assert!(js_sys::Date::now() - t >= 12.0, "the 15 ms deadline ended early");
 }

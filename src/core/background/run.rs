@@ -208,9 +208,9 @@ impl Runner<'_, '_> {
     }
 
     async fn iteration(&mut self) -> std::result::Result<Option<Terminal>, Fatal> {
-        // The host's event loop gets a turn each iteration, so a model that
-        // answers at once cannot starve the abort signal or a timer.
-        if let Some(t) = self.env.timer {
+        // The host's event loop gets a turn every few iterations, so a model
+        // that answers at once cannot starve the abort signal or a timer.
+        if let Some(t) = self.env.timer.filter(|_| crate::host::yields_before(self.s.iteration)) {
             t.yield_now().await;
         }
         if self.env.abort.is_some_and(|a| a.aborted()) {

@@ -209,9 +209,9 @@ impl Runner<'_, '_> {
     }
 
     async fn turn(&mut self, turn: u32) -> std::result::Result<(), Interrupt> {
-        // Once per turn the host's event loop runs (its timers too), so a
+        // Every few turns the host's event loop runs (its timers too), so a
         // run whose callbacks all answer at once can still be aborted.
-        if let Some(timer) = self.env.timer {
+        if let Some(timer) = self.env.timer.filter(|_| crate::host::yields_before(turn.into())) {
             timer.yield_now().await;
         }
         if self.aborted() {

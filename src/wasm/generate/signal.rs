@@ -15,26 +15,27 @@ use crate::core::host::{Abort, Timer};
 use crate::core::Error;
 use crate::wasm::error::from_callback;
 use crate::wasm::property;
-use crate::wasm::waiting::{Settled, Sleep};
+use crate::wasm::waiting::{Deadlines, Settled};
 
-/// `setTimeout` as a future (dropping it clears the timer), and the JS
-/// layer's one-macrotask wait (`macrotask()` of src/js/util.js), which the
-/// run's host object hands over.
+/// A run's deadlines, on one JS timer (dropped with the run, it clears
+/// it), and the JS layer's one-macrotask wait (`macrotask()` of
+/// src/js/util.js), which the run's host object hands over.
 pub struct JsTimer {
     macrotask: Option<Function>,
+    deadlines: Deadlines,
 }
 
 impl JsTimer {
     /// `host.macrotask`: a function resolving after one macrotask.
     pub fn of(host: &JsValue) -> JsTimer {
-        JsTimer { macrotask: property(host, "macrotask").dyn_into().ok() }
+        JsTimer { macrotask: property(host, "macrotask").dyn_into().ok(), deadlines: Deadlines::new() }
     }
 }
 
 impl Timer for JsTimer {
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
         // The core caps step timeouts at 2^31 - 1 ms, what setTimeout takes.
-        Box::pin(Sleep::new(ms.clamp(0.0, 2_147_483_647.0) as i32))
+        Box::pin(self.deadlines.after(ms.clamp(0.0, 2_147_483_647.0) as i32))
     }
 
     /// One macrotask, through the JS layer's `macrotask()` (it lets the
