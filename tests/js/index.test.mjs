@@ -138,6 +138,28 @@ test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wh
   assert.equal(parseTrajectoryJsonl(rec(0, 'x').replace('"x"', '"x\ud800y"'))[0].payload.data.text, 'x\ufffdy');
 });
 
+test('a string reads the same wherever its quote, escape, control character or non-ASCII text falls (the scan goes 16 bytes at a time)', () => {
+  const rec = (seq, text) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'note', data: text } });
+  const texts = [];
+  for (let k = 0; k < 40; k++) for (const odd of ['"', '\\', '\n', '\u0001', 'é', '日', '😀', '\u007f']) texts.push(`${'a'.repeat(k)}${odd}${'b'.repeat(k % 17)}needle${odd}`);
+  const text = texts.map((t, i) => rec(i, t)).join('\n');
+  for (const input of [text, new TextEncoder().encode(text)]) {
+    const ix = TrajectoryIndex.fromJsonl(input);
+    assert.deepEqual(ix.errors(), []);
+    assert.equal(ix.length, texts.length);
+    texts.forEach((t, i) => assert.equal(ix.get(i).payload.data, t));
+    assert.equal(ix.search('needle').count, texts.length);
+    ix.free();
+  }
+  // A raw control character (not escaped) is refused at its column, wherever it falls.
+  for (let k = 0; k < 40; k++) {
+    const line = rec(0, `${'a'.repeat(k)}@${'b'.repeat(20)}`).replace('@', '\u0001');
+    const ix = TrajectoryIndex.fromJsonl(line);
+    assert.deepEqual(ix.errors().map((e) => e.message), [`not a JSON record: control character in a string at column ${line.indexOf('\u0001') + 1}`], `at ${k}`);
+    ix.free();
+  }
+});
+
 test('bad lines are kept as errors with their line; the rest loads; bad input is refused with a code', () => {
   const good = (seq) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'x', data: { s: 'a"b' } } });
   const text = [good(0), '{"seq":1, oops', good(2), JSON.stringify({ schema_version: 9, seq: 3, recorded_at_unix_ms: 1, payload: { kind: 'custom' } }), '', good(3), '{"seq":4,"recorded_at_unix_ms":1}'].join('\n');
