@@ -20,10 +20,10 @@ pub trait Timer {
 /// A generated run yields to the host's event loop before its first turn
 /// and every 8th after it; the objective loop, before every 8th iteration.
 /// Yielding costs a macrotask (about 1.5 µs of a plain turn of about 22,
-/// measured in Node 20); callbacks that answer at once take a few µs a
-/// turn, so a due timer (an abort, a deadline) still runs well within a
-/// millisecond, the granularity of the host's timers. A step whose
-/// callbacks wait on I/O lets the event loop run anyway.
+/// measured in Node 20); a plain turn whose callbacks answer at once takes
+/// about 20 µs, so 8 of them keep a due timer (an abort, a deadline)
+/// waiting well under a millisecond, the granularity of the host's timers.
+/// A step whose callbacks wait on I/O lets the event loop run anyway.
 pub const YIELD_EVERY: u32 = 8;
 
 /// Whether a loop yields before its step `step` (0-based).
