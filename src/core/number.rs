@@ -46,17 +46,22 @@ pub fn show(n: f64) -> String {
     serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// A value as the caller wrote it (numbers as JS prints them; a long
-/// string cut, with its length: a whole JSON file passed where an object
-/// goes would fill the message).
+/// A value as a message shows it, the one rule for every message: numbers
+/// as JS prints them, a string in its JSON form (a long one cut, with its
+/// length: a whole JSON file passed where an object goes would fill the
+/// message), NaN, ±Infinity and functions as the binding wrote them,
+/// `true`, `false` and `null`, and an object or an array by its kind.
 pub fn show_value(v: &serde_json::Value) -> String {
     use serde_json::Value;
     match v {
         Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
-        Value::String(s) if s.chars().count() > 80 => format!("{:?}… ({} characters)", s.chars().take(60).collect::<String>(), s.chars().count()),
+        Value::String(s) if s.chars().count() > 80 => {
+            format!("{}… ({} characters)", crate::write::json(&s.chars().take(60).collect::<String>()), s.chars().count())
+        }
         // NaN, ±Infinity and functions, as the binding wrote them.
         Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
-        Value::String(s) => format!("{s:?}"),
+        Value::String(s) => crate::write::json(s),
+        Value::Bool(b) => b.to_string(),
         other => crate::message::kind_of(other).to_owned(),
     }
 }
@@ -77,7 +82,18 @@ mod tests {
         assert_eq!((show(-0.0), show(2.5), show(1e-7), show(123.0)), ("0".into(), "2.5".into(), "1e-7".into(), "123".into()));
         assert!(checked_add(MAX_SAFE_INTEGER, 1, "tokensUsed").is_err());
         let long = serde_json::Value::String("x".repeat(25_000));
-        assert_eq!(show_value(&long), format!("{:?}… (25000 characters)", "x".repeat(60)));
+        assert_eq!(show_value(&long), format!("\"{}\"… (25000 characters)", "x".repeat(60)));
         assert_eq!(checked_add(2, 3, "x").unwrap(), 5);
+    }
+
+    #[test]
+    fn a_value_is_shown_as_js_would_write_it() {
+        use serde_json::json;
+        // A string in its JSON form, not Rust's debug form ("\u{1}").
+        assert_eq!(show_value(&json!("a\"b\u{1}é")), r#""a\"b\u0001é""#);
+        assert_eq!(show_value(&json!(1e21)), "1e+21");
+        assert_eq!(show_value(&json!("NaN")), "NaN");
+        assert_eq!((show_value(&json!(true)), show_value(&json!(null))), ("true".into(), "null".into()));
+        assert_eq!((show_value(&json!({ "a": 1 })), show_value(&json!([1]))), ("an object".into(), "an array".into()));
     }
 }

@@ -95,16 +95,6 @@ pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
     v.ok_or_else(|| format!("missing field \"{at}\""))
 }
 
-/// A value as the caller wrote it, for messages: its JSON, except NaN and
-/// ±Infinity, which cross from JS as the strings "NaN", "Infinity" and
-/// "-Infinity" (JSON has no such numbers) and are shown bare.
-pub fn shown(v: &Value) -> String {
-    match v {
-        Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") => n.clone(),
-        _ => crate::write::json(v),
-    }
-}
-
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
     match v {
         // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).

@@ -105,7 +105,9 @@ impl Trajectory {
             None => DEFAULT_MAX_TURNS,
             Some(v) => match v.as_f64() {
                 Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= u32::MAX as f64 => n as u32,
-                _ => return Err(invalid(format!("maxTurns must be a positive integer (at most {}), got {}", u32::MAX, crate::read::shown(v)))),
+                _ => {
+                    return Err(invalid(format!("maxTurns must be a positive integer (at most {}), got {}", u32::MAX, crate::number::show_value(v))))
+                }
             },
         };
         let min_turns = f.integer("minTurns", 0, 0)?;

@@ -64,7 +64,7 @@ impl<'a> Fields<'a> {
             None => Ok(default),
             Some(v) => match v.as_f64() {
                 Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= u32::MAX as f64 => Ok(n as u32),
-                _ => Err(invalid(format!("{}.{key} must be an integer >= {min}, got {}", self.place, crate::read::shown(v)))),
+                _ => Err(invalid(format!("{}.{key} must be an integer >= {min}, got {}", self.place, crate::number::show_value(v)))),
             },
         }
     }
@@ -73,7 +73,7 @@ impl<'a> Fields<'a> {
             None => Ok(None),
             Some(v) => match v.as_f64() {
                 Some(n) if ok(n) => Ok(Some(n)),
-                _ => Err(invalid(format!("{}.{key} must be {rule}, got {}", self.place, crate::read::shown(v)))),
+                _ => Err(invalid(format!("{}.{key} must be {rule}, got {}", self.place, crate::number::show_value(v)))),
             },
         }
     }

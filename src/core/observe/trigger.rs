@@ -47,7 +47,7 @@ impl Trigger {
                     _ => {
                         return Err(Error::invalid_argument(format!(
                             "{who}: trigger.everyNSeconds must be a positive number, got {}",
-                            crate::read::shown(val)
+                            crate::number::show_value(val)
                         )))
                     }
                 },
@@ -84,7 +84,7 @@ impl Trigger {
 fn positive_int(v: &Value, who: &str, key: &str) -> Result<u64> {
     match v.as_f64() {
         Some(f) if f >= 1.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0 => Ok(f as u64),
-        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {}", crate::read::shown(v)))),
+        _ => Err(Error::invalid_argument(format!("{who}: trigger.{key} must be a positive integer, got {}", crate::number::show_value(v)))),
     }
 }
 
