@@ -98,8 +98,12 @@ pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
     match v {
         // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
-        Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") && expected.contains("number") => {
-            format!("{at}: invalid value: the number {n}, expected {expected}")
+        Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+            if expected.contains("number") {
+                format!("{at}: invalid value: the number {n}, expected {expected}")
+            } else {
+                format!("{at}: invalid type: {n}, expected {expected}")
+            }
         }
         _ => format!("{at}: invalid type: {}, expected {expected}", kind_of(v)),
     }

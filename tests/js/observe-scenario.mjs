@@ -162,6 +162,8 @@ export const checks = {
     const b = at.ObserverPipeline.restore(snap, { clock: () => now, observers: observers() });
     const c = at.ObserverPipeline.restore(v1, { clock: () => now, observers: observers() });
     eq(c.snapshot(), b.snapshot(), 'version 1 restores to the same state');
+    // Its JSON text, as it was stored, restores the same.
+    eq(at.ObserverPipeline.restore(JSON.stringify(a.snapshot()), { clock: () => now, observers: observers() }).snapshot(), b.snapshot(), 'from its JSON text');
     for (let i = 23; i < 70; i++) {
       now += 700;
       const want = a.recordToolCall(script(i));
@@ -195,6 +197,10 @@ export const checks = {
     expectCode(() => new at.ObserverPipeline({ observers: [{ observer: 'stall' }] }), 'INVALID_ARGUMENT', 'missing trigger');
     expectCode(() => at.ObserverPipeline.restore({ schema: 'other', version: 1 }, { observers: [] }), 'INVALID_ARGUMENT', 'another schema');
     expectCode(() => at.ObserverPipeline.restore({ ...JSON.parse(before), version: 99 }, { observers: [{ observer: 'stall', trigger: { onEveryCall: true } }] }), 'UNSUPPORTED_SCHEMA_VERSION', 'newer snapshot');
+    // A NaN put in a snapshot is said as NaN, not as the null JSON would make it.
+    const nan = expectCode(() => at.ObserverPipeline.restore({ ...JSON.parse(before), log: { ...JSON.parse(before).log, calls: NaN } }, { observers: [] }), 'INVALID_ARGUMENT', 'a NaN log');
+    eq(nan.message, 'snapshot.log.calls: invalid type: NaN, expected an array', 'NaN named');
+    expectCode(() => at.ObserverPipeline.restore('{"schema":', { observers: [] }), 'INVALID_ARGUMENT', 'JSON text cut short');
   },
 
   'a recorder that throws undoes the call, so a retry counts it once'(at) {

@@ -21,7 +21,7 @@ use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{from_callback, threw, to_js, IntoJs, JsResult};
 use crate::wasm::host::JsClock;
 use crate::wasm::types::{InjectOptions, ObserverPipelineOptions};
-use crate::wasm::{arg, check_options, from_js, json_of, number_arg, option, to_js as value_to_js};
+use crate::wasm::{arg, check_options, from_js, json_of, number_arg, option, options_json, to_js as value_to_js};
 
 /// Runs observers after each tool call and keeps the latest assessment for
 /// the next prompt. See the README's "Observe" section.
@@ -239,10 +239,16 @@ impl ObserverPipeline {
     /// Rebuilds a pipeline from `snapshot()`, with the same observers in
     /// `opts` (their options and JS functions cannot live in a snapshot).
     pub fn restore(
-        #[wasm_bindgen(unchecked_param_type = "PipelineSnapshot")] snapshot: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PipelineSnapshot | string")] snapshot: JsValue,
         opts: ObserverPipelineOptions,
     ) -> JsResult<ObserverPipeline> {
-        let snapshot = PipelineSnapshot::from_json(&json_of(&snapshot, "snapshot").js()?).js()?;
+        // The snapshot, or its JSON text as it was stored; a NaN put in it
+        // is said as NaN, not as the null JSON would make it.
+        let text = match snapshot.as_string() {
+            Some(text) => text,
+            None => options_json(&snapshot, "snapshot").js()?,
+        };
+        let snapshot = PipelineSnapshot::from_json(&text).js()?;
         let opts = read(opts.as_ref()).js()?;
         let pipeline = Pipeline::restore(snapshot, opts.slots.clone()).js()?;
         Ok(ObserverPipeline::from_parts(pipeline, opts))
