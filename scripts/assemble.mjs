@@ -286,7 +286,8 @@ for (const [file, out] of Object.entries(bundled.metafile.outputs)) {
 }
 // The tool entries (report.js, cli.mjs) reach the layer through the
 // package's name: of the modules the main entries bundle, they may bundle
-// only util.js (what every module shares), and no other entry loads theirs.
+// only util.js (what every module shares), and no other entry loads theirs
+// but nearest.js, which the OpenTelemetry entry's option check shares.
 {
   const outputOf = new Map(Object.keys(bundled.metafile.outputs).map((k) => [outName(resolve(k)), k]));
   const modules = (entry) => new Set(loads(entry).flatMap((f) => Object.keys(bundled.metafile.outputs[outputOf.get(f)].inputs)));
@@ -296,7 +297,7 @@ for (const [file, out] of Object.entries(bundled.metafile.outputs)) {
     for (const m of modules(entry)) {
       if (m.startsWith('entry:')) continue;
       if (mainModules.has(m) && !m.endsWith('src/js/util.js')) throw new Error(`assemble: ${entry} bundles ${m}, a module of the main entries; import it from 'agent-trajectories' instead`);
-      if (!mainModules.has(m)) toolModules.add(m);
+      if (!mainModules.has(m) && !m.endsWith('src/js/nearest.js')) toolModules.add(m);
     }
   }
   for (const entry of Object.keys(entries).filter((e) => !['report.js', 'cli.mjs'].includes(e))) {

@@ -1,5 +1,5 @@
-// The closest word to a slip, for the command line and the reports (the
-// tool entries), which check their words without the module's internals.
+// The closest word to a slip, for the command line, the reports and the
+// OpenTelemetry entry, which check their words without the module's internals.
 // It is the core's rule (`options::nearest`) written again in JS, step for
 // step (lengths in UTF-16 units where the core counts bytes: the same for
 // the ASCII words of options and commands); tests/js/nearest.test.mjs
@@ -50,3 +50,13 @@ function distance(a, b) {
   }
   return prev[bs.length];
 }
+
+/**
+ * What an unknown option key is told: the nearest of `keys`, and the list.
+ * @param {readonly string[]} keys
+ * @returns {(key: string) => string}
+ */
+export const optionAdvice = (keys) => (key) => {
+  const near = nearest(key, keys);
+  return `${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (options: ${keys.join(', ')})`;
+};

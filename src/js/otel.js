@@ -12,6 +12,7 @@
 
 import { WELL_KNOWN } from './well-known.js';
 import { fail, why, shown, isObject, isArray, checkKeys, guard } from './util.js';
+import { optionAdvice } from './nearest.js';
 
 const OPTIONS = ['tracer', 'content'];
 
@@ -85,8 +86,7 @@ const json = (v) => {
  */
 const tracerOptions = (opts, where) => {
   if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
-  // (Its two options are listed, not a nearest one named: the rule that names it is the tool entries' chunk, too big to load for two words.)
-  checkKeys(opts, OPTIONS, where, () => ` (options: ${OPTIONS.join(', ')})`);
+  checkKeys(opts, OPTIONS, where, optionAdvice(OPTIONS));
   if (!isObject(opts.tracer) || typeof opts.tracer.startSpan !== 'function') {
     throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
   }

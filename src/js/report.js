@@ -7,18 +7,9 @@
 
 import { checkRun, TrajectoryIndex } from 'agent-trajectories';
 import { fail, ours, isObject, isArray, why, shown, checkKeys, guard } from './util.js';
-import { nearest } from './nearest.js';
+import { nearest, optionAdvice as advice } from './nearest.js';
 
 const OPTIONS = ['source', 'check', 'failOn'];
-/**
- * What an unknown option key is told: the nearest option, and the list.
- * @param {readonly string[]} keys
- * @returns {(key: string) => string}
- */
-const advice = (keys) => (key) => {
-  const near = nearest(key, keys);
-  return `${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (options: ${keys.join(', ')})`;
-};
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {import('./report-types').RunFailure} RunFailure */

@@ -270,11 +270,11 @@ test('bad input: coded errors naming the option or the record', () => {
   const tracer = trace.getTracer('noop');
   assert.throws(() => exportSpans('{}', { tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /records must be an array/.test(e.message));
   assert.throws(() => exportSpans([], {}), (e) => e.code === 'INVALID_ARGUMENT' && /options.tracer must be an OpenTelemetry Tracer/.test(e.message));
-  assert.throws(() => exportSpans([], { tracr: tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "tracr" \(options: tracer, content\)/.test(e.message));
+  assert.throws(() => exportSpans([], { tracr: tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "tracr"; did you mean "tracer"\? \(options: tracer, content\)/.test(e.message));
   assert.throws(() => exportSpans([{ seq: 0 }], { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 0/.test(e.message));
   assert.throws(() => exportSpans([rec(-1, 10, { kind: 'run_started', identity: { run_id: 'r' } })], { tracer }), (e) => e.code === 'INVALID_RECORD' && e.message === 'record 0: seq must be a whole number (0 or more), got -1');
   assert.throws(() => spanSink({ tracer, content: 'yes' }), (e) => e.code === 'INVALID_ARGUMENT' && /content must be a boolean, got "yes"/.test(e.message));
-  assert.throws(() => spanSink({ tracer, contnet: true }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "contnet" \(options: tracer, content\)/.test(e.message));
+  assert.throws(() => spanSink({ tracer, contnet: true }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "contnet"; did you mean "content"\? \(options: tracer, content\)/.test(e.message));
 });
 
 test('a tracer that throws, or answers no span: CALLBACK_FAILED naming it, its own error the cause', () => {
