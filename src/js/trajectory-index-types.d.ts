@@ -33,7 +33,10 @@ export class TrajectoryIndex {
   runs(): IndexedRun[];
   /** Records per kind, of one run or of all. */
   counts(runId?: string | null): Record<string, number>;
-  /** The turns of a run; a run without `turn_started` records (a background run) has its iterations as turns. */
+  /**
+   * The turns of a run; a run without `turn_started` records (a background run) has its iterations as turns.
+   * With no `runId`, this and the other per-run queries read the first run; an index with no runs (an empty file) answers them empty (`[]`, `null`, a budget of no turns).
+   */
   turns(runId?: string | null): IndexedTurn[];
   /** Record indices of one turn of a run; `turn` null: its records outside every turn. */
   turnRecords(runId: string | null | undefined, turn: number | null): Uint32Array;

@@ -40,6 +40,16 @@ import { fail, shown as show } from './util.js';
  */
 /** A run id argument: a run's id, null for the records without one, undefined for the first run (or all). @typedef {string | null | undefined} RunId */
 
+/**
+ * "The first run" of an index with none (an empty file): a run with
+ * nothing in it, so a query of it answers empty, not an error.
+ * @type {Run}
+ */
+const NO_RUN = Object.freeze({
+  key: -1, runId: null, parentRunId: null, depth: 0, first: 0, last: 0, records: 0, toolCalls: 0, failedCalls: 0, tokens: 0, ended: null,
+  budget: null, graph: null, states: null, parentCall: null, parentRecord: null, calls: [], steps: [], findings: [], outside: [], turns: [], byNumber: new Map(),
+});
+
 // Column order of the core's rows (crate::core::index::COLUMNS / NUMBERS).
 const [, , LINE, RUN, , KIND, TOOL, , , , , , DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);
 const W = 14;
@@ -426,8 +436,7 @@ export class TrajectoryIndex {
    */
   #one(runId, place) {
     if (runId !== undefined) return this.#run(runId, place);
-    if (!this.#runs.length) throw bad(`${place}: this index has no runs`);
-    return this.#runs[0];
+    return this.#runs[0] ?? NO_RUN;
   }
 }
 

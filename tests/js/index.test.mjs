@@ -138,6 +138,17 @@ test('text beyond ASCII reads the same from a string as from its UTF-8 bytes, wh
   assert.equal(parseTrajectoryJsonl(rec(0, 'x').replace('"x"', '"x\ud800y"'))[0].payload.data.text, 'x\ufffdy');
 });
 
+test('an index with no runs (an empty file) answers the per-run queries empty, not with an error', () => {
+  for (const input of ['', '\n\n', new Uint8Array()]) {
+    const ix = TrajectoryIndex.fromJsonl(input);
+    assert.deepEqual([ix.length, ix.runs(), ix.errors(), ix.turns(), ix.stepPath(), ix.stepGraph(), ix.assessments(), [...ix.turnRecords(undefined, 0)], [...ix.turnRecords(undefined, null)]], [0, [], [], [], [], null, [], [], []]);
+    assert.deepEqual(ix.budget(), { turns: [], limits: { tokens: null, toolCalls: null, ms: null } });
+    // A run named that is not there is still refused.
+    assert.throws(() => ix.turns('r'), (e) => e.code === 'INVALID_ARGUMENT' && /no run "r" in this index \(runs: none\)/.test(e.message));
+    ix.free();
+  }
+});
+
 test('a string reads the same wherever its quote, escape, control character or non-ASCII text falls (the scan goes 16 bytes at a time)', () => {
   const rec = (seq, text) => JSON.stringify({ schema_version: 1, seq, run_id: 'r', depth: 0, recorded_at_unix_ms: 1, payload: { kind: 'custom', name: 'note', data: text } });
   const texts = [];
@@ -197,7 +208,7 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
   refused(() => matchTrajectory(ix, []), 'INVALID_ARGUMENT', /^matchTrajectory: run: this TrajectoryIndex was freed$/);
   const empty = TrajectoryIndex.fromJsonl('');
   assert.equal(empty.length, 0);
-  refused(() => empty.turns(), 'INVALID_ARGUMENT', /has no runs/);
+  assert.deepEqual(empty.turns(), [], 'no runs: no turns (see the test of an empty index)');
 });
 
 test('a stream cut at either end of a call still counts the call once, and its failure', () => {
