@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::core::capture::{jsonl, BadLine, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{describe, to_js, IntoJs, JsResult};
-use crate::wasm::{check_options, option, string_arg};
+use crate::wasm::{check_options, option};
 
 #[derive(Serialize)]
 struct Lenient<'a> {
@@ -33,7 +33,12 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
     // Bytes may hold a line that is not UTF-8, which is a bad line like any other.
     let text = match crate::wasm::text::jsonl_bytes(&text) {
         Some(bytes) => jsonl::text_of(bytes),
-        None => string_arg(&text, "parseTrajectoryJsonl(text): text").js()?,
+        None => text.as_string().ok_or_else(|| {
+            to_js(Error::invalid_argument(format!(
+                "parseTrajectoryJsonl(text): text must be JSONL text or a Uint8Array of it, got {}",
+                describe(&text)
+            )))
+        })?,
     };
     if lenient {
         let (records, errors) = jsonl::parse_lenient(&text);
