@@ -33,9 +33,22 @@ function forkOf(options) {
 }
 
 /**
+ * `options.runId` when it is a string; undefined otherwise (a throwing getter: the run reports it).
+ * @param {any} options
+ * @returns {string | undefined}
+ */
+function ownRunId(options) {
+  try {
+    return typeof options.runId === 'string' ? options.runId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * @param {any} item
  * @param {number} i
- * @returns {{ id: string, trajectory: any, options: any }}
+ * @returns {{ id: string, trajectory: any, options: any, fork: boolean }}
  */
 function readItem(item, i) {
   const where = `${place}: items[${i}]`;
@@ -45,9 +58,12 @@ function readItem(item, i) {
   if (item.id !== undefined && typeof item.id !== 'string') throw fail('INVALID_ARGUMENT', `${where}.id must be a string, got ${why(item.id)}`);
   if (!isObject(item.options)) throw fail('INVALID_ARGUMENT', `${where}.options must be runTrajectory's options ({ userModel, ... }), got ${why(item.options)}`);
   const fork = forkOf(item.options);
+  // The id the run would take by itself (not a fork's): the trajectory's
+  // conversationId, else its options' runId, as runTrajectory takes it.
   const conversation = item.trajectory.conversationId;
-  const id = wasm.batchItemId(item.id, fork?.parent, fork?.atTurn, fork?.runId, typeof conversation === 'string' ? conversation : undefined, i);
-  return { id, trajectory: item.trajectory, options: item.options };
+  const own = typeof conversation === 'string' ? conversation : fork ? undefined : ownRunId(item.options);
+  const id = wasm.batchItemId(item.id, fork?.parent, fork?.atTurn, fork?.runId, own, i);
+  return { id, trajectory: item.trajectory, options: item.options, fork: fork !== undefined };
 }
 
 /**
@@ -74,10 +90,14 @@ export async function runTrajectories(items, opts) {
     if (ids.has(j.id)) throw fail('INVALID_ARGUMENT', `${place}: two items have the id ${JSON.stringify(j.id)}; ids name runs in the summary`);
     ids.add(j.id);
   }
-  // Each item `repeat` times, each run with an id (and records) of its own.
+  // Each item `repeat` times, each run with an id (and records) of its own:
+  // the batch's id is the run's conversation id and its records' run_id
+  // (a fork's id is the fork rule's already). Left to itself, a run with
+  // no id takes its start time, which runs started in the same millisecond
+  // share, and items made from one trajectory share its conversationId.
   const jobs = given.flatMap((j) => Array.from({ length: repeat }, (_, r) => {
     const id = wasm.repeatId(j.id, r + 1, repeat);
-    const own = repeat > 1 ? { trajectory: { ...j.trajectory, conversationId: id }, options: { ...j.options, runId: id } } : j;
+    const own = repeat > 1 || !j.fork ? { trajectory: { ...j.trajectory, conversationId: id }, options: repeat > 1 ? { ...j.options, runId: id } : j.options } : j;
     return { ...own, id, item: j.id, repeat: r + 1 };
   }));
   const started = Date.now();

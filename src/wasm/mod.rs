@@ -114,6 +114,14 @@ pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what
     crate::core::read::read(v, "").map_err(|e| Error::invalid_argument(format!("{what}: {e}")))
 }
 
+/// A callback's usage object (`{ inputTokens?, outputTokens? }`) as a
+/// value, NaN and ±Infinity kept as `"NaN"` / `"Infinity"` (see
+/// [`options_json`]), so the core refuses them as it refuses -5 or 1.5,
+/// where JSON's null would read as no count.
+pub(crate) fn usage_from_js(value: &JsValue, what: &str) -> Result<serde_json::Value, Error> {
+    options_from_js(value, what).map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })
+}
+
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     // A value JSON cannot hold (a BigInt, a cycle) is `code`'s fault as any other bad value is.

@@ -8,7 +8,7 @@
 //! two and a reused slot. A run's deadlines share one JS timer
 //! ([`Deadlines`]). Measured: tests/bench/generate.mjs.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
@@ -181,8 +181,6 @@ struct DeadlineState {
     armed: RefCell<Option<(f64, JsValue)>>,
     /// What the timer calls (made once per run).
     fire: Closure<dyn FnMut()>,
-    /// Set once the run is over: nothing is armed after that.
-    done: Cell<bool>,
 }
 
 impl Default for Deadlines {
@@ -204,7 +202,6 @@ impl Deadlines {
                         state.fired();
                     }
                 }),
-                done: Cell::new(false),
             }
         });
         Deadlines { state }
@@ -228,9 +225,6 @@ impl Deadlines {
 impl DeadlineState {
     /// (Re)sets the JS timer to fire at `due`.
     fn arm(&self, now: f64, due: f64) {
-        if self.done.get() {
-            return;
-        }
         if let Some((_, handle)) = self.armed.take() {
             clear_timeout(&handle);
         }
@@ -271,7 +265,6 @@ impl DeadlineState {
 impl Drop for Deadlines {
     /// The run is over: its timer goes, so it keeps nothing alive.
     fn drop(&mut self) {
-        self.state.done.set(true);
         if let Some((_, handle)) = self.state.armed.take() {
             clear_timeout(&handle);
         }

@@ -137,7 +137,8 @@ export const batchChecks = {
     eq(summary.turns, runs.reduce((n, r) => n + r.turns, 0), 'turns');
     eq(progress.filter(([t]) => t === 'end').length, 6, 'an end per run');
     eq(progress.filter(([t, id]) => t === 'record' && id === 'pass-1').length, sinks[0].records().length, 'a record event per record');
-    eq(JSON.parse(runs[0].artifacts()['trajectory.meta.json']).trajectoryId, 'sim', 'artifacts on demand');
+    eq(JSON.parse(runs[0].artifacts()['trajectory.meta.json']).trajectoryId, 'pass-1', 'artifacts on demand, under the run\'s id');
+    eq(sinks.slice(0, 5).map((k) => [...new Set(k.records().map((r) => r.run_id))]), runs.slice(0, 5).map((r) => [r.id]), 'each run\'s records carry its id, not the trajectory\'s shared one');
     eq(runs[5].artifacts(), null, 'no artifacts without a run');
     // The same sums from results reported elsewhere (a Queue consumer's).
     const again = at.summarizeBatch(runs.map(({ reason, verdict, turns, tokens }) => ({ reason, verdict, turns, tokens })));
@@ -146,6 +147,31 @@ export const batchChecks = {
       let e;
       try { at.summarizeBatch(bad); } catch (x) { e = x; }
       assert(e?.code === 'INVALID_ARGUMENT' && re.test(e.message), e?.message);
+    }
+  },
+
+  async 'runTrajectories: runs with no ids of their own get the batch\'s, so their records make one stream'(at) {
+    const sinks = [];
+    const items = Array.from({ length: 12 }, () => {
+      const sink = new at.MemorySink();
+      sinks.push(sink);
+      return { trajectory: at.createTrajectory({ goal: 'g', persona: { description: 'p' }, maxTurns: 2 }, { respond: async () => [{ role: 'assistant', content: 'ok' }] }), options: { userModel: async () => 'hello', sink } };
+    });
+    const { runs } = await at.runTrajectories(items, { concurrency: 12 });
+    eq(runs.map((r) => [r.id, r.result?.conversationId]), items.map((_, i) => [`run-${i + 1}`, `run-${i + 1}`]), 'the batch\'s ids, not the runs\' start times');
+    const records = at.parseTrajectoryJsonl(sinks.map((k) => k.toJsonl()).join(''));
+    eq(new Set(records.map((r) => r.run_id)).size, 12, 'one stream, a run id per run');
+  },
+
+  async 'a usage count that is NaN or Infinity is refused, as -5 or 1.5 is, not read as no count'(at) {
+    for (const [agentUsage, userAnswer, message] of [
+      [{ inputTokens: NaN }, 'hi', 'agent.respond.usage.inputTokens must be a number of tokens, got NaN'],
+      [{ outputTokens: -Infinity }, 'hi', 'agent.respond.usage.outputTokens must be a number of tokens, got -Infinity'],
+      [undefined, { text: 'hi', usage: { inputTokens: NaN } }, 'userModel (user-message): model answer.usage.inputTokens must be a number of tokens, got NaN'],
+    ]) {
+      const agent = { respond: async () => ({ messages: [{ role: 'assistant', content: 'ok' }], ...(agentUsage ? { usage: agentUsage } : {}) }) };
+      const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'p' }, maxTurns: 1 }, agent), { userModel: async () => userAnswer, clock });
+      eq([r.end.reason, r.end.error?.code, r.end.error?.message], ['error', 'CALLBACK_FAILED', message], message);
     }
   },
 

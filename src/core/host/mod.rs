@@ -129,7 +129,10 @@ impl Usage {
                 Some(f) => super::number::safe_count(f, &format!("{what}.usage.{key}"))
                     .map(Some)
                     .map_err(|e| Error::new(ErrorCode::CallbackFailed, e.message)),
-                None => Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage.{key} must be a number of tokens, got {}", kind_of(n)))),
+                None => Err(Error::new(
+                    ErrorCode::CallbackFailed,
+                    format!("{what}.usage.{key} must be a number of tokens, got {}", super::number::show_value(n)),
+                )),
             }
         };
         Ok(Usage { input_tokens: count("inputTokens")?, output_tokens: count("outputTokens")? })

@@ -20,7 +20,7 @@ use crate::core::{Error, ErrorCode};
 use crate::wasm::capture::TrajectoryRecorder;
 use crate::wasm::error::{describe, from_callback};
 use crate::wasm::waiting::Settled;
-use crate::wasm::{from_js, is_array, items, json_of, option, property, to_js};
+use crate::wasm::{from_js, is_array, items, json_of, option, property, to_js, usage_from_js};
 
 /// Calls `f` and awaits its answer when it is a promise (or any thenable).
 pub(crate) async fn call(f: &Function, this: &JsValue, args: &[&JsValue], what: &str) -> Result<JsValue, Error> {
@@ -185,7 +185,12 @@ impl Model for JsModel {
             let value: serde_json::Value = if v.is_string() {
                 serde_json::Value::String(v.as_string().unwrap_or_default())
             } else {
-                from_js(&v, &what, ErrorCode::CallbackFailed)?
+                let mut value: serde_json::Value = from_js(&v, &what, ErrorCode::CallbackFailed)?;
+                let usage = property(&v, "usage");
+                if let (Some(obj), false) = (value.as_object_mut(), usage.is_undefined()) {
+                    obj.insert("usage".into(), usage_from_js(&usage, &what)?);
+                }
+                value
             };
             ModelResponse::from_value(&value).map_err(|e| e.within(&what))
         })
@@ -255,7 +260,7 @@ impl Agent for JsAgent {
             let messages: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
             let answer = AgentAnswer::from_parts(&messages, || {
                 let usage = if listed { JsValue::UNDEFINED } else { property(&answer, "usage") };
-                Ok(if usage.is_undefined() { None } else { Some(from_js(&usage, "agent.respond usage", ErrorCode::CallbackFailed)?) })
+                Ok(if usage.is_undefined() { None } else { Some(usage_from_js(&usage, "agent.respond usage")?) })
             })?;
             *self.returned.borrow_mut() = items(&list, "agent.respond messages").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
             Ok(answer)
