@@ -236,8 +236,9 @@ impl ObserverPipeline {
         Ok(ObserverPipeline::from_parts(pipeline, opts))
     }
 
-    /// Rebuilds a pipeline from `snapshot()`, with the same observers in
-    /// `opts` (their options and JS functions cannot live in a snapshot).
+    /// Rebuilds a pipeline from `snapshot()` (the object, or its JSON text
+    /// as stored), with the same observers in `opts` (their options and JS
+    /// functions cannot live in a snapshot).
     pub fn restore(
         #[wasm_bindgen(unchecked_param_type = "PipelineSnapshot | string")] snapshot: JsValue,
         opts: ObserverPipelineOptions,
