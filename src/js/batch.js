@@ -33,19 +33,6 @@ function forkOf(options) {
 }
 
 /**
- * `options.runId` when it is a string; undefined otherwise (a throwing getter: the run reports it).
- * @param {any} options
- * @returns {string | undefined}
- */
-function ownRunId(options) {
-  try {
-    return typeof options.runId === 'string' ? options.runId : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * @param {any} item
  * @param {number} i
  * @returns {{ id: string, trajectory: any, options: any, fork: boolean }}
@@ -61,7 +48,11 @@ function readItem(item, i) {
   // The id the run would take by itself (not a fork's): the trajectory's
   // conversationId, else its options' runId, as runTrajectory takes it.
   const conversation = item.trajectory.conversationId;
-  const own = typeof conversation === 'string' ? conversation : fork ? undefined : ownRunId(item.options);
+  let runId;
+  try {
+    runId = fork ? undefined : item.options.runId;
+  } catch {} // a throwing getter: the run reports it
+  const own = typeof conversation === 'string' ? conversation : typeof runId === 'string' ? runId : undefined;
   const id = wasm.batchItemId(item.id, fork?.parent, fork?.atTurn, fork?.runId, own, i);
   return { id, trajectory: item.trajectory, options: item.options, fork: fork !== undefined };
 }

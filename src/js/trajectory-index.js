@@ -42,13 +42,10 @@ import { fail, shown as show } from './util.js';
 
 /**
  * "The first run" of an index with none (an empty file): a run with
- * nothing in it, so a query of it answers empty, not an error.
- * @type {Run}
+ * nothing in it (what #one's callers read of one), so a query of it
+ * answers empty, not an error.
  */
-const NO_RUN = Object.freeze({
-  key: -1, runId: null, parentRunId: null, depth: 0, first: 0, last: 0, records: 0, toolCalls: 0, failedCalls: 0, tokens: 0, ended: null,
-  budget: null, graph: null, states: null, parentCall: null, parentRecord: null, calls: [], steps: [], findings: [], outside: [], turns: [], byNumber: new Map(),
-});
+const NO_RUN = /** @type {Run} */ (/** @type {unknown} */ ({ first: 0, budget: null, graph: null, states: null, steps: [], outside: [], turns: [], byNumber: new Map() }));
 
 // Column order of the core's rows (crate::core::index::COLUMNS / NUMBERS).
 const [, , LINE, RUN, , KIND, TOOL, , , , , , DEPTH, FLAGS] = Array.from({ length: 14 }, (_, i) => i);

@@ -117,8 +117,13 @@ pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what
 /// A callback's usage object (`{ inputTokens?, outputTokens? }`) as a
 /// value, NaN and ±Infinity kept as `"NaN"` / `"Infinity"` (see
 /// [`options_json`]), so the core refuses them as it refuses -5 or 1.5,
-/// where JSON's null would read as no count.
+/// where JSON's null would read as no count. Only a usage whose JSON holds
+/// a null is read that slower way (an agent's usage comes every turn).
 pub(crate) fn usage_from_js(value: &JsValue, what: &str) -> Result<serde_json::Value, Error> {
+    let v: serde_json::Value = from_js(value, what, ErrorCode::CallbackFailed)?;
+    if !crate::core::write::json(&v).contains("null") {
+        return Ok(v);
+    }
     options_from_js(value, what).map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })
 }
 
