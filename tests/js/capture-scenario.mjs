@@ -236,6 +236,12 @@ export const checks = {
     eq(chunks.length, 8, 'one chunk per record');
     assert(chunks.every((c) => c.endsWith('\n')), 'newline-terminated');
     eq(at.parseTrajectoryJsonl(chunks.join('')).map((r) => r.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'ordered');
+    // A writer that rejects is named as the writer, not as a sink's record().
+    const failing = new at.TrajectoryRecorder(new at.JsonlSink(async () => { throw new Error('EPIPE'); }), { runId: 'w', onSinkError: 'fail' });
+    failing.record({ kind: 'turn_started' });
+    let err;
+    try { await failing.flush(); } catch (e) { err = e; }
+    eq([err?.code, /JsonlSink writer threw: EPIPE/.test(err?.message), err?.cause?.message], ['SINK_FAILED', true, 'EPIPE'], `a rejecting writer (${err?.message})`);
   },
 
   'a run refuses records after run_ended and a contradicting identity'(at) {

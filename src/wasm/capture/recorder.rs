@@ -126,9 +126,11 @@ fn pump(chan: &Rc<Channel>, first: TrajectoryRecord) {
             }
             Handed::Written(record, Delivery::Done(outcome)) => next = chan.settle(record, outcome),
             Handed::Written(record, Delivery::Pending(promise)) => {
+                // A built-in sink's pending delivery is a JsonlSink's writer.
+                let what = if matches!(chan.target, Target::Native(_)) { "JsonlSink writer" } else { "sink.record" };
                 let chan = chan.clone();
                 spawn_local(async move {
-                    let outcome = crate::wasm::waiting::Settled::of(&promise).await.map(drop).map_err(|e| from_callback("sink.record", &e));
+                    let outcome = crate::wasm::waiting::Settled::of(&promise).await.map(drop).map_err(|e| from_callback(what, &e));
                     if let Some(n) = chan.settle(record, outcome) {
                         pump(&chan, n);
                     }
