@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::index::TrajectoryIndex;
 use crate::core::Error;
-use crate::wasm::error::{describe, to_js, JsResult};
+use crate::wasm::error::{to_js, IntoJs, JsResult};
 
 /// The index's core: the stream's bytes and the per-record columns. The
 /// package's `TrajectoryIndex` (src/js/trajectory-index.js) groups them
@@ -24,12 +24,7 @@ impl IndexCore {
     /// Indexes record JSONL text or UTF-8 bytes; bad lines become problems.
     #[wasm_bindgen(constructor)]
     pub fn new(input: JsValue) -> JsResult<IndexCore> {
-        let bytes = crate::wasm::text::jsonl_bytes(&input).ok_or_else(|| {
-            to_js(Error::invalid_argument(format!(
-                "TrajectoryIndex.fromJsonl(input): input must be JSONL text or a Uint8Array of it, got {}",
-                describe(&input)
-            )))
-        })?;
+        let bytes = crate::wasm::text::jsonl_bytes(&input, "TrajectoryIndex.fromJsonl(input): input").js()?;
         Ok(IndexCore { inner: TrajectoryIndex::from_bytes(bytes) })
     }
 

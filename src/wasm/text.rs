@@ -3,6 +3,8 @@
 use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use crate::core::Error;
+
 #[wasm_bindgen]
 extern "C" {
     type TextEncoder;
@@ -18,13 +20,15 @@ extern "C" {
 }
 
 /// The bytes of JSONL input (`TrajectoryIndex.fromJsonl`,
-/// `parseTrajectoryJsonl`): a `Uint8Array`'s, or a string's UTF-8; `None`
-/// for anything else.
-pub(crate) fn jsonl_bytes(input: &JsValue) -> Option<Vec<u8>> {
+/// `parseTrajectoryJsonl`): a `Uint8Array`'s, or a string's UTF-8;
+/// anything else is refused, naming `what`.
+pub(crate) fn jsonl_bytes(input: &JsValue, what: &str) -> Result<Vec<u8>, Error> {
     match (input.dyn_ref::<Uint8Array>(), input.dyn_ref::<JsString>()) {
-        (Some(bytes), _) => Some(bytes.to_vec()),
-        (None, Some(text)) => Some(utf8(text)),
-        (None, None) => None,
+        (Some(bytes), _) => Ok(bytes.to_vec()),
+        (None, Some(text)) => Ok(utf8(text)),
+        (None, None) => {
+            Err(Error::invalid_argument(format!("{what} must be JSONL text or a Uint8Array of it, got {}", crate::wasm::error::describe(input))))
+        }
     }
 }
 

@@ -242,6 +242,10 @@ export const checks = {
     let err;
     try { await failing.flush(); } catch (e) { err = e; }
     eq([err?.code, /JsonlSink writer threw: EPIPE/.test(err?.message), err?.cause?.message], ['SINK_FAILED', true, 'EPIPE'], `a rejecting writer (${err?.message})`);
+    // A freed sink is refused when it is given, not once per record.
+    const freed = new at.JsonlSink();
+    freed.free();
+    eq(expectCode(() => new at.TrajectoryRecorder(freed), 'SINK_FAILED', 'a freed sink').message, 'the sink was freed; records given to it could never be read', 'said so');
   },
 
   'a run refuses records after run_ended and a contradicting identity'(at) {

@@ -15,5 +15,5 @@ pub use payload::{unknown_kind_message, GateAllow, KindDoc, Payload, RunIdentity
 pub use record::{check_version, newer_version, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 pub use recorder::{default_run_id, Dispatcher, Recorder, Settled, SinkPolicy, RECORDER_OPTIONS};
 pub use seq::SeqCheck;
-pub use sink::{JsonlSink, MemorySink, Sink};
+pub use sink::{closed, JsonlSink, MemorySink, Sink};
 pub use well_known::ModelUsage;

@@ -9,9 +9,9 @@ pub trait Sink {
     fn accept(&mut self, record: &TrajectoryRecord) -> Result<()>;
 }
 
-/// What a closed sink answers: its records could never be read again, so
+/// What a closed (freed) sink answers: its records could never be read again, so
 /// taking them would lose them silently.
-fn closed(what: &str) -> Error {
+pub fn closed(what: &str) -> Error {
     Error::new(ErrorCode::SinkFailed, format!("the {what} was freed; records given to it could never be read"))
 }
 

@@ -31,15 +31,7 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
         }
     };
     // Bytes may hold a line that is not UTF-8, which is a bad line like any other.
-    let text = match crate::wasm::text::jsonl_bytes(&text) {
-        Some(bytes) => jsonl::text_of(bytes),
-        None => text.as_string().ok_or_else(|| {
-            to_js(Error::invalid_argument(format!(
-                "parseTrajectoryJsonl(text): text must be JSONL text or a Uint8Array of it, got {}",
-                describe(&text)
-            )))
-        })?,
-    };
+    let text = jsonl::text_of(crate::wasm::text::jsonl_bytes(&text, "parseTrajectoryJsonl(text): text").js()?);
     if lenient {
         let (records, errors) = jsonl::parse_lenient(&text);
         crate::wasm::to_js(&Lenient { records: &records, errors: &errors })

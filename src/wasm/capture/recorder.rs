@@ -9,7 +9,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
-use super::sinks::{native_sink_of, Delivery, Handed, NativeSink};
+use super::sinks::{freed_sink, native_sink_of, Delivery, Handed, NativeSink};
 use crate::core::capture::{Dispatcher, Payload, Recorder, SinkPolicy, TrajectoryRecord, RECORDER_OPTIONS};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::describe;
@@ -205,6 +205,8 @@ impl TrajectoryRecorder {
         let opt = |key: &'static str| option(&opts, key, "TrajectoryRecorder options").js();
         let target = match native_sink_of(&sink) {
             Some(native) => Target::Native(native),
+            // Freed, its record() would refuse every record, one warning each.
+            None if freed_sink(&sink) => return Err(to_js(crate::core::capture::closed("sink"))),
             // A recorder has record() too, but it takes payloads, not records:
             // every record would fail in it.
             None if property(&sink, "nextSeq").as_f64().is_some() && property(&sink, "child").is_function() => {

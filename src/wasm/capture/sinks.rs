@@ -119,6 +119,11 @@ fn unregister(id: u32) {
 
 const HANDLE: &str = "__agentTrajectoriesSink";
 
+/// Whether `value` is one of our sinks, freed: its handle's getter throws.
+pub fn freed_sink(value: &JsValue) -> bool {
+    Reflect::get(value, &HANDLE.into()).is_err()
+}
+
 /// The built-in sink behind a JS object, if it is one of ours.
 pub fn native_sink_of(value: &JsValue) -> Option<NativeSink> {
     let id = Reflect::get(value, &HANDLE.into()).ok()?.as_f64()? as u32;
