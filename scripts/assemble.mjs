@@ -353,7 +353,7 @@ const moduleDoc = (name, about) => `/**\n${about.replace(/^\/\/ ?/gm, ' * ')} * 
 const mainAbout = `// Capture, observe, generate and replay agent runs, in Node, browsers and
 // Workers: every runtime's API (Node adds writeArtifacts).
 `;
-const publicTypes = `${header}${moduleDoc('agent-trajectories', mainAbout)}${fragment('vocabulary.d.ts')}
+const publicTypes = `${fragment('vocabulary.d.ts')}
 
 ${fragment('records.d.ts')}
 
@@ -391,9 +391,16 @@ if (/function writeArtifacts\b/.test(publicTypes)) {
 // Types per runtime, picked by the same conditions as the code: index.d.ts
 // (browsers, Workers, bundlers) and index.d.cts have what every entry has;
 // Node's add writeArtifacts, so a browser or Worker build cannot compile a
-// call that would fail to link.
-writeFileSync(join(pkg, 'index.d.ts'), publicTypes);
-writeFileSync(join(pkg, 'index.d.cts'), publicTypes);
+// call that would fail to link. An entry's declarations ship once, in its
+// .d.cts file, which its .d.ts re-exports: an ES module's types may
+// re-export a CommonJS file's (not the other way round), and tsc reads
+// them alike in every resolution mode (tests/consumers/typescript-*). A
+// second copy made the tarball 28 KB gzip bigger.
+const declareOnce = (name, about, types) => {
+  writeFileSync(join(pkg, `${name}.d.cts`), `${header}${about}${types}`);
+  writeFileSync(join(pkg, `${name}.d.ts`), `${header}${about}export * from './${name}.cjs';\n`);
+};
+declareOnce('index', moduleDoc('agent-trajectories', mainAbout), publicTypes);
 // A fragment's own types (Node's additions, the exporter's) import what
 // they use of index.d.ts by name.
 const ownTypes = (file) => {
@@ -411,11 +418,8 @@ const aiTypes = (from) => `${header}${moduleDoc('agent-trajectories/ai', aiAbout
 writeFileSync(join(pkg, 'ai.d.ts'), aiTypes('./index.js'));
 writeFileSync(join(pkg, 'ai.d.cts'), aiTypes('./index.cjs'));
 const otelTypes = ownTypes('otel-types.d.ts');
-writeFileSync(join(pkg, 'otel.d.ts'), `${header}${moduleDoc('agent-trajectories/otel', otelAbout)}${otelTypes('./index.js')}`);
-writeFileSync(join(pkg, 'otel.d.cts'), `${header}${moduleDoc('agent-trajectories/otel', otelAbout)}${otelTypes('./index.cjs')}`);
-const viewerTypes = `${fragment('viewer-types.d.ts')}\n`;
-writeFileSync(join(pkg, 'viewer.d.ts'), `${header}${moduleDoc('agent-trajectories/viewer', viewerAbout)}${viewerTypes}`);
-writeFileSync(join(pkg, 'viewer.d.cts'), `${header}${moduleDoc('agent-trajectories/viewer', viewerAbout)}${viewerTypes}`);
+declareOnce('otel', moduleDoc('agent-trajectories/otel', otelAbout), otelTypes('./index.cjs'));
+declareOnce('viewer', moduleDoc('agent-trajectories/viewer', viewerAbout), `${fragment('viewer-types.d.ts')}\n`);
 // vitest's Assertion (expect(x).toReachGoal()) and its asymmetric matchers
 // (expect.toReachGoal()) gain the matchers. vitest 3.2 and 4 declare
 // Assertion<T = any>; a merged declaration must repeat its parameters. The
@@ -433,8 +437,7 @@ declare module 'vitest' {
 writeFileSync(join(pkg, 'vitest.d.ts'), vitestTypes('./index.js'));
 writeFileSync(join(pkg, 'vitest.d.cts'), vitestTypes('./index.cjs'));
 const reportOwn = ownTypes('report-types.d.ts');
-writeFileSync(join(pkg, 'report.d.ts'), `${header}${moduleDoc('agent-trajectories/report', reportAbout)}${reportOwn('./index.js')}`);
-writeFileSync(join(pkg, 'report.d.cts'), `${header}${moduleDoc('agent-trajectories/report', reportAbout)}${reportOwn('./index.cjs')}`);
+declareOnce('report', moduleDoc('agent-trajectories/report', reportAbout), reportOwn('./index.cjs'));
 
 await buildViewerTemplate(root, pkg);
 

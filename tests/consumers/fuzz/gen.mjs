@@ -56,12 +56,12 @@ export function makeCase(seed, i, at, V) {
 
 // ---- classification helpers (shared with the worker) ---------------------------
 
-/** The error codes the package documents (its `ErrorCode` type), read from the installed index.d.ts. */
+/** The error codes the package documents (its `ErrorCode` type), read from the installed index.d.cts (index.d.ts re-exports it). */
 export const DOCUMENTED_CODES = (() => {
-  // Only if index.d.ts cannot be read (the test of the code list checks that copy against the core's).
+  // Only if index.d.cts cannot be read (the test of the code list checks that copy against the core's).
   const fallback = ['INVALID_ARGUMENT', 'INVALID_MESSAGE', 'INVALID_RECORD', 'UNSUPPORTED_SCHEMA_VERSION', 'JSONL_PARSE', 'SINK_FAILED', 'CALLBACK_FAILED', 'NOT_INITIALIZED', 'BUSY', 'INTERNAL', 'INVALID_TRAJECTORY', 'TIMEOUT', 'EMPTY_USER_MESSAGE', 'SIMULATOR_ISSUE', 'REPLAY_MISS', 'SEQ_GAP', 'VFS_PATH', 'VFS_LIMIT'];
   try {
-    const dts = readFileSync(new URL('./index.d.ts', import.meta.resolve('agent-trajectories/package.json')), 'utf8');
+    const dts = readFileSync(new URL('./index.d.cts', import.meta.resolve('agent-trajectories/package.json')), 'utf8');
     const m = dts.match(/export type ErrorCode\s*=([^;]*);/);
     const codes = m ? [...m[1].matchAll(/'([A-Z_]+)'/g)].map((x) => x[1]) : [];
     return new Set(codes.length ? codes : fallback);

@@ -183,10 +183,10 @@ test("docs/errors.md's error table lists exactly the codes of as_str, each once"
   assert.deepEqual(sorted(rows), sorted(CODES));
 });
 
-test("the generated ErrorCode type (src/js/vocabulary.d.ts) and the tarball's index.d.ts list exactly the codes of as_str", () => {
+test("the generated ErrorCode type (src/js/vocabulary.d.ts) and the tarball's index.d.cts (which index.d.ts re-exports) list exactly the codes of as_str", () => {
   assert.deepEqual(sorted(tsType(read(repo('src/js/vocabulary.d.ts')), 'src/js/vocabulary.d.ts')), sorted(CODES));
   const declared = readdirSync(installed).filter((f) => /\.d\.[cm]?ts$/.test(f) && /export type ErrorCode\s*=/.test(read(join(installed, f))));
-  assert.ok(declared.includes('index.d.ts'), `ErrorCode declared in ${declared}`);
+  assert.ok(declared.includes('index.d.cts'), `ErrorCode declared in ${declared}`);
   for (const f of declared) assert.deepEqual(sorted(tsType(read(join(installed, f)), f)), sorted(CODES), f);
 });
 
@@ -222,7 +222,7 @@ test('every code the JS layer throws by name (src/js, the assembled glue, the sh
 });
 
 // A fallback copy in the fuzz suite: it is used only when the installed
-// index.d.ts cannot be parsed, and must still be the core's list.
+// index.d.cts cannot be parsed, and must still be the core's list.
 test('tests/consumers/fuzz/gen.mjs: its fallback list of documented codes', () => {
   const m = read(repo('tests/consumers/fuzz/gen.mjs')).match(/const fallback = \[([^\]]*)\]/);
   assert.ok(m, 'no fallback list found');
