@@ -64,6 +64,8 @@ export interface Trajectory {
   ranker?: { threshold?: number; contextSteps?: number; topK?: number };
   /** Turns of context the simulated user sees. Default 2. */
   userContextSteps?: number;
+  /** The simulated user and step ranker when runTrajectory's options give none (theirs is used when they do). */
+  userModel?: Model | AISdkLanguageModel;
   /**
    * Checks on the simulated user's replies. A reply that is empty, or that
    * a check rejects, is asked again with a reminder (`retries` times,
@@ -213,8 +215,24 @@ export interface RunTrajectoryOptions {
    */
   judge?: { model: Model | AISdkLanguageModel; criteria: readonly (string | JudgeCriterion)[]; everyTurn?: boolean; endOnFail?: boolean; endOnPass?: boolean };
 }
-/** Runs the trajectory to its end. Options are checked first: an unknown key rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` → `observers`). */
-export function runTrajectory(trajectory: Trajectory & { agent: AgentHandle }, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
+/** What createTrajectory returns: the definition bound to its agent. */
+export type BoundTrajectory = Trajectory & { agent: AgentHandle };
+/** A bound trajectory with its own user model: runTrajectory needs no options for it. */
+export type SelfDrivenTrajectory = BoundTrajectory & { userModel: Model | AISdkLanguageModel };
+/**
+ * Validates a definition (coded `INVALID_TRAJECTORY` errors naming the
+ * culprit) and returns it bound to the agent.
+ */
+export function createTrajectory(def: Trajectory & { userModel: Model | AISdkLanguageModel }, agent: AgentHandle): SelfDrivenTrajectory;
+export function createTrajectory(def: Trajectory, agent: AgentHandle): BoundTrajectory;
+/**
+ * Runs the trajectory to its end. Options are checked first: an unknown key
+ * rejects with INVALID_ARGUMENT naming the nearest valid one (`observer` →
+ * `observers`). The options' `userModel` may be left out when the
+ * trajectory has its own.
+ */
+export function runTrajectory(trajectory: SelfDrivenTrajectory, opts?: Partial<RunTrajectoryOptions>): Promise<TrajectoryResult>;
+export function runTrajectory(trajectory: BoundTrajectory, opts: RunTrajectoryOptions): Promise<TrajectoryResult>;
 
 /** An AgentHandle that answers through `agent` and keeps each call (the conversation so far) with its answer, in replayModel's format. */
 export function recordingAgent(agent: AgentHandle): AgentHandle & { readonly recording: AgentRecording };
@@ -228,7 +246,9 @@ export interface AgentRecording {
 export function replayAgent(recording: AgentRecording | string): AgentHandle;
 
 /** One run of a batch: a trajectory (from createTrajectory), its own options (its own sink, user model), an id (default: a fork's own id, else the trajectory's conversationId, else `run-<n>`). */
-export interface BatchItem { trajectory: Trajectory & { agent: AgentHandle }; options: RunTrajectoryOptions; id?: string }
+export type BatchItem =
+  | { trajectory: SelfDrivenTrajectory; options: Partial<RunTrajectoryOptions>; id?: string }
+  | { trajectory: BoundTrajectory; options: RunTrajectoryOptions; id?: string };
 export interface BatchRun {
   /** The run's id: its item's, or with `repeat`, `<item>#<n>` (also the run's conversation id and records' run_id). */
   id: string;

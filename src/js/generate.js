@@ -15,17 +15,25 @@ import { fail, guard, isObject, isArray, readOptions, macrotask, callSignal } fr
 /** The main entries' AI SDK adapters, with `ai` from the entry (binding.js). */
 export const { withAISdkAgent, fromAISdkModel, asModel } = aiSdkAdapters(() => importAi);
 
-/** @type {typeof import('./generate-types').runTrajectory} */
-export async function runTrajectory(trajectory, opts = /** @type {any} */ ({})) {
+/**
+ * The declared overloads (generate-types.d.ts) in one: `opts.userModel`
+ * may be left out when the trajectory has its own.
+ * @param {import('./generate-types').BoundTrajectory} trajectory
+ * @param {Partial<import('./generate-types').RunTrajectoryOptions>} [opts]
+ * @returns {Promise<TrajectoryResult>}
+ */
+export async function runTrajectory(trajectory, opts = {}) {
   const place = 'runTrajectory options';
   if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `runTrajectory(trajectory, opts): opts must be an object ({ userModel, ... })`);
   // Every key goes on to the core, which refuses the unknown ones (naming
   // the nearest); here the values are only read (a getter that throws is
   // named) and the model and observers adapted.
   const given = readOptions(opts, place);
-  // Missing, it is the core's to report (after any misspelt key, such as `usermodel`).
-  const model = given.userModel ?? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => /** @type {any} */ (trajectory)?.userModel);
-  const userModel = model === undefined ? undefined : asModel(model, `${place}.userModel`);
+  // Missing, it is the core's to report (after any misspelt key, such as
+  // `usermodel`); a bad one is named where it was given.
+  const own = given.userModel == null;
+  const model = own ? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => /** @type {any} */ (trajectory)?.userModel) : given.userModel;
+  const userModel = model === undefined ? undefined : asModel(model, own ? 'trajectory.userModel' : `${place}.userModel`);
   let observers = given.observers;
   if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
     // Options, not a pipeline: it takes the run's clock (unless they name

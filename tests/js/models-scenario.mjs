@@ -23,6 +23,17 @@ export const checks = {
     const keys = Array.from({ length: 300 }, (_, i) => at.modelRequestKey({ purpose: 'user-message', messages: [{ role: 'user', content: `q${i * 7919}` }] }));
     eq(keys.filter((k) => !/^[0-9a-f]{16}$/.test(k)), [], 'every key is 16 hex digits');
   },
+  async "a definition's own userModel drives a run without options; the options' wins; a bad one is named where it was given"(at) {
+    const own = at.createTrajectory(chain({ userModel: scriptedUser() }), agent());
+    const run = await at.runTrajectory(own);
+    eq(run.end.reason, 'goal-reached', 'ran on the definition\'s model');
+    const over = await at.runTrajectory(own, { userModel: scriptedUser({ replies: ['from the options'] }), clock });
+    eq(over.steps[0].userMessage.content, 'from the options', "the options' model is used instead");
+    const bad = await expectRejects(at.runTrajectory(at.createTrajectory(chain({ userModel: 5 }), agent())), 'INVALID_ARGUMENT', 'bad definition model');
+    assert(bad.message.startsWith('trajectory.userModel must be a function'), bad.message);
+    const none = await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent())), 'INVALID_ARGUMENT', 'no model');
+    assert(none.message.includes("opts.userModel (or the trajectory's userModel)"), none.message);
+  },
   async 'fromOpenAIChat maps requests and answers of a chat completions endpoint'(at) {
     const sent = [];
     const answers = [

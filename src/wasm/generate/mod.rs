@@ -94,12 +94,10 @@ fn agent_of(agent: &JsValue) -> Result<Function, Error> {
 }
 
 /// Validates a definition (coded `INVALID_TRAJECTORY` errors naming the
-/// culprit) and returns it bound to the agent.
-#[wasm_bindgen(js_name = createTrajectory, unchecked_return_type = "Trajectory & { agent: AgentHandle }")]
-pub fn create_trajectory(
-    #[wasm_bindgen(unchecked_param_type = "Trajectory")] def: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "AgentHandle")] agent: JsValue,
-) -> JsResult<JsValue> {
+/// culprit) and returns it bound to the agent. Declared, with its
+/// overloads, in src/js/generate-types.d.ts.
+#[wasm_bindgen(js_name = createTrajectory, skip_typescript)]
+pub fn create_trajectory(def: JsValue, agent: JsValue) -> JsResult<JsValue> {
     let mirror = Rc::new(Mirror::new(Array::new(), Vec::new()));
     read_definition(&def, &mirror).js()?;
     agent_of(&agent).js()?;
@@ -116,9 +114,9 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let opt = |key: &'static str| option(&opts, key, "runTrajectory options").js();
     let agent_js = option(&t, "agent", "trajectory").js()?;
     let respond = agent_of(&agent_js).js()?;
-    let user_model = opt("userModel")?
-        .dyn_into::<Function>()
-        .map_err(|_| to_js(Error::invalid_argument("runTrajectory needs opts.userModel: (request) => Promise<string | { text }>")))?;
+    let user_model = opt("userModel")?.dyn_into::<Function>().map_err(|_| {
+        to_js(Error::invalid_argument("runTrajectory needs opts.userModel (or the trajectory's userModel): (request) => Promise<string | { text }>"))
+    })?;
     let steps_js = property(&property(&t, "steps"), "steps");
     let steps = if is_array(&steps_js) {
         items(&steps_js, "trajectory.steps.steps").map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e }).js()?

@@ -109,6 +109,20 @@ createTrajectory({ goal: 'g' }, agent);
 createTrajectory({ goal: 'g', persona: { description: 'd' }, steps: { steps: [{ id: 'a', instruction: 'i', preconditions: [{ type: 'after', stepId: 'b' }] }], start: 'a' } }, agent);
 // @ts-expect-error userModel is required
 await runTrajectory(createTrajectory(def, agent), { clock: () => 0 });
+// @ts-expect-error options are required when the trajectory has no userModel
+await runTrajectory(createTrajectory(def, agent));
+// A trajectory with its own user model runs without options; options may still override it.
+const selfDriven = createTrajectory({ ...def, maxTurns: 1, userModel: async () => 'hi' }, agent);
+const own: TrajectoryResult = await runTrajectory(selfDriven);
+await runTrajectory(selfDriven, { clock: () => 0 });
+await runTrajectories([{ trajectory: selfDriven, options: {} }]);
+// @ts-expect-error a batch item without a user model of its own needs one in its options
+await runTrajectories([{ trajectory: createTrajectory(def, agent), options: {} }]);
+// @ts-expect-error a definition's userModel is a Model function or an AI SDK language model
+createTrajectory({ ...def, userModel: 'hi' }, agent);
+// @ts-expect-error unknown definition keys are still refused
+createTrajectory({ ...def, userModel: async () => 'hi', usermodel: 1 }, agent);
+export { own };
 // @ts-expect-error stop reasons are a fixed set
 const reason: 'done' = result.end!.reason;
 // @ts-expect-error fromOpenAIChat needs a baseURL
