@@ -204,7 +204,15 @@ async function report(node, values, files) {
   /** @type {JudgedRun[]} */
   const runs = [];
   for (const file of files) {
-    const judged = judgeRuns(await read(node, file), { source: file, failOn: values['fail-on'] ?? [] });
+    const bytes = await read(node, file);
+    let judged;
+    try {
+      judged = judgeRuns(bytes, { source: file, failOn: values['fail-on'] ?? [] });
+    } catch (e) {
+      // A bad --fail-on word is named as the flag it was given by.
+      if (!ours(e) || !e.message.startsWith('judgeRuns: options.failOn')) throw e;
+      throw fail(e.code, e.message.replace('judgeRuns: options.failOn', '--fail-on'), e);
+    }
     if (judged.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs (no records, or a batch without runs)`);
     runs.push(...judged);
   }
@@ -285,13 +293,19 @@ async function view(node, values, files) {
     const text = new TextDecoder().decode(bytes);
     const batch = batchOf(text);
     if (!batch) {
-      // Records, read as the viewer will: a file that holds none, or a bad line, is refused here, not shown empty.
+      // Records, read as the viewer will. A file with no run is refused
+      // here, not shown empty; one with runs and bad lines is shown (the
+      // page lists the lines it could not read: a broken run is when the
+      // viewer is wanted most), and the lines are said on stderr.
       const index = main.TrajectoryIndex.fromJsonl(text);
-      const bad = index.errors()[0];
+      const errors = index.errors();
       const runs = index.runs().length;
       index.free();
-      if (bad) throw Object.assign(fail(bad.code, `${file}: line ${bad.line}: ${bad.message}`), { line: bad.line });
+      const [bad] = errors;
+      const more = errors.length > 1 ? ` (and ${errors.length - 1} more bad line(s))` : '';
+      if (bad && runs === 0) throw Object.assign(fail(bad.code, `${file}: line ${bad.line}: ${bad.message}${more}`), { line: bad.line });
       if (runs === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs: expected record JSONL or a saved batch result`);
+      if (bad) proc.stderr.write(`${NAME} view: warning ${bad.code}: ${file}: line ${bad.line}: ${bad.message}${more}; the page lists them\n`);
       docs.push({ name: node.path.basename(file), text });
       continue;
     }

@@ -19,6 +19,8 @@ export interface AgentTrajectoriesError extends Error {
   stepId?: string;
   /** 1-based line, for JSONL input. */
   line?: number;
+  /** What a callback of yours threw (or rejected with), kept as it was. */
+  cause?: unknown;
 }
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -280,3 +282,5 @@ export interface PipelineSnapshotLog { strings: string[]; calls: number[]; absol
 export function parseTrajectoryJsonl(text: string | Uint8Array, opts?: { lenient?: false }): TrajectoryRecord[];
 /** Parses JSONL (text, or UTF-8 bytes); returns the good records and every bad line and seq gap. */
 export function parseTrajectoryJsonl(text: string | Uint8Array, opts: { lenient: true }): LenientJsonl;
+/** Parses JSONL (text, or UTF-8 bytes), leniently or not as `lenient` says at run time. */
+export function parseTrajectoryJsonl(text: string | Uint8Array, opts?: { lenient?: boolean }): TrajectoryRecord[] | LenientJsonl;

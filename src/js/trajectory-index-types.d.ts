@@ -51,7 +51,8 @@ export class TrajectoryIndex {
   /**
    * Matches of `q` in every run or one: a string is searched, ignoring ASCII
    * case, in every string value (tool names, arguments, results, messages;
-   * keys excluded); a RegExp runs over each record's JSON line.
+   * keys excluded); a RegExp runs over each record's JSON line, every
+   * match counted (its `g` and `y` flags are ignored, the others kept).
    */
   search(q: string | RegExp, opts?: { runId?: string | null }): IndexHits;
   /** Tokens, tool calls and time per turn, against the limits of the run's `custom` `budget` record. */

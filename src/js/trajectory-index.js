@@ -306,7 +306,8 @@ export class TrajectoryIndex {
       return { count, records, counts };
     }
     if (!(q instanceof RegExp)) throw bad(`${place}: q must be a string or a RegExp, got ${show(q)}`);
-    const re = new RegExp(q.source, q.flags.includes('g') ? q.flags : `${q.flags}g`);
+    // Every match counts, wherever it is: `y` would count only matches at the start.
+    const re = new RegExp(q.source, `${q.flags.replace(/[gy]/g, '')}g`);
     const records = [];
     const counts = [];
     let count = 0;

@@ -246,6 +246,10 @@ export const checks = {
     const freed = new at.JsonlSink();
     freed.free();
     eq(expectCode(() => new at.TrajectoryRecorder(freed), 'SINK_FAILED', 'a freed sink').message, 'the sink was freed; records given to it could never be read', 'said so');
+    // null and undefined are no sink at all, not freed ones.
+    for (const none of [null, undefined]) {
+      eq(expectCode(() => new at.TrajectoryRecorder(none), 'INVALID_ARGUMENT', `a ${none} sink`).message, 'sink must be a MemorySink, a JsonlSink or an object with a record(r) method', `${none}: said so`);
+    }
   },
 
   'a run refuses records after run_ended and a contradicting identity'(at) {

@@ -212,6 +212,10 @@ test('--fail-on: a severity fails a run whose finding reaches it; a stop reason 
     '✗ handed  verdict pass, reason handed-off, 0 turns, 0 tokens',
     '    failOn: run "handed" ended with reason handed-off, which failOn lists (handed-off)',
     '0 of 2 runs passed, 2 failed', ''].join('\n'));
+  // A bad word is named by the flag it came with.
+  const bad = cli(['report', 'stall.jsonl', '--fail-on', 'warnng']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /error INVALID_ARGUMENT: --fail-on: "warnng" is no severity; did you mean "warning"\?/);
 });
 
 test('judgements: checkRun\'s judge check, the last judgement stands (records and batch runs); an inconclusive one passes', async () => {
@@ -349,10 +353,16 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   assert.deepEqual(cli(['report', 'empty.jsonl']).err, 'agent-trajectories report: error INVALID_ARGUMENT: empty.jsonl holds no runs (no records, or a batch without runs)\n');
   assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
   assert.equal(cli(['view', 'nope.jsonl']).err, 'agent-trajectories view: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n');
-  // view reads its inputs as the viewer will: no page for a file that is not runs.
-  const badView = cli(['view', 'bad.jsonl', '-o', 'bad.html']);
+  // view reads its inputs as the viewer will: no page for a file that is not runs ...
+  save('garbage.jsonl', 'not json\n{"a":');
+  const badView = cli(['view', 'garbage.jsonl', '-o', 'bad.html']);
   assert.equal(badView.code, 2);
-  assert.match(badView.err, /^agent-trajectories view: error JSONL_PARSE: bad\.jsonl: line 3: not a JSON record/);
+  assert.match(badView.err, /^agent-trajectories view: error JSONL_PARSE: garbage\.jsonl: line 1: not a JSON record.* \(and 1 more bad line\(s\)\)\n$/);
+  // ... but a run with bad lines is shown (the page lists them), and they are said on stderr.
+  const broken = cli(['view', 'bad.jsonl', '-o', 'out/broken.html']);
+  assert.equal(broken.code, 0, broken.err);
+  assert.match(broken.err, /^agent-trajectories view: warning JSONL_PARSE: bad\.jsonl: line 3: not a JSON record.* \(and 1 more bad line\(s\)\); the page lists them\n$/);
+  assert.match(broken.out, /^wrote out\/broken\.html with 1 run file\(s\)/);
   assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL or a saved batch result\n');
   save('none.json', '[]');
   assert.equal(cli(['view', 'none.json', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: none.json: no run to show (a batch whose runs have no result, or no runs)\n');

@@ -108,6 +108,8 @@ test('filter and search agree with JSON.parse of the lines; keys are not searche
   assert.equal(ix.search('tool_name').count, 0, 'a key is not a value');
   const re = ix.search(/"tool_name":"run_\w+"/);
   assert.equal(re.count, text.match(/"tool_name":"run_\w+"/g).length);
+  // Flags other than g and y keep their meaning; y does not limit the matches to each line's start.
+  assert.equal(ix.search(/"TOOL_NAME":"RUN_\w+"/iy).count, re.count, 'y is ignored, i kept');
   assert.equal(ix.search('').count, 0);
 });
 

@@ -32,7 +32,7 @@ export const checks = {
     const bad = await expectRejects(at.runTrajectory(at.createTrajectory(chain({ userModel: 5 }), agent())), 'INVALID_ARGUMENT', 'bad definition model');
     assert(bad.message.startsWith('trajectory.userModel must be a function'), bad.message);
     const none = await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent())), 'INVALID_ARGUMENT', 'no model');
-    assert(none.message.includes("opts.userModel (or the trajectory's userModel)"), none.message);
+    assert(none.message.startsWith('runTrajectory needs opts.userModel or trajectory.userModel: '), none.message);
   },
   async 'fromOpenAIChat maps requests and answers of a chat completions endpoint'(at) {
     const sent = [];

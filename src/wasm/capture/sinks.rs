@@ -119,9 +119,10 @@ fn unregister(id: u32) {
 
 const HANDLE: &str = "__agentTrajectoriesSink";
 
-/// Whether `value` is one of our sinks, freed: its handle's getter throws.
+/// Whether `value` is one of our sinks, freed: its handle's getter throws
+/// (reading any key of null or undefined throws too: they are no sink).
 pub fn freed_sink(value: &JsValue) -> bool {
-    Reflect::get(value, &HANDLE.into()).is_err()
+    value.is_object() && Reflect::get(value, &HANDLE.into()).is_err()
 }
 
 /// The built-in sink behind a JS object, if it is one of ours.

@@ -115,7 +115,7 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let agent_js = option(&t, "agent", "trajectory").js()?;
     let respond = agent_of(&agent_js).js()?;
     let user_model = opt("userModel")?.dyn_into::<Function>().map_err(|_| {
-        to_js(Error::invalid_argument("runTrajectory needs opts.userModel (or the trajectory's userModel): (request) => Promise<string | { text }>"))
+        to_js(Error::invalid_argument("runTrajectory needs opts.userModel or trajectory.userModel: (request) => Promise<string | { text }>"))
     })?;
     let steps_js = property(&property(&t, "steps"), "steps");
     let steps = if is_array(&steps_js) {

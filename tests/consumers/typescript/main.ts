@@ -57,6 +57,9 @@ new TrajectoryRecorder(lines).record({ kind: 'turn_started', turn_index: 0 });
 const back: TrajectoryRecord[] = parseTrajectoryJsonl(serializeTrajectoryJsonl(mem.records()));
 const lenient = parseTrajectoryJsonl(mem.toJsonl(), { lenient: true });
 const firstBadLine: number | undefined = lenient.errors[0]?.line;
+// Lenient or not as a boolean says at run time: either result.
+const either: TrajectoryRecord[] | { records: TrajectoryRecord[] } = parseTrajectoryJsonl(mem.toJsonl(), { lenient: Math.random() > 2 });
+console.log(Array.isArray(either));
 const messages: ModelMessage[] = normalizeMessages([{ role: 'user', content: 'hi' }]);
 const version: number = trajectorySchemaVersion();
 const pinned: 1 = TRAJECTORY_SCHEMA_VERSION;
@@ -68,6 +71,8 @@ try {
 } catch (e) {
   const err = e as AgentTrajectoriesError;
   if (err.code === 'JSONL_PARSE') console.log(err.line);
+  const cause: unknown = err.cause;
+  console.log(cause);
 }
 
 {
