@@ -175,7 +175,12 @@ export interface RunTrajectoryOptions {
   /** Records of the run go here (MemorySink, JsonlSink or any { record(r) }). */
   sink?: Sink;
   onSinkError?: 'drop' | 'fail';
-  /** Every record, live, as it is made. */
+  /**
+   * Every record, live, as it is made, once the sink has taken it. Under
+   * `onSinkError: 'fail'` a sink's failure ends the run there (`SINK_FAILED`,
+   * the sink's error as its `cause`): the record the sink refused, and any
+   * the run's end would have made, reach `onRecord` no more than the sink.
+   */
   onRecord?(record: TrajectoryRecord): void;
   /** Tool calls in the agent's messages feed it; its assessment reaches the agent next turn. */
   observers?: ObserverPipeline | ObserverPipelineOptions;
