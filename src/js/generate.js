@@ -31,9 +31,9 @@ export async function runTrajectory(trajectory, opts = {}) {
   const given = readOptions(opts, place);
   // Missing, it is the core's to report (after any misspelt key, such as
   // `usermodel`); a bad one is named where it was given.
-  const own = given.userModel == null;
-  const model = own ? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => /** @type {any} */ (trajectory)?.userModel) : given.userModel;
-  const userModel = model === undefined ? undefined : asModel(model, own ? 'trajectory.userModel' : `${place}.userModel`);
+  const fromTrajectory = given.userModel == null;
+  const model = fromTrajectory ? guard('runTrajectory(trajectory): reading trajectory.userModel threw', () => /** @type {any} */ (trajectory)?.userModel) : given.userModel;
+  const userModel = model === undefined ? undefined : asModel(model, fromTrajectory ? 'trajectory.userModel' : `${place}.userModel`);
   let observers = given.observers;
   if (observers != null && typeof guard(`${place}.observers.recordToolCall: reading it threw`, () => observers.recordToolCall) !== 'function') {
     // Options, not a pipeline: it takes the run's clock (unless they name
