@@ -29,12 +29,15 @@ use crate::capture::{well_known, ModelUsage, Payload, RunIdentity};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::ShownAssessment;
 use crate::host::{LocalBoxFuture, Usage};
-use crate::message::{ModelMessage, Part, Role};
-use crate::observe::{with_text_part, ToolCallInput};
+use crate::message::{ModelMessage, Role};
+use crate::observe::with_text_part;
 
 mod ending;
 mod judging;
+mod messages;
 mod selection;
+
+use messages::check_agent_messages;
 
 enum Interrupt {
     /// A host callback failed; the turn in progress gets a trace.
@@ -405,49 +408,6 @@ impl Runner<'_, '_> {
         Err(Interrupt::Fault(Side::UserSimulator, error))
     }
 
-    /// Records the agent's messages and every tool call/result pair in them,
-    /// and feeds completed calls to the observers.
-    fn report_messages(&self, messages: &[ModelMessage]) -> std::result::Result<(), Interrupt> {
-        let mut calls: Vec<(&str, &serde_json::Value)> = Vec::new();
-        for m in messages {
-            self.record(Payload::MessageAppended { message: m.clone() })?;
-            for p in m.parts() {
-                match p {
-                    Part::ToolCall { tool_call_id, tool_name, input } => {
-                        calls.push((tool_call_id, input));
-                        self.record(Payload::ToolStarted { tool_call_id: tool_call_id.clone(), tool_name: tool_name.clone(), args: input.clone() })?;
-                    }
-                    Part::ToolResult { tool_call_id, tool_name, output } => {
-                        let is_error = p.is_error_result();
-                        self.record(Payload::ToolEnded {
-                            tool_call_id: tool_call_id.clone(),
-                            tool_name: tool_name.clone(),
-                            result: output.clone(),
-                            is_error,
-                        })?;
-                        if let Some(o) = self.env.observers {
-                            let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| crate::write::json(input));
-                            let error_message = is_error.then(|| {
-                                let v = output.get("value").unwrap_or(output);
-                                v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v))
-                            });
-                            let call = ToolCallInput {
-                                tool_name: tool_name.clone(),
-                                params_json: input,
-                                params_summary: None,
-                                success: !is_error,
-                                error_message,
-                            };
-                            o.tool_call(call).map_err(fault(Side::Observer))?;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Updates step `i` after its turn: `isSatisfied` or the default
     /// heuristic (the agent's last assistant message has text), then
     /// `failed` once `maxAttempts` tries went unsatisfied.
@@ -489,16 +449,4 @@ impl Runner<'_, '_> {
             }
         }
     }
-}
-
-/// The agent answers with assistant and tool messages only.
-fn check_agent_messages(messages: Vec<ModelMessage>) -> Result<Vec<ModelMessage>> {
-    if let Some(i) = messages.iter().position(|m| matches!(m.role, Role::User | Role::System)) {
-        let role = if messages[i].role == Role::User { "user" } else { "system" };
-        return Err(Error::new(
-            ErrorCode::CallbackFailed,
-            format!("agent.respond returned a {role} message at messages[{i}]; expected assistant and tool messages"),
-        ));
-    }
-    Ok(messages)
 }
