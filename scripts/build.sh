@@ -35,15 +35,21 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # --all-features emits stringref, which Node 20 refuses. -O3 for speed (see
 # Cargo.toml's release profile for the measurements); the producers and
 # target-features sections go: wasm-bindgen has read them already.
-# -ocimfs=0 -fimfs=10: a function is not inlined into its caller for
-# having one caller, and "flexibly" only when at most 10 bytes (default 20);
+# -ocimfs=0 -fimfs=9: a function is not inlined into its caller for
+# having one caller, and "flexibly" only when at most 9 bytes (default 20);
 # tiny and hot ones still are. Measured against plain -O3, alternating
 # builds of the same code (Node 20, tests/bench/all.mjs, three rounds):
 # record(), parseTrajectoryJsonl, recordToolCall, generation, the index and
 # the background loop at the same speed within the machine's noise, and the
 # module 33 KB gzip smaller with -ocimfs=0 (366.0 vs 399.5 KB), 1.1 KB more
 # with -fimfs=10 (record 7.42 vs 7.56 us, parse 6.63 vs 6.71 us: noise).
-# Not -fimfs=0 (1.9 KB less, but parsing ~5 % slower).
+# Not -fimfs=0 (1.9 KB less, but parsing ~5 % slower). -fimfs=9 rather than
+# 10: 69 B gzip smaller, and measured the same within noise against 10
+# (alternating builds of the same code, Node 20, 2026-11-26): record()
+# 4.71-5.05 vs 4.85-5.15 us, parsing 4.29-4.53 vs 4.24-4.40 us/record,
+# recordToolCall 2.02-2.11 vs 2.05-2.11 us, a plain turn 19 vs 19-20 us, a
+# turn with tools 70.0-74.4 vs 70.3-71.3 us, fromJsonl of the 106 MB
+# stream from bytes 67-69 vs 68 ms.
 # --low-memory-unused: the module's low 1 KB of memory is never data (the
 # stack sits at the bottom and would have to be all but overflowed to
 # reach it), so wasm-opt may fold constant offsets into loads and stores:
@@ -54,7 +60,7 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # BUDGET_GZIP_BYTES).
 names=()
 [ -n "${PROFILE:-}" ] && names=(-g)
-"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=10 --low-memory-unused "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=9 --low-memory-unused "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals --enable-simd \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

@@ -146,6 +146,8 @@ export interface TrajectoryResult {
   stepStates?: StepRuntimeState[];
   /** The rubric judge's last judgement: the one that ended the run, or the one made at its end (`final`). */
   judgement?: Judgement;
+  /** Records the sink refused and that were dropped (`onSinkError: 'drop'`, the default); 0 when none were. Set on every result runTrajectory resolves with. */
+  droppedRecords?: number;
 }
 
 export interface PolicyContext {

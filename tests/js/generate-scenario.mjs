@@ -372,6 +372,24 @@ export const checks = {
     assert(b.end.error.message.includes('network gone'), b.end.error.message);
   },
 
+  async "under onSinkError 'drop', the records a sink refused are said and counted on the result"(at) {
+    const clean = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, sink: new at.MemorySink() });
+    eq(clean.droppedRecords, 0, 'none dropped');
+    const picky = { record(r) { if (r.payload.kind === 'message_appended') throw new Error('too long'); } };
+    const warn = console.warn;
+    const said = [];
+    console.warn = (...a) => said.push(a.join(' '));
+    let r;
+    try {
+      r = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, sink: picky });
+    } finally {
+      console.warn = warn;
+    }
+    eq(r.end.reason, 'goal-reached', 'the run itself goes on');
+    assert(r.droppedRecords > 0 && r.droppedRecords === said.length, `${r.droppedRecords} dropped, ${said.length} said`);
+    assert(said.every((s) => s.includes('record dropped (SINK_FAILED)') && s.includes('too long')), said.join('\n'));
+  },
+
   async 'token usage reaches the budget; unknown options are refused'(at) {
     const pipeline = new at.ObserverPipeline({ observers: [], budget: { maxTokens: 10_000 } });
     const paying = { respond: async () => ({ messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 100, outputTokens: 20 } }) };

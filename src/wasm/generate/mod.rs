@@ -202,6 +202,10 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     // one by one; under a symbol, so no export or JSON of a result has it.
     let made = events.recorder.as_ref().map_or(0.0, TrajectoryRecorder::next_seq);
     Reflect::set(&out, &js_sys::Symbol::for_("agent-trajectories.records"), &made.into()).ok();
+    // Records the sink refused under onSinkError 'drop' (each said when it
+    // was dropped): counted on the result, so a run that lost some does not
+    // read as whole.
+    set(&out, "droppedRecords", &events.recorder.as_ref().map_or(0.0, TrajectoryRecorder::dropped).into());
     Ok(out.into())
 }
 
