@@ -126,10 +126,11 @@ export function aiSdkAdapters(source) {
    * @param {unknown} given
    * @param {string} what
    * @param {string} pass
+   * @param {string} [other] the other way: what to take from agent-trajectories/ai
    */
-  const needAi = (given, what, pass) => {
+  const needAi = (given, what, pass, other = 'import the adapters') => {
     if (typeof given !== 'function' && !source()) {
-      throw fail('INVALID_ARGUMENT', `${what} needs the AI SDK's generateText: pass it (${pass}, with generateText from 'ai'), or import the adapters from 'agent-trajectories/ai'`);
+      throw fail('INVALID_ARGUMENT', `${what} needs the AI SDK's generateText: pass it (${pass}, with generateText from 'ai'), or ${other} from 'agent-trajectories/ai'`);
     }
   };
 
@@ -197,7 +198,8 @@ export function aiSdkAdapters(source) {
   const asModel = (m, what) => {
     if (typeof m === 'function') return /** @type {Model} */ (m);
     if (isAiSdkModel(m)) {
-      needAi(undefined, `${what} (an AI SDK model)`, 'fromAISdkModel(model, { generateText })');
+      // A bare model: importing agent-trajectories/ai does not bind this entry's generateText; wrapping it there does.
+      needAi(undefined, `${what} (an AI SDK model)`, 'fromAISdkModel(model, { generateText })', 'wrap it with fromAISdkModel');
       return fromAISdkModel(/** @type {any} */ (m));
     }
     throw fail('INVALID_ARGUMENT', `${what} must be a function (request) => Promise<string | { text }> or an AI SDK language model`);

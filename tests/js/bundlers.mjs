@@ -110,5 +110,8 @@ export function checkAppResult(assert, r) {
   assert.match(r.configError, NEEDS_AI);
   assert.match(r.modelError, NEEDS_AI);
   assert.match(r.userModelError, NEEDS_AI);
+  // A bare model: importing agent-trajectories/ai would not do, wrapping it there does.
+  assert.match(r.userModelError, /or wrap it with fromAISdkModel from 'agent-trajectories\/ai'$/);
+  assert.match(r.modelError, /or import the adapters from 'agent-trajectories\/ai'$/);
   assert.equal(r.injected, 'no error', 'a generateText config with generateText passed in is accepted');
 }
