@@ -1,4 +1,9 @@
-/** A run for the one-file viewer: record JSONL (or a step JSONL / stepTraces.json) or the records themselves. */
+/**
+ * A run for the one-file viewer: record JSONL (or a step JSONL /
+ * stepTraces.json), the records themselves, or a saved batch's JSON
+ * (`{ name: 'batch.json', text: JSON.stringify(await runTrajectories(...)) }`:
+ * each of its runs, and the batch beside another one).
+ */
 export type ViewerRun =
   | string
   | Uint8Array
