@@ -117,21 +117,29 @@ pub(crate) fn read_options<T: crate::core::read::FromJson>(value: &JsValue, what
 /// A callback's usage object (`{ inputTokens?, outputTokens? }`) as a
 /// value, NaN and ±Infinity kept as `"NaN"` / `"Infinity"` (see
 /// [`options_json`]), so the core refuses them as it refuses -5 or 1.5,
-/// where JSON's null would read as no count. Only a usage whose JSON holds
-/// a null is read that slower way (an agent's usage comes every turn).
+/// where JSON's null would read as no count. Only a usage whose JSON text
+/// holds a null is written again that slower way (an agent's usage comes
+/// every turn).
 pub(crate) fn usage_from_js(value: &JsValue, what: &str) -> Result<serde_json::Value, Error> {
-    let v: serde_json::Value = from_js(value, what, ErrorCode::CallbackFailed)?;
-    if !crate::core::write::json(&v).contains("null") {
-        return Ok(v);
+    let code = ErrorCode::CallbackFailed;
+    let mut text = json_of(value, what).map_err(|e| Error { code, ..e })?;
+    if text.contains("null") {
+        text = options_json(value, what).map_err(|e| Error { code, ..e })?;
     }
-    options_from_js(value, what).map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })
+    parsed(&text, what, code)
 }
 
 /// A JS value read into a Rust type through its JSON text.
 pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
     // A value JSON cannot hold (a BigInt, a cycle) is `code`'s fault as any other bad value is.
     let text = json_of(value, what).map_err(|e| Error { code, ..e })?;
-    serde_json::from_str(&text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(&e))))
+    parsed(&text, what, code)
+}
+
+/// JSON text of a JS value (`what`) read into a Rust type; a value of the
+/// wrong shape is `code`'s fault.
+fn parsed<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(&e))))
 }
 
 /// `obj[key]` where `obj` is an options object the caller passed: a getter
