@@ -4,6 +4,7 @@
 // TrajectoryIndex over its records (a saved batch: its runs' step exports,
 // and the batch itself as `batch`, for the batch comparison).
 import { init, TrajectoryIndex, stepsToJsonl } from './pkg/web.js';
+import { headKind, jsonKind } from './kind.js';
 
 /** Loads the module from the inline base64 copy when the page carries one (one-file build), else next to web.js. */
 export function initWasm() {
@@ -15,36 +16,30 @@ export function initWasm() {
   return init(bytes);
 }
 
-/** A doc from a file's content (bytes or text): record JSONL, step JSONL, stepTraces.json or a saved batch, told apart by content. */
+/** A doc from a file's content (bytes or text): record JSONL, step JSONL, stepTraces.json or a saved batch, told apart by content (kind.js). */
 export function openDoc(name, input, src = null) {
-  const head = (typeof input === 'string' ? input.slice(0, 65536) : new TextDecoder().decode(input.subarray(0, 65536))).trimStart();
-  let first = null;
-  try { first = JSON.parse(head.slice(0, head.indexOf('\n') >>> 0)); } catch { /* not JSON on line 1: the index reports it */ }
-  // A saved batch: one JSON object that starts with its runs (as JSON.stringify writes a runTrajectories result).
-  if (/^\{\s*"runs"\s*:/.test(head)) {
-    let batch = null;
-    try { batch = JSON.parse(typeof input === 'string' ? input : new TextDecoder().decode(input)); } catch { /* JSONL after all */ }
-    if (Array.isArray(batch?.runs)) return batchDoc(name, batch, src);
+  const whole = () => (typeof input === 'string' ? input : new TextDecoder().decode(input));
+  const kind = headKind(typeof input === 'string' ? input.slice(0, 65536) : new TextDecoder().decode(input.subarray(0, 65536)));
+  let value;
+  if (kind === 'json') {
+    try { value = jsonKind(JSON.parse(whole().replace(/^\uFEFF/, ''))); } catch { /* not one JSON value: the index names the bad line */ }
+    if (value?.batch) return batchDoc(name, value.batch, src);
   }
-  const steps = head.startsWith('[') || (first && !first.payload && ('stepIndex' in first || 'userMessage' in first));
-  if (!steps) {
+  if (kind === 'records' || (kind === 'json' && !value)) {
     const index = TrajectoryIndex.fromJsonl(input);
     return { name, src, index, errors: index.errors() };
   }
-  const text = typeof input === 'string' ? input : new TextDecoder().decode(input);
   const errors = [];
-  let list = [];
-  if (head.startsWith('[')) {
-    try { list = JSON.parse(text); } catch (e) { errors.push({ line: 1, message: e.message }); }
-  } else {
-    text.split('\n').forEach((l, k) => {
+  let list = value?.steps ?? [];
+  if (kind === 'steps') {
+    whole().split('\n').forEach((l, k) => {
       if (!l.trim()) return;
       try { list.push(JSON.parse(l)); } catch (e) { errors.push({ line: k + 1, message: e.message }); }
     });
   }
   // Step exports become record JSONL (the core's rule), so that turns,
   // search, filters and the step path work the same on them.
-  const index = TrajectoryIndex.fromJsonl(stepsToJsonl(Array.isArray(list) ? list : []));
+  const index = TrajectoryIndex.fromJsonl(stepsToJsonl(list));
   return { name, src, index, errors: errors.concat(index.errors()), steps: true };
 }
 

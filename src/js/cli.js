@@ -13,6 +13,8 @@ import { writeViewerHtml } from 'agent-trajectories/viewer';
 import { judgeRuns, junitReport, githubReport, markdownReport, textReport } from 'agent-trajectories/report';
 import { fail, ours, why } from './util.js';
 import { nearest } from './nearest.js';
+// The viewer page's rule for what a file holds, so that view refuses no file the page shows.
+import { headKind, jsonKind } from '../../www/kind.js';
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {{ type: 'string' | 'boolean', short?: string, multiple?: boolean, value?: string, about: string }} Option */
@@ -83,7 +85,7 @@ Exit status: 0 nothing regressed, 1 an item regressed or a judge criterion newly
       title: { type: 'string', value: 'TEXT', about: 'the page title' },
       help: /** @type {Option} */ (help),
     },
-    more: `Record JSONL files go in as they are; each run of a saved batch result as its step export.
+    more: `Record JSONL and step exports (toJSONL's lines, as writeArtifacts' conversation.jsonl, or a stepTraces.json) go in as they are; each run of a saved batch result as its step export.
 The page opens from file:// with no server. Exit status: 0 written, 2 bad usage or input.`,
   },
 };
@@ -172,20 +174,45 @@ async function write(node, file, text, append = false) {
 }
 
 /**
- * A saved batch result ({ runs, ... } as JSON), or null for anything else (JSONL).
+ * What a file holds, by the viewer page's own rule (www/kind.js): a saved
+ * batch result ({ runs, ... } or its runs alone), a step export (its
+ * steps), or record JSONL (neither).
  * @param {string} text
- * @returns {{ runs: Record<string, any>[] } | null}
+ * @returns {{ batch: { runs: Record<string, any>[] } } | { steps: unknown[], bad: { line: number, message: string }[] } | null}
+ */
+function kindOf(text) {
+  const kind = headKind(text.slice(0, 65536));
+  if (kind === 'json') {
+    try {
+      const value = jsonKind(JSON.parse(text.replace(/^\uFEFF/, '')));
+      return value && 'steps' in value ? { steps: value.steps, bad: [] } : value;
+    } catch {
+      return null; // Not one JSON value: read as JSONL, which names the bad line.
+    }
+  }
+  if (kind === 'records') return null;
+  /** @type {unknown[]} */
+  const steps = [];
+  /** @type {{ line: number, message: string }[]} */
+  const bad = [];
+  text.split('\n').forEach((l, k) => {
+    if (!l.trim()) return;
+    try {
+      steps.push(JSON.parse(l));
+    } catch (e) {
+      bad.push({ line: k + 1, message: why(e) });
+    }
+  });
+  return { steps, bad };
+}
+
+/**
+ * A saved batch result, or null for anything else.
+ * @param {string} text
  */
 function batchOf(text) {
-  if (!/^\uFEFF?\s*[{[]/.test(text)) return null;
-  try {
-    const v = JSON.parse(text.replace(/^\uFEFF/, ''));
-    // A batch result, or its runs alone (report and compare take both).
-    if (Array.isArray(v) && v.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r) && 'verdict' in r)) return { runs: v };
-    return v !== null && typeof v === 'object' && Array.isArray(v.runs) ? v : null;
-  } catch {
-    return null;
-  }
+  const kind = kindOf(text);
+  return kind && 'batch' in kind ? kind.batch : null;
 }
 
 /** @param {Node} node @param {string} summary */
@@ -283,15 +310,34 @@ async function compare(node, values, [baseline, current]) {
  * @param {string[]} files
  */
 async function view(node, values, files) {
-  // toJSONL is the glue's: the type check maps the package to the JS layer, which does not list it.
-  const { toJSONL } = /** @type {{ toJSONL(result: unknown): string[] }} */ (/** @type {unknown} */ (main));
+  // toJSONL and stepsToJsonl are the glue's: the type check maps the package to the JS layer, which does not list them.
+  const { toJSONL, stepsToJsonl } = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps: unknown[]): string }} */ (/** @type {unknown} */ (main));
   /** @type {{ name: string, text: string }[]} */
   const docs = [];
   let skipped = 0;
   for (const file of files) {
     const bytes = await read(node, file);
     const text = new TextDecoder().decode(bytes);
-    const batch = batchOf(text);
+    const kind = kindOf(text);
+    if (kind && 'steps' in kind) {
+      // A step export goes in as it is: the page reads it into records
+      // (stepsToJsonl) as it reads a file opened there. Read here first,
+      // so that a file with no step in it is refused, not shown empty.
+      const { steps, bad } = kind;
+      const more = bad.length > 1 ? ` (and ${bad.length - 1} more bad line(s))` : '';
+      if (steps.length === 0) {
+        throw fail(bad.length ? 'JSONL_PARSE' : 'INVALID_ARGUMENT', bad.length ? `${file}: line ${bad[0].line}: ${bad[0].message}${more}` : `${file} holds no steps`);
+      }
+      try {
+        stepsToJsonl(steps);
+      } catch (e) {
+        throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: not a step export: ${why(e)}`, e);
+      }
+      if (bad.length) proc.stderr.write(`${NAME} view: warning JSONL_PARSE: ${file}: line ${bad[0].line}: ${bad[0].message}${more}; the page lists them\n`);
+      docs.push({ name: node.path.basename(file), text });
+      continue;
+    }
+    const batch = kind && 'batch' in kind ? kind.batch : null;
     if (!batch) {
       // Records, read as the viewer will. A file with no run is refused
       // here, not shown empty; one with runs and bad lines is shown (the

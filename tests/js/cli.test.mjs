@@ -294,6 +294,33 @@ test('view writes the one-file viewer with every run of record JSONL and of a sa
   ix.free();
 });
 
+test('view takes the step exports the page opens: toJSONL lines (writeArtifacts\' conversation.jsonl) and a saved stepTraces.json', () => {
+  const { result } = JSON.parse(readFileSync(join(dir, 'fail.json'), 'utf8')).runs[0];
+  save('conversation.jsonl', `${at.toJSONL(result).join('\n')}\n`);
+  save('stepTraces.json', JSON.stringify(result.steps, null, 2));
+  const r = cli(['view', 'conversation.jsonl', 'stepTraces.json', '-o', 'out/steps.html']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'wrote out/steps.html with 2 run file(s)\n');
+  const data = JSON.parse(file('out/steps.html').match(/<script type="application\/json" id="at-runs">(.*?)<\/script>/s)[1]);
+  assert.deepEqual(data.map((d) => d.name), ['conversation.jsonl', 'stepTraces.json']);
+  assert.equal(data[0].text, file('conversation.jsonl'), 'as it is: the page reads it');
+  // What the page makes of each: the run's records, through the core's stepsToJsonl.
+  for (const steps of [data[0].text.trim().split('\n').map((l) => JSON.parse(l)), JSON.parse(data[1].text)]) {
+    const ix = at.TrajectoryIndex.fromJsonl(at.stepsToJsonl(steps));
+    assert.equal(ix.runs()[0].outcome.reason, 'goal-reached');
+    ix.free();
+  }
+  // A step line that is not JSON is said on stderr and listed by the page; a file with no step is refused.
+  save('steps-bad.jsonl', `${file('conversation.jsonl')}{"stepIndex":\n`);
+  const bad = cli(['view', 'steps-bad.jsonl', '-o', 'out/steps-bad.html']);
+  assert.equal(bad.code, 0, bad.err);
+  assert.match(bad.err, /^agent-trajectories view: warning JSONL_PARSE: steps-bad\.jsonl: line \d+: .+; the page lists them\n$/);
+  save('steps-none.jsonl', '{"stepIndex":\n');
+  const none = cli(['view', 'steps-none.jsonl', '-o', 'out/none.html']);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /^agent-trajectories view: error JSONL_PARSE: steps-none\.jsonl: line 1: /);
+});
+
 test('--help: the commands, and each command\'s options', () => {
   const top = cli(['--help']);
   assert.equal(top.code, 0);

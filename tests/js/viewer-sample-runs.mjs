@@ -215,6 +215,11 @@ export const testSampleRuns = () => test('the run viewer: open, read, find, navi
         await page.waitForSelector('#summary:has-text("steps.jsonl · dropped")');
         assert.equal(await page.locator('#turns .row[data-turn]').count(), stepLines.length, 'a card per step line');
         assert.match(await page.locator('#outcome').textContent(), /completed · goal-reached/);
+        // The same run's result.steps saved as one pretty-printed JSON array (stepTraces.json), by the picker.
+        await page.setInputFiles('#file', [{ name: 'stepTraces.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(result.steps, null, 2)) }]);
+        await page.waitForSelector('#summary:has-text("stepTraces.json")');
+        assert.equal(await page.locator('#turns .row[data-turn]').count(), stepLines.length, 'a card per step trace');
+        assert.match(await page.locator('#outcome').textContent(), /completed · goal-reached/);
         assert.equal(await page.locator('.run-btn').count() >= 3, true, 'several files stay open');
         await page.screenshot({ path: join(shots, 'files.png') });
 

@@ -1,0 +1,48 @@
+// What a file of runs holds, told apart by its content: the one rule the
+// viewer page (load.js) and the `agent-trajectories view` command share,
+// so that the command refuses no file the page shows.
+//
+// - Record JSONL: a record per line (its first line has a `payload`).
+// - A step export: `toJSONL`'s lines (`conversation.jsonl` of
+//   writeArtifacts: a `stepIndex`, no `payload`), or `result.steps` saved
+//   as one JSON array (stepTraces.json).
+// - A saved batch: a runTrajectories result as one JSON value (`{ runs }`),
+//   or its runs alone (an array of runs, each with its `verdict`).
+
+/**
+ * A file's kind from its first bytes (its head: 64 KB is plenty). 'json'
+ * means one JSON value over the whole file: read it with `jsonKind`. A
+ * record file is never parsed whole here (it may be 100 MB).
+ * @param {string} head
+ * @returns {'records' | 'steps' | 'json'}
+ */
+export function headKind(head) {
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  /** @type {unknown} */
+  let first;
+  try {
+    first = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0));
+  } catch {
+    // Not one value on line 1: a value written over many lines, or not JSON (the index says which line).
+    return /^[[{]/.test(text) ? 'json' : 'records';
+  }
+  if (Array.isArray(first)) return 'json';
+  if (first === null || typeof first !== 'object' || 'payload' in first) return 'records';
+  if ('stepIndex' in first || 'userMessage' in first) return 'steps';
+  return Array.isArray(/** @type {{ runs?: unknown }} */ (first).runs) ? 'json' : 'records';
+}
+
+/**
+ * What a file that is one JSON value holds: a batch (`{ runs }`, or its
+ * runs alone), step traces (an array of them), or null for anything else.
+ * @param {unknown} value
+ * @returns {{ batch: { runs: any[] } } | { steps: any[] } | null}
+ */
+export function jsonKind(value) {
+  if (Array.isArray(value)) {
+    const isRun = (/** @type {unknown} */ r) => r !== null && typeof r === 'object' && !Array.isArray(r) && 'verdict' in r;
+    return value.every(isRun) ? { batch: { runs: value } } : { steps: value };
+  }
+  const runs = value !== null && typeof value === 'object' ? /** @type {{ runs?: unknown }} */ (value).runs : undefined;
+  return Array.isArray(runs) ? { batch: /** @type {{ runs: any[] }} */ (value) } : null;
+}
