@@ -1,5 +1,6 @@
 // The `agent-trajectories` command (Node only; the package's cli.mjs):
-// report, compare and view over record JSONL and saved batch results. It
+// report, compare and view over record JSONL, step exports and saved batch
+// results. It
 // decides nothing itself: runs are judged by agent-trajectories/report
 // (checkRun, in the core), batches compared by compareBatches, and the
 // viewer written by agent-trajectories/viewer, each imported by the
@@ -15,6 +16,9 @@ import { fail, ours, why } from './util.js';
 import { nearest } from './nearest.js';
 // The viewer page's rule for what a file holds, so that view refuses no file the page shows.
 import { headKind, jsonKind } from '../../www/kind.js';
+
+// toJSONL and stepsToJsonl are the glue's: the type check maps the package to the JS layer, which does not list them.
+const glue = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps: unknown[]): string }} */ (/** @type {unknown} */ (main));
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
 /** @typedef {{ type: 'string' | 'boolean', short?: string, multiple?: boolean, value?: string, about: string }} Option */
@@ -43,7 +47,7 @@ const help = { type: 'boolean', short: 'h', about: 'show this help' };
 /** @type {Record<string, Command>} */
 const COMMANDS = {
   report: {
-    summary: 'judge runs (record JSONL or saved batch results) and report them for CI',
+    summary: 'judge runs (record JSONL, step exports or saved batch results) and report them for CI',
     args: '<files…>',
     min: 1,
     max: Infinity,
@@ -207,6 +211,28 @@ function kindOf(text) {
 }
 
 /**
+ * What report and compare read of a file: a step export becomes the records
+ * it stands for (the core's stepsToJsonl, as the page reads it); anything
+ * else is read as it is. A step line that is not JSON fails, naming it.
+ * @param {string} file
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array | string}
+ */
+function recordsOf(file, bytes) {
+  // Record JSONL, the usual input, is told apart from its first 64 KB and never decoded here.
+  if (headKind(new TextDecoder().decode(bytes.subarray(0, 65536))) === 'records') return bytes;
+  const kind = kindOf(new TextDecoder().decode(bytes));
+  if (!kind || !('steps' in kind)) return bytes;
+  const [bad] = kind.bad;
+  if (bad) throw Object.assign(fail('JSONL_PARSE', `${file}: line ${bad.line}: ${bad.message}`), { line: bad.line });
+  try {
+    return glue.stepsToJsonl(kind.steps);
+  } catch (e) {
+    throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: not a step export: ${why(e)}`, e);
+  }
+}
+
+/**
  * A saved batch result, or null for anything else.
  * @param {string} text
  */
@@ -231,10 +257,10 @@ async function report(node, values, files) {
   /** @type {JudgedRun[]} */
   const runs = [];
   for (const file of files) {
-    const bytes = await read(node, file);
+    const input = recordsOf(file, await read(node, file));
     let judged;
     try {
-      judged = judgeRuns(bytes, { source: file, failOn: values['fail-on'] ?? [] });
+      judged = judgeRuns(input, { source: file, failOn: values['fail-on'] ?? [] });
     } catch (e) {
       // A bad --fail-on word is named as the flag it was given by.
       if (!ours(e) || !e.message.startsWith('judgeRuns: options.failOn')) throw e;
@@ -263,7 +289,7 @@ async function side(node, file) {
   const bytes = await read(node, file);
   const batch = batchOf(new TextDecoder().decode(bytes));
   if (batch) return batch;
-  const runs = judgeRuns(bytes, { source: file });
+  const runs = judgeRuns(recordsOf(file, bytes), { source: file });
   if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs`);
   return { runs: runs.map((r) => ({ id: r.id, item: r.item, verdict: r.verdict, turns: r.turns ?? 0, tokens: r.tokens ?? 0, judgements: r.judgements })) };
 }
@@ -310,8 +336,7 @@ async function compare(node, values, [baseline, current]) {
  * @param {string[]} files
  */
 async function view(node, values, files) {
-  // toJSONL and stepsToJsonl are the glue's: the type check maps the package to the JS layer, which does not list them.
-  const { toJSONL, stepsToJsonl } = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps: unknown[]): string }} */ (/** @type {unknown} */ (main));
+  const { toJSONL, stepsToJsonl } = glue;
   /** @type {{ name: string, text: string }[]} */
   const docs = [];
   let skipped = 0;

@@ -310,6 +310,11 @@ test('view takes the step exports the page opens: toJSONL lines (writeArtifacts\
     assert.equal(ix.runs()[0].outcome.reason, 'goal-reached');
     ix.free();
   }
+  // report and compare read a step export as the records it stands for.
+  const judged = cli(['report', 'conversation.jsonl']);
+  assert.equal(judged.code, 0, judged.err);
+  assert.equal(judged.out, '✓ fine#1  verdict pass, reason goal-reached, 3 turns, 0 tokens\n1 of 1 run passed\n');
+  assert.equal(cli(['compare', 'conversation.jsonl', 'conversation.jsonl']).code, 0, 'the same run on both sides');
   // A step line that is not JSON is said on stderr and listed by the page; a file with no step is refused.
   save('steps-bad.jsonl', `${file('conversation.jsonl')}{"stepIndex":\n`);
   const bad = cli(['view', 'steps-bad.jsonl', '-o', 'out/steps-bad.html']);
@@ -319,6 +324,9 @@ test('view takes the step exports the page opens: toJSONL lines (writeArtifacts\
   const none = cli(['view', 'steps-none.jsonl', '-o', 'out/none.html']);
   assert.equal(none.code, 2);
   assert.match(none.err, /^agent-trajectories view: error JSONL_PARSE: steps-none\.jsonl: line 1: /);
+  const badReport = cli(['report', 'steps-bad.jsonl']);
+  assert.equal(badReport.code, 2);
+  assert.match(badReport.err, /^agent-trajectories report: error JSONL_PARSE: steps-bad\.jsonl: line \d+: /);
 });
 
 test('--help: the commands, and each command\'s options', () => {
