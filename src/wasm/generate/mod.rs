@@ -183,12 +183,13 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     let result = run(&def, &env, fork.as_ref()).await;
     let out = Object::new();
     set(&out, "conversationId", &result.conversation_id.as_str().into());
-    set(&out, "steps", &mirror.traces);
+    let traces = mirror.traces();
+    set(&out, "steps", traces);
     let end = value_to_js(&result.end)?;
     // The failing callback's own error, as `end.error.cause` (on the last
     // trace's end too): not enumerable, so exports and JSON leave it out.
     if let Some(thrown) = result.end.as_ref().and_then(|e| e.error.as_ref()).and_then(|e| e.cause.as_ref()) {
-        let last = mirror.traces.get(mirror.traces.length().wrapping_sub(1));
+        let last = traces.get(traces.length().wrapping_sub(1));
         for holder in [end.clone(), property(&last, "end")] {
             attach_cause(&property(&holder, "error"), Some(thrown));
         }
