@@ -15,17 +15,37 @@ use crate::message::{Content, ModelMessage, Part, Role};
 const QUOTE_LIMIT: usize = 600;
 
 fn clip(s: &str) -> String {
+    let mut out = String::new();
+    push_clipped(&mut out, s);
+    out
+}
+
+/// `s` appended, cut at [`QUOTE_LIMIT`] characters (then ending in `…`).
+fn push_clipped(out: &mut String, s: &str) {
     match s.char_indices().nth(QUOTE_LIMIT) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.to_owned(),
+        Some((cut, _)) => put(out, &[&s[..cut], "…"]),
+        None => out.push_str(s),
     }
 }
 
-fn tool_output(output: &Value) -> String {
+/// Appends each piece. Prompts are built so rather than with `format!`,
+/// which made a string per line through the formatting machinery: a tenth
+/// of a plain generated turn's time went to it (measured).
+fn put(out: &mut String, pieces: &[&str]) {
+    for p in pieces {
+        out.push_str(p);
+    }
+}
+
+fn push_tool_output(out: &mut String, output: &Value) {
     let value = output.get("value").unwrap_or(output);
-    let text = value.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(value));
-    let failed = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
-    format!("{}{}", if failed { "ERROR " } else { "" }, clip(&text))
+    if output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error")) {
+        out.push_str("ERROR ");
+    }
+    match value.as_str() {
+        Some(text) => push_clipped(out, text),
+        None => push_clipped(out, &crate::write::json(value)),
+    }
 }
 
 fn write_message(out: &mut String, m: &ModelMessage) {
@@ -36,15 +56,21 @@ fn write_message(out: &mut String, m: &ModelMessage) {
         Role::Tool => "Tool",
     };
     match &m.content {
-        Content::Text(t) => out.push_str(&format!("{who}: {t}\n")),
+        Content::Text(t) => put(out, &[who, ": ", t, "\n"]),
         Content::Parts(parts) => {
             for p in parts {
                 match p {
-                    Part::Text { text } => out.push_str(&format!("{who}: {text}\n")),
+                    Part::Text { text } => put(out, &[who, ": ", text, "\n"]),
                     Part::ToolCall { tool_name, input, .. } => {
-                        out.push_str(&format!("{who} called tool {tool_name} with {}\n", clip(&crate::write::json(input))))
+                        put(out, &[who, " called tool ", tool_name, " with "]);
+                        push_clipped(out, &crate::write::json(input));
+                        out.push('\n');
                     }
-                    Part::ToolResult { tool_name, output, .. } => out.push_str(&format!("Tool {tool_name} returned: {}\n", tool_output(output))),
+                    Part::ToolResult { tool_name, output, .. } => {
+                        put(out, &["Tool ", tool_name, " returned: "]);
+                        push_tool_output(out, output);
+                        out.push('\n');
+                    }
                     Part::Reasoning { .. } | Part::Other(_) => {}
                 }
             }
@@ -64,12 +90,15 @@ pub fn transcript(traces: &[StepTrace], n: usize) -> String {
     out
 }
 
-fn bullets(title: &str, items: &[String]) -> String {
+/// `title:` and a line `- item` per item, or nothing when there are none.
+fn push_bullets(out: &mut String, title: &str, items: &[String]) {
     if items.is_empty() {
-        return String::new();
+        return;
     }
-    let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
-    format!("{title}:\n{}\n", lines.join("\n"))
+    put(out, &[title, ":\n"]);
+    for i in items {
+        put(out, &["- ", i, "\n"]);
+    }
 }
 
 /// The request for the simulated user's next message.
@@ -78,15 +107,15 @@ pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, trace
     let mut system =
         String::from("You are role-playing the USER in a conversation with an AI assistant. Stay in character and never act as the assistant.\n");
     match &p.name {
-        Some(name) => system.push_str(&format!("Persona: {name}. {}\n", p.description)),
-        None => system.push_str(&format!("Persona: {}\n", p.description)),
+        Some(name) => put(&mut system, &["Persona: ", name, ". ", &p.description, "\n"]),
+        None => put(&mut system, &["Persona: ", &p.description, "\n"]),
     }
-    system.push_str(&bullets("Guardrails", &p.guardrails));
-    system.push_str(&format!("Your overall goal: {}\n", t.goal));
+    push_bullets(&mut system, "Guardrails", &p.guardrails);
+    put(&mut system, &["Your overall goal: ", &t.goal, "\n"]);
     match step {
         Some(s) => {
-            system.push_str(&format!("What to do in this message: {}\n", s.instruction));
-            system.push_str(&bullets("Hints", &s.hints));
+            put(&mut system, &["What to do in this message: ", &s.instruction, "\n"]);
+            push_bullets(&mut system, "Hints", &s.hints);
         }
         None => system.push_str("No specific step this turn: continue naturally toward the goal.\n"),
     }
@@ -95,7 +124,9 @@ pub fn user_message_request(t: &Trajectory, step: Option<&StepDefinition>, trace
     let mut prompt = if context.is_empty() {
         "The conversation has not started. Write the user's first message.".to_owned()
     } else {
-        format!("The conversation so far (most recent last):\n{context}\nWrite the user's next message.")
+        let mut prompt = String::with_capacity(context.len() + 90);
+        put(&mut prompt, &["The conversation so far (most recent last):\n", &context, "\nWrite the user's next message."]);
+        prompt
     };
     if let Some(issue) = reminder {
         prompt.push('\n');
@@ -115,14 +146,14 @@ pub fn rank_request(t: &Trajectory, eligible: &[&StepDefinition], traces: &[Step
     let system = "You decide which step of a scripted conversation a simulated user should take next. \
 Score every listed step from 0 to 1 for how well it fits as the user's next move. \
 Answer with JSON only, no prose: {\"candidates\":[{\"stepId\":\"<id>\",\"score\":<0..1>,\"reasons\":[\"<short reason>\"]}]}";
-    let steps: Vec<String> = eligible.iter().map(|s| format!("- {}: {}", s.id, s.instruction)).collect();
+    let mut prompt = String::new();
+    put(&mut prompt, &["Goal: ", &t.goal, "\nEligible steps:\n"]);
+    for (i, s) in eligible.iter().enumerate() {
+        put(&mut prompt, &[if i == 0 { "- " } else { "\n- " }, &s.id, ": ", &s.instruction]);
+    }
+    prompt.push_str("\nRecent conversation:\n");
     let context = transcript(traces, t.ranker.context_steps as usize);
-    let prompt = format!(
-        "Goal: {}\nEligible steps:\n{}\nRecent conversation:\n{}",
-        t.goal,
-        steps.join("\n"),
-        if context.is_empty() { "(none)\n".to_owned() } else { context }
-    );
+    prompt.push_str(if context.is_empty() { "(none)\n" } else { &context });
     ModelRequest {
         purpose: Purpose::RankSteps,
         system: Some(system.to_owned()),
@@ -221,6 +252,46 @@ mod tests {
             timeout_ms: None,
             is_satisfied: None,
         }
+    }
+
+    #[test]
+    fn messages_and_bullets_as_a_prompt_quotes_them() {
+        use serde_json::json;
+        let messages = [
+            json!({ "role": "user", "content": "hi" }),
+            json!({ "role": "assistant", "content": [{ "type": "text", "text": "ok" }, { "type": "tool-call", "toolCallId": "c", "toolName": "search", "input": { "q": "x" } }] }),
+            json!({ "role": "tool", "content": [
+                { "type": "tool-result", "toolCallId": "c", "toolName": "search", "output": { "type": "error-text", "value": "boom" } },
+                { "type": "tool-result", "toolCallId": "d", "toolName": "search", "output": { "type": "json", "value": { "hits": 3 } } },
+            ] }),
+        ];
+        let mut out = String::new();
+        for m in &messages {
+            write_message(&mut out, &ModelMessage::from_value(m).unwrap());
+        }
+        assert_eq!(
+            out,
+            "User: hi\nAssistant: ok\nAssistant called tool search with {\"q\":\"x\"}\nTool search returned: ERROR boom\nTool search returned: {\"hits\":3}\n"
+        );
+        // Quotes are cut at QUOTE_LIMIT characters, not bytes.
+        assert_eq!(clip(&"é".repeat(QUOTE_LIMIT + 1)), format!("{}…", "é".repeat(QUOTE_LIMIT)));
+        assert_eq!(clip(&"é".repeat(QUOTE_LIMIT)), "é".repeat(QUOTE_LIMIT));
+        let mut bullets = String::new();
+        push_bullets(&mut bullets, "Hints", &["a".into(), "b".into()]);
+        push_bullets(&mut bullets, "Guardrails", &[]);
+        assert_eq!(bullets, "Hints:\n- a\n- b\n");
+    }
+
+    #[test]
+    fn the_ranker_is_shown_the_goal_the_steps_and_the_recent_turns() {
+        let t = Trajectory::from_value(&serde_json::json!({ "goal": "a table", "persona": { "description": "a diner" } })).unwrap();
+        let (a, b) = (step("a"), step("b"));
+        let text = |eligible: &[&StepDefinition]| match &rank_request(&t, eligible, &[]).messages[0].content {
+            Content::Text(text) => text.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text(&[&a, &b]), "Goal: a table\nEligible steps:\n- a: do a\n- b: do b\nRecent conversation:\n(none)\n");
+        assert_eq!(text(&[]), "Goal: a table\nEligible steps:\n\nRecent conversation:\n(none)\n");
     }
 
     #[test]
