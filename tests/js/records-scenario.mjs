@@ -10,6 +10,30 @@ const line = (seq, payload, run = 'r') => JSON.stringify({ schema_version: 1, se
 const note = { kind: 'custom', name: 'note', data: {} };
 
 export const recordChecks = {
+  'a record\'s strings are written as JSON.stringify writes them: every escape, at every place in 16-byte runs, and non-ASCII'(at) {
+    // Seeded: each string mixes characters that need escaping with plain
+    // runs shorter and longer than the 16 bytes the module scans at a time.
+    let seed = 20261126;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const parts = ['a', ' ', '"', '\\', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001f', '\u007f', 'é', '€', '😀', 'x'.repeat(15), 'y'.repeat(16), 'z'.repeat(17)];
+    const lines = [];
+    const sink = new at.JsonlSink((l) => { lines.push(l); });
+    const recorder = new at.TrajectoryRecorder(sink, { clock: () => 0, runId: 'r' });
+    const texts = [];
+    for (let k = 0; k < 300; k++) {
+      let text = '';
+      for (let n = Math.floor(next() * 40); n > 0; n--) text += parts[Math.floor(next() * parts.length)];
+      texts.push(text);
+      recorder.record({ kind: 'custom', name: text, data: { [text]: [text] } });
+    }
+    recorder.free();
+    sink.free();
+    texts.forEach((text, k) => {
+      const want = `"payload":{"kind":"custom","name":${JSON.stringify(text)},"data":${JSON.stringify({ [text]: [text] })}}`;
+      assert(lines[k].includes(want), `record ${k}: ${JSON.stringify(text)} written as ${lines[k]}`);
+    });
+  },
+
   'the parser and the index report the same seq faults, on the same lines, in the same words'(at) {
     const text = [
       ...[0, 1, 2, 1, 3].map((s) => line(s, note, 'r')),
