@@ -10,6 +10,7 @@ export interface ModelRequest {
   purpose: 'user-message' | 'rank-steps' | 'decide' | 'reflect' | 'summarize' | 'judge';
   system?: string;
   messages: ModelMessage[];
+  /** The tools the model may call. One array, the same in every request of a run that offers the same tools: read it, do not change it. */
   tools?: { name: string; description: string; inputSchema: JsonValue }[];
   responseFormat?: 'text' | 'json';
 }

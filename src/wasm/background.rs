@@ -122,7 +122,7 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         .dyn_into::<Function>()
         .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
     let signals = CallSignals::of(&host);
-    let model = JsModel(model, "model", signals.clone());
+    let model = JsModel::new(model, "model", signals.clone());
     let function = |key: &'static str| {
         property(&host, key).dyn_into::<Function>().map_err(|_| to_js(Error::new(ErrorCode::Internal, format!("runner host without {key}"))))
     };

@@ -85,7 +85,7 @@ pub async fn judge_run(run: JsValue, opts: JsValue, host: JsValue) -> JsResult<J
         crate::wasm::error::to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model")))
     })?;
     let facts = read_run(&value(&run, "judge: run").js()?, o.run_id.as_deref(), "judge: run").js()?;
-    let model = JsModel(model, "judge.model", CallSignals::of(&host));
+    let model = JsModel::new(model, "judge.model", CallSignals::of(&host));
     let timer = JsTimer::of(&host);
     let j = ask::judge_run(&facts, &o.criteria, &model, Some(&timer), o.timeout_ms.map(|ms| (ms, "timeoutMs")))
         .await

@@ -162,11 +162,11 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
         let f = property(&judge_js, "model")
             .dyn_into::<Function>()
             .map_err(|_| to_js(Error::invalid_argument(format!("{place}.model must be a Model function or an AI SDK language model"))))?;
-        Some((JsModel(f, "judge.model", signals.clone()), settings))
+        Some((JsModel::new(f, "judge.model", signals.clone()), settings))
     };
     let rubric =
         judge.as_ref().map(|(model, settings)| Rubric { model, settings: settings.clone(), timer: Some(&timer), deadline_ms: call_timeout_ms });
-    let model = JsModel(user_model, "userModel", signals);
+    let model = JsModel::new(user_model, "userModel", signals);
     let env = Env {
         clock: &clock,
         user_model: &model,
