@@ -103,9 +103,10 @@ impl Plan {
     /// The plan as the prompt shows it: `1. [done] title` and its notes.
     pub fn render(&self, out: &mut String) {
         for (i, s) in self.steps.iter().enumerate() {
-            out.push_str(&format!("{}. [{}] {}\n", i + 1, s.status.as_str(), s.title));
+            crate::write::put_int(out, i as u64 + 1);
+            crate::write::put(out, &[". [", s.status.as_str(), "] ", &s.title, "\n"]);
             for n in &s.notes {
-                out.push_str(&format!("   - {n}\n"));
+                crate::write::put(out, &["   - ", n, "\n"]);
             }
         }
     }

@@ -12,6 +12,7 @@ use super::config::{Config, Objective};
 use super::state::State;
 use crate::host::{ModelRequest, Purpose, ResponseFormat, ToolSpec};
 use crate::message::{ModelMessage, Role};
+use crate::write::{put, put_int};
 
 /// Longest tool input or result quoted in a prompt, in characters.
 const QUOTE: usize = 1500;
@@ -19,14 +20,35 @@ const QUOTE: usize = 1500;
 const LISTED_FILES: usize = 100;
 
 pub fn clip(s: &str, n: usize) -> String {
+    let mut out = String::new();
+    push_clipped(&mut out, s, n);
+    out
+}
+
+/// `s` appended, cut at `n` characters (then saying how many more there were).
+fn push_clipped(out: &mut String, s: &str, n: usize) {
     match s.char_indices().nth(n) {
-        Some((cut, _)) => format!("{}... ({} more characters)", &s[..cut], s[cut..].chars().count()),
-        None => s.to_owned(),
+        Some((cut, _)) => {
+            put(out, &[&s[..cut], "... ("]);
+            put_int(out, s[cut..].chars().count() as u64);
+            out.push_str(" more characters)");
+        }
+        None => out.push_str(s),
     }
 }
 
 fn quote(v: &Value) -> String {
-    clip(&v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v)), QUOTE)
+    let mut out = String::new();
+    push_quoted(&mut out, v);
+    out
+}
+
+/// A tool's input or result: a string as it is, anything else as JSON; clipped.
+fn push_quoted(out: &mut String, v: &Value) {
+    match v.as_str() {
+        Some(s) => push_clipped(out, s, QUOTE),
+        None => push_clipped(out, &crate::write::json(v), QUOTE),
+    }
 }
 
 const RULES: &str = "You work alone on one objective, in a loop of iterations. Each iteration you see the scratchpad below and answer with tool calls.
@@ -39,50 +61,51 @@ Rules:
 
 /// The scratchpad: the snapshot of the run as the model sees it.
 fn scratchpad(o: &Objective, cfg: &Config, s: &State, assessment: Option<&str>) -> String {
-    let mut out = format!("Objective: {}\n", o.objective);
-    let _ = writeln!(
-        out,
-        "Iteration {} of {}. Consecutive failures: {} of {}.",
-        s.iteration + 1,
-        cfg.max_iterations,
-        s.consecutive_failures,
-        cfg.max_failures
-    );
-    out.push_str("\nPlan:\n");
+    let mut out = String::with_capacity(4096);
+    put(&mut out, &["Objective: ", &o.objective, "\nIteration "]);
+    put_int(&mut out, s.iteration + 1);
+    out.push_str(" of ");
+    put_int(&mut out, cfg.max_iterations);
+    out.push_str(". Consecutive failures: ");
+    put_int(&mut out, s.consecutive_failures);
+    out.push_str(" of ");
+    put_int(&mut out, cfg.max_failures);
+    out.push_str(".\n\nPlan:\n");
     match &s.plan {
         Some(p) => p.render(&mut out),
         None => out.push_str("(none yet: create one with plan_create before acting)\n"),
     }
     let files: Vec<&str> = s.vfs.files().map(|(p, _)| p).collect();
-    let _ = writeln!(out, "\nFiles ({}):", files.len());
+    out.push_str("\nFiles (");
+    put_int(&mut out, files.len() as u64);
+    out.push_str("):\n");
     for p in files.iter().take(LISTED_FILES) {
-        let _ = writeln!(out, "- {p}");
+        put(&mut out, &["- ", p, "\n"]);
     }
     if files.len() > LISTED_FILES {
-        let _ = writeln!(out, "... and {} more (use ls or glob)", files.len() - LISTED_FILES);
+        out.push_str("... and ");
+        put_int(&mut out, (files.len() - LISTED_FILES) as u64);
+        out.push_str(" more (use ls or glob)\n");
     }
     if !s.invocations.is_empty() {
         out.push_str("\nLast tool calls (oldest first):\n");
         for i in &s.invocations {
-            let outcome = if i.ok { "ok" } else { "ERROR" };
-            let _ = writeln!(
-                out,
-                "- iteration {}: {} {} -> {outcome}: {}",
-                i.iteration + 1,
-                i.tool_name,
-                clip(&crate::write::json(&i.input), QUOTE),
-                quote(&i.result)
-            );
+            out.push_str("- iteration ");
+            put_int(&mut out, i.iteration + 1);
+            put(&mut out, &[": ", &i.tool_name, " "]);
+            push_clipped(&mut out, &crate::write::json(&i.input), QUOTE);
+            out.push_str(if i.ok { " -> ok: " } else { " -> ERROR: " });
+            push_quoted(&mut out, &i.result);
+            out.push('\n');
         }
     }
-    if let Some(r) = &s.pending_reflection {
-        let _ = writeln!(out, "\nReflection: {r}");
-    }
-    if let Some(n) = &s.nudge {
-        let _ = writeln!(out, "\nNote: {n}");
+    for (title, text) in [("\nReflection: ", &s.pending_reflection), ("\nNote: ", &s.nudge)] {
+        if let Some(text) = text {
+            put(&mut out, &[title, text, "\n"]);
+        }
     }
     if let Some(a) = assessment {
-        let _ = writeln!(out, "\nObservers: {a}");
+        put(&mut out, &["\nObservers: ", a, "\n"]);
     }
     out
 }
@@ -244,6 +267,46 @@ pub fn text_signal(text: &str) -> Option<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scratchpad_shows_the_run_as_the_model_sees_it() {
+        use super::super::plan::{Plan, StepStatus};
+        use super::super::state::Invocation;
+        use serde_json::json;
+        let files: serde_json::Map<String, Value> = (0..102).map(|i| (format!("f{i}.rs"), json!("x"))).collect();
+        let o = Objective::from_value(&json!({ "objective": "Tidy up", "hostMounts": [{ "path": "repo", "files": files }] }), None).unwrap();
+        let cfg = Config::default();
+        let mut s = State::new(&o, cfg.vfs.clone()).unwrap();
+        assert_eq!(scratchpad(&o, &cfg, &s, None).lines().take(5).collect::<Vec<_>>().join("\n"), format!("Objective: Tidy up\nIteration 1 of {}. Consecutive failures: 0 of {}.\n\nPlan:\n(none yet: create one with plan_create before acting)", cfg.max_iterations, cfg.max_failures));
+        let mut plan = Plan::new(&["map".into(), "fix".into()]).unwrap();
+        plan.update(1, Some(StepStatus::Done), Some("two files")).unwrap();
+        s.plan = Some(plan);
+        s.iteration = 6;
+        s.consecutive_failures = 2;
+        for (k, (tool, ok, result)) in
+            [("read_file", true, json!("fn main() {}\n")), ("grep", false, json!({ "error": "no match" }))].into_iter().enumerate()
+        {
+            s.invocations.push_back(Invocation {
+                iteration: 4 + k as u64,
+                tool_call_id: format!("c{k}"),
+                tool_name: tool.into(),
+                input: json!({ "path": "x".repeat(1501) }),
+                ok,
+                result,
+            });
+        }
+        s.pending_reflection = Some("look elsewhere".into());
+        s.nudge = Some("answer with tool calls".into());
+        let text = scratchpad(&o, &cfg, &s, Some("Stall [info]"));
+        let long = format!("{{\"path\":\"{}... (12 more characters)", "x".repeat(1491));
+        let expected = format!(
+            "Objective: Tidy up\nIteration 7 of {}. Consecutive failures: 2 of {}.\n\nPlan:\n1. [done] map\n   - two files\n2. [pending] fix\n\nFiles (102):\n{}... and 2 more (use ls or glob)\n\nLast tool calls (oldest first):\n- iteration 5: read_file {long} -> ok: fn main() {{}}\n\n- iteration 6: grep {long} -> ERROR: {{\"error\":\"no match\"}}\n\nReflection: look elsewhere\n\nNote: answer with tool calls\n\nObservers: Stall [info]\n",
+            cfg.max_iterations,
+            cfg.max_failures,
+            s.vfs.files().take(100).map(|(p, _)| format!("- {p}\n")).collect::<String>(),
+        );
+        assert_eq!(text, expected);
+    }
 
     #[test]
     fn signals_and_verdicts() {

@@ -10,6 +10,7 @@ use super::simulator::Issue;
 use super::trace::{Candidate, StepTrace};
 use crate::host::{ModelRequest, Purpose, ResponseFormat};
 use crate::message::{Content, ModelMessage, Part, Role};
+use crate::write::put;
 
 /// Longest tool input or output quoted in a transcript, in characters.
 const QUOTE_LIMIT: usize = 600;
@@ -25,15 +26,6 @@ fn push_clipped(out: &mut String, s: &str) {
     match s.char_indices().nth(QUOTE_LIMIT) {
         Some((cut, _)) => put(out, &[&s[..cut], "…"]),
         None => out.push_str(s),
-    }
-}
-
-/// Appends each piece. Prompts are built so rather than with `format!`,
-/// which made a string per line through the formatting machinery: a tenth
-/// of a plain generated turn's time went to it (measured).
-fn put(out: &mut String, pieces: &[&str]) {
-    for p in pieces {
-        out.push_str(p);
     }
 }
 
