@@ -214,33 +214,63 @@ export function macrotask() {
   });
 }
 
+/** The `abortSignal` getter every CallOptions shares (set in its static block). @type {PropertyDescriptor} */
+let signalGetter;
+
 /**
- * The options of one callback call (`{ abortSignal }`) and the way to abort
- * it, for the core's runs (their host object's `callSignal`). The
- * AbortController is made only when the callee reads `abortSignal`: making
- * one costs more than the rest of a call. `stop(reason)` aborts it, and a
+ * The options of one callback call (`{ abortSignal }`): an own enumerable
+ * getter, so `{ ...options }` carries the signal. The AbortController is
+ * made only when the callee reads `abortSignal`: making one costs more than
+ * the rest of a call. The state is private fields and the getter one shared
+ * descriptor: an object literal with a getter closing over its state cost
+ * three times as much to make (0.3 against 0.1 µs, measured), and a run
+ * makes one per model and agent call.
+ */
+class CallOptions {
+  /** @type {AbortController | undefined} */
+  #controller;
+  #stopped = false;
+  /** @type {unknown} */
+  #why;
+
+  static {
+    signalGetter = {
+      enumerable: true,
+      /** @this {CallOptions} */
+      get() {
+        if (!this.#controller) {
+          this.#controller = new AbortController();
+          if (this.#stopped) this.#controller.abort(this.#why);
+        }
+        return this.#controller.signal;
+      },
+    };
+  }
+
+  constructor() {
+    Object.defineProperty(this, 'abortSignal', signalGetter);
+  }
+
+  /**
+   * Aborts the call's signal, made or not yet made.
+   * @param {CallOptions} options
+   * @param {unknown} reason
+   */
+  static stop(options, reason) {
+    if (options.#stopped) return;
+    options.#stopped = true;
+    options.#why = reason;
+    options.#controller?.abort(reason);
+  }
+}
+
+/**
+ * The options of one callback call and the way to abort it, for the core's
+ * runs (their host object's `callSignal`). `stop(reason)` aborts it, and a
  * signal first read after that is aborted already.
  * @returns {[options: { readonly abortSignal: AbortSignal }, stop: (reason: unknown) => void]}
  */
 export function callSignal() {
-  /** @type {AbortController | undefined} */
-  let controller;
-  let stopped = false;
-  /** @type {unknown} */
-  let why;
-  const options = {
-    get abortSignal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (stopped) controller.abort(why);
-      }
-      return controller.signal;
-    },
-  };
-  return [options, (reason) => {
-    if (stopped) return;
-    stopped = true;
-    why = reason;
-    controller?.abort(reason);
-  }];
+  const options = new CallOptions();
+  return [/** @type {any} */ (options), (reason) => CallOptions.stop(options, reason)];
 }
