@@ -276,7 +276,7 @@ mod tests {
         let files: serde_json::Map<String, Value> = (0..102).map(|i| (format!("f{i}.rs"), json!("x"))).collect();
         let o = Objective::from_value(&json!({ "objective": "Tidy up", "hostMounts": [{ "path": "repo", "files": files }] }), None).unwrap();
         let cfg = Config::default();
-        let mut s = State::new(&o, cfg.vfs.clone()).unwrap();
+        let mut s = State::new(&o, cfg.vfs).unwrap();
         assert_eq!(scratchpad(&o, &cfg, &s, None).lines().take(5).collect::<Vec<_>>().join("\n"), format!("Objective: Tidy up\nIteration 1 of {}. Consecutive failures: 0 of {}.\n\nPlan:\n(none yet: create one with plan_create before acting)", cfg.max_iterations, cfg.max_failures));
         let mut plan = Plan::new(&["map".into(), "fix".into()]).unwrap();
         plan.update(1, Some(StepStatus::Done), Some("two files")).unwrap();
