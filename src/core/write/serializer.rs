@@ -16,7 +16,6 @@
 //! quoted, a float key must be finite), anything else as a key refused.
 
 use serde::ser::{self, Serialize};
-use serde_json::ser::{CompactFormatter, Formatter};
 
 /// A value serde could not write as JSON: a map key that is not a string,
 /// a number or a boolean, or a `Serialize` impl's own error. The caller
@@ -67,8 +66,8 @@ impl Writer<'_> {
         }
     }
 
-    fn int(&mut self, n: impl itoa_like::Int) {
-        n.write(self.0);
+    fn int(&mut self, n: impl itoa::Integer) {
+        self.put(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn float(&mut self, v: f64) {
@@ -76,9 +75,10 @@ impl Writer<'_> {
             self.put(b"null");
         } else if v.fract() == 0.0 && v.abs() <= crate::number::MAX_SAFE_INTEGER as f64 {
             // A whole number: JS's form (`3`, not `3.0`).
-            (v as i64).write(self.0);
+            self.int(v as i64);
         } else {
-            let _ = CompactFormatter.write_f64(self.0, v);
+            // serde_json's float writer (zmij), linked through it already.
+            self.put(zmij::Buffer::new().format_finite(v).as_bytes());
         }
     }
 
@@ -173,31 +173,6 @@ fn grow(v: &mut Vec<u8>, more: usize) {
 fn escaped(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
-
-/// Integers written as serde_json writes them (through its formatter).
-mod itoa_like {
-    use serde_json::ser::{CompactFormatter, Formatter};
-
-    pub trait Int: Copy {
-        fn write(self, out: &mut Vec<u8>);
-    }
-
-    macro_rules! ints {
-        ($($t:ty => $f:ident),*) => {$(
-            impl Int for $t {
-                #[inline]
-                fn write(self, out: &mut Vec<u8>) {
-                    // Writing into a Vec cannot fail.
-                    let _ = CompactFormatter.$f(out, self);
-                }
-            }
-        )*};
-    }
-    ints!(i8 => write_i8, i16 => write_i16, i32 => write_i32, i64 => write_i64, i128 => write_i128,
-          u8 => write_u8, u16 => write_u16, u32 => write_u32, u64 => write_u64, u128 => write_u128);
-}
-
-use itoa_like::Int as _;
 
 /// An array or object being written: its closing bytes, and whether an
 /// element was written yet (for the commas).
@@ -306,7 +281,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     }
     fn serialize_f32(self, v: f32) -> Result {
         if v.is_finite() {
-            let _ = CompactFormatter.write_f32(self.0, v);
+            self.put(zmij::Buffer::new().format_finite(v).as_bytes());
         } else {
             self.put(b"null");
         }
@@ -546,9 +521,7 @@ impl<'a, 'b> ser::Serializer for MapKey<'a, 'b> {
         if !v.is_finite() {
             return Err(NotJson);
         }
-        self.quoted(|w| {
-            let _ = CompactFormatter.write_f32(w.0, v);
-        })
+        self.quoted(|w| w.put(zmij::Buffer::new().format_finite(v).as_bytes()))
     }
     fn serialize_f64(self, v: f64) -> Result {
         if !v.is_finite() {
