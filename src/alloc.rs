@@ -7,11 +7,15 @@
 //! thousands of `memory.grow` calls, each a call into the engine that also
 //! detaches the memory's `ArrayBuffer` (the glue then makes its views
 //! again). That was most of the first parse's time: 1.76 s against 0.53 s
-//! for the same parse once the memory had grown. Growing by half what the
-//! module has, from 1 to 8 MiB at a time, makes that under a hundred calls.
-//! Pages grown and not yet used cost address space, not memory, where the
-//! engine maps them as they are touched; where a host counts the memory's
-//! size (a Worker's 128 MB), a step is at most 8 MiB more than needed.
+//! for the same parse once the memory had grown. Past 16 MiB, growing by
+//! half what the module has, at most 8 MiB at a time, makes that under a
+//! hundred calls. Below 16 MiB the memory still grows by what is needed:
+//! there, free space past the heap's end made `record()` 2-4 % slower
+//! (measured; most likely talc carving each small block from it and
+//! merging it back on free). Pages grown and not yet used cost address space, not memory,
+//! where the engine maps them as they are touched; where a host counts the
+//! memory's size (a Worker's 128 MB), a step is at most 8 MiB more than
+//! needed.
 
 use core::alloc::Layout;
 use core::arch::wasm32::{memory_grow, memory_size};
@@ -20,8 +24,9 @@ use core::ptr::NonNull;
 use talc::base::{binning::Binning, Talc};
 
 const PAGE: usize = 65_536;
-/// The steps' bounds, in pages: 1 and 8 MiB.
-const MIN_STEP: usize = 16;
+/// Memory past which the allocator grows it in steps, and the largest
+/// step, in pages: 16 and 8 MiB.
+const STEPS_FROM: usize = 256;
 const MAX_STEP: usize = 128;
 
 /// Memory from `memory.grow`, in growing steps, extending the heap when the
@@ -42,11 +47,12 @@ impl GrowingSource {
 unsafe impl talc::source::Source for GrowingSource {
     fn acquire<B: Binning>(talc: &mut Talc<Self, B>, layout: Layout) -> Result<(), ()> {
         // What this allocation needs, with room for talc's chunk headers
-        // and alignment, and the step: half the memory the module has,
-        // from 1 to 8 MiB (a Worker's memory is capped at 128 MB: a step
+        // and alignment; past 16 MiB, the step: half the memory the module
+        // has, at most 8 MiB (a Worker's memory is capped at 128 MB: a step
         // may take that much more than the module uses).
         let needed = (layout.size() + layout.align() + 256).div_ceil(PAGE);
-        let step = needed.max((memory_size::<0>() / 2).clamp(MIN_STEP, MAX_STEP));
+        let have = memory_size::<0>();
+        let step = if have < STEPS_FROM { needed } else { needed.max((have / 2).min(MAX_STEP)) };
         let (first, pages) = match memory_grow::<0>(step) {
             // Near the engine's limit a step may not fit where the allocation still does.
             usize::MAX => match memory_grow::<0>(needed) {
