@@ -9,7 +9,8 @@ use crate::core::Error;
 use crate::judge::ask::{self, JudgeRunOptions};
 use crate::judge::{check_run, compare, facts::read_run, match_calls, read_expected, CheckOptions, MatchOptions};
 use crate::wasm::error::{describe, from_callback, IntoJs, JsResult};
-use crate::wasm::generate::host::{CallSignals, JsModel};
+use crate::wasm::generate::host::CallSignals;
+use crate::wasm::generate::model::JsModel;
 use crate::wasm::generate::signal::JsTimer;
 use crate::wasm::{json_of, options_json, property, to_js};
 

@@ -9,6 +9,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+mod map_key;
 mod serializer;
 
 /// `value`'s JSON text appended to `out`: what `serde_json::to_string`

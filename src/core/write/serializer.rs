@@ -17,6 +17,8 @@
 
 use serde::ser::{self, Serialize};
 
+use super::map_key::MapKey;
+
 /// A value serde could not write as JSON: a map key that is not a string,
 /// a number or a boolean, or a `Serialize` impl's own error. The caller
 /// ([`super::json_into`]) writes nothing then.
@@ -44,7 +46,7 @@ pub struct Writer<'a>(pub &'a mut Vec<u8>);
 
 impl Writer<'_> {
     #[inline]
-    fn push(&mut self, b: u8) {
+    pub(super) fn push(&mut self, b: u8) {
         self.put(&[b]);
     }
 
@@ -52,7 +54,7 @@ impl Writer<'_> {
     /// fragment at opt-level "s", and JSON is written in many small ones (a
     /// brace, a quote, a key); this is a capacity check and a copy, inlined.
     #[inline]
-    fn put(&mut self, bytes: &[u8]) {
+    pub(super) fn put(&mut self, bytes: &[u8]) {
         let v = &mut *self.0;
         if v.capacity() - v.len() < bytes.len() {
             grow(v, bytes.len());
@@ -66,11 +68,11 @@ impl Writer<'_> {
         }
     }
 
-    fn int(&mut self, n: impl itoa::Integer) {
+    pub(super) fn int(&mut self, n: impl itoa::Integer) {
         self.put(itoa::Buffer::new().format(n).as_bytes());
     }
 
-    fn float(&mut self, v: f64) {
+    pub(super) fn float(&mut self, v: f64) {
         if !v.is_finite() {
             self.put(b"null");
         } else if v.fract() == 0.0 && v.abs() <= crate::number::MAX_SAFE_INTEGER as f64 {
@@ -84,7 +86,7 @@ impl Writer<'_> {
 
     /// `s` as a JSON string: quoted, with `"`, `\` and the control
     /// characters escaped as serde_json escapes them.
-    fn string(&mut self, s: &str) {
+    pub(super) fn string(&mut self, s: &str) {
         let bytes = s.as_bytes();
         self.push(b'"');
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -439,130 +441,5 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
     }
     fn end(self) -> Result {
         self.close()
-    }
-}
-
-/// A map key: a string, or a number or boolean written as a string (as
-/// serde_json writes keys); anything else is refused.
-struct MapKey<'a, 'b>(&'b mut Writer<'a>);
-
-impl MapKey<'_, '_> {
-    fn quoted(self, write: impl FnOnce(&mut Writer<'_>)) -> Result {
-        self.0.push(b'"');
-        write(self.0);
-        self.0.push(b'"');
-        Ok(())
-    }
-}
-
-impl<'a, 'b> ser::Serializer for MapKey<'a, 'b> {
-    type Ok = ();
-    type Error = NotJson;
-    type SerializeSeq = ser::Impossible<(), NotJson>;
-    type SerializeTuple = ser::Impossible<(), NotJson>;
-    type SerializeTupleStruct = ser::Impossible<(), NotJson>;
-    type SerializeTupleVariant = ser::Impossible<(), NotJson>;
-    type SerializeMap = ser::Impossible<(), NotJson>;
-    type SerializeStruct = ser::Impossible<(), NotJson>;
-    type SerializeStructVariant = ser::Impossible<(), NotJson>;
-
-    fn serialize_str(self, v: &str) -> Result {
-        self.0.string(v);
-        Ok(())
-    }
-    fn serialize_char(self, v: char) -> Result {
-        self.0.string(v.encode_utf8(&mut [0; 4]));
-        Ok(())
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result {
-        self.0.string(variant);
-        Ok(())
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result {
-        value.serialize(self)
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result {
-        value.serialize(self)
-    }
-    fn serialize_bool(self, v: bool) -> Result {
-        self.quoted(|w| w.put(if v { b"true" } else { b"false" }))
-    }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_f32(self, v: f32) -> Result {
-        if !v.is_finite() {
-            return Err(NotJson);
-        }
-        self.quoted(|w| w.put(zmij::Buffer::new().format_finite(v).as_bytes()))
-    }
-    fn serialize_f64(self, v: f64) -> Result {
-        if !v.is_finite() {
-            return Err(NotJson);
-        }
-        self.quoted(|w| w.float(v))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result {
-        Err(NotJson)
-    }
-    fn serialize_none(self) -> Result {
-        Err(NotJson)
-    }
-    fn serialize_unit(self) -> Result {
-        Err(NotJson)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result {
-        Err(NotJson)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Result {
-        Err(NotJson)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(NotJson)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(NotJson)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct> {
-        Err(NotJson)
-    }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeTupleVariant> {
-        Err(NotJson)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(NotJson)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(NotJson)
-    }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeStructVariant> {
-        Err(NotJson)
     }
 }

@@ -4,6 +4,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod host;
+pub(crate) mod model;
 pub(crate) mod replay;
 pub(crate) mod signal;
 
@@ -13,7 +14,8 @@ use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use self::host::{set, CallSignals, JsAgent, JsEvents, JsModel, JsObservers, JsPolicy, JsPredicate, Mirror};
+use self::host::{set, CallSignals, JsAgent, JsEvents, JsObservers, JsPolicy, JsPredicate, Mirror};
+use self::model::JsModel;
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::host::ToolObservers;
