@@ -1,10 +1,10 @@
 // The `agent-trajectories` command (Node only; the package's cli.mjs):
 // report, compare and view over record JSONL, step exports and saved batch
-// results. It
-// decides nothing itself: runs are judged by agent-trajectories/report
-// (checkRun, in the core), batches compared by compareBatches, and the
-// viewer written by agent-trajectories/viewer, each imported by the
-// package's own name so the command shares their one loaded instance.
+// results. It decides nothing itself: runs are judged by
+// agent-trajectories/report (checkRun, in the core), batches compared by
+// compareBatches, and the viewer written by agent-trajectories/viewer, each
+// imported by the package's own name so the command shares their one
+// loaded instance.
 // Exit status: 0 all passed, 1 something failed (or regressed), 2 the
 // command could not do its work (bad usage or input), said in words with
 // the error's code.
