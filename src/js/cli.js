@@ -182,15 +182,18 @@ async function write(node, file, text, append = false) {
  * batch result ({ runs, ... } or its runs alone), a step export (its
  * steps), or record JSONL (neither).
  * @param {string} text
+ * @param {string} file where the text is from, for errors
  * @returns {{ batch: { runs: Record<string, any>[] } } | { steps: unknown[], bad: { line: number, message: string }[] } | null}
  */
-function kindOf(text) {
+function kindOf(text, file) {
   const kind = headKind(text.slice(0, 65536));
   if (kind === 'json') {
     try {
       const value = jsonKind(JSON.parse(text.replace(/^\uFEFF/, '')));
       return value && 'steps' in value ? { steps: value.steps, bad: [] } : value;
-    } catch {
+    } catch (e) {
+      // An array is one JSON value (JSONL lines are objects): say where it breaks.
+      if (/^\uFEFF?\s*\[/.test(text)) throw fail('INVALID_ARGUMENT', `${file}: not a JSON array: ${why(e)}`, e);
       return null; // Not one JSON value: read as JSONL, which names the bad line.
     }
   }
@@ -221,12 +224,14 @@ function kindOf(text) {
 function recordsOf(file, bytes) {
   // Record JSONL, the usual input, is told apart from its first 64 KB and never decoded here.
   if (headKind(new TextDecoder().decode(bytes.subarray(0, 65536))) === 'records') return bytes;
-  const kind = kindOf(new TextDecoder().decode(bytes));
+  const kind = kindOf(new TextDecoder().decode(bytes), file);
   if (!kind || !('steps' in kind)) return bytes;
   const [bad] = kind.bad;
   if (bad) throw Object.assign(fail('JSONL_PARSE', `${file}: line ${bad.line}: ${bad.message}`), { line: bad.line });
+  // Steps that name no run (a saved stepTraces.json) are the file's run, so two files are two runs.
+  const steps = kind.steps.map((s) => (s !== null && typeof s === 'object' && !('conversationId' in s) ? { ...s, conversationId: file } : s));
   try {
-    return glue.stepsToJsonl(kind.steps);
+    return glue.stepsToJsonl(steps);
   } catch (e) {
     throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: not a step export: ${why(e)}`, e);
   }
@@ -235,9 +240,10 @@ function recordsOf(file, bytes) {
 /**
  * A saved batch result, or null for anything else.
  * @param {string} text
+ * @param {string} file
  */
-function batchOf(text) {
-  const kind = kindOf(text);
+function batchOf(text, file) {
+  const kind = kindOf(text, file);
   return kind && 'batch' in kind ? kind.batch : null;
 }
 
@@ -287,7 +293,7 @@ async function report(node, values, files) {
  */
 async function side(node, file) {
   const bytes = await read(node, file);
-  const batch = batchOf(new TextDecoder().decode(bytes));
+  const batch = batchOf(new TextDecoder().decode(bytes), file);
   if (batch) return batch;
   const runs = judgeRuns(recordsOf(file, bytes), { source: file });
   if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs`);
@@ -311,7 +317,7 @@ async function compare(node, values, [baseline, current]) {
   // Two sides with no item in common compared nothing: a gate that passed so would pass anything.
   if (cmp.added.length > 0 && cmp.removed.length > 0 && cmp.items.every((i) => i.status === 'added' || i.status === 'removed')) {
     const some = (/** @type {string[]} */ ids) => ids.slice(0, 3).map((id) => JSON.stringify(id)).join(', ');
-    throw fail('INVALID_ARGUMENT', `compare: the two sides share no item, so nothing was compared (baseline: ${some(cmp.removed)}...; current: ${some(cmp.added)}...). Compare a batch with a batch, or record JSONL with record JSONL: a batch's items are its trajectories, JSONL's are its run ids`);
+    throw fail('INVALID_ARGUMENT', `compare: the two sides share no item, so nothing was compared (baseline: ${some(cmp.removed)}...; current: ${some(cmp.added)}...). Compare a batch with a batch, or runs with runs: a batch's items are its trajectories; record JSONL's and step exports' are their run ids (a saved stepTraces.json's, its file)`);
   }
   proc.stdout.write(values.json ? `${JSON.stringify(cmp, null, 2)}\n` : `${cmp.markdown}\n`);
   if (values.github) {
@@ -343,7 +349,7 @@ async function view(node, values, files) {
   for (const file of files) {
     const bytes = await read(node, file);
     const text = new TextDecoder().decode(bytes);
-    const kind = kindOf(text);
+    const kind = kindOf(text, file);
     if (kind && 'steps' in kind) {
       // A step export goes in as it is: the page reads it into records
       // (stepsToJsonl) as it reads a file opened there. Read here first,
@@ -375,7 +381,7 @@ async function view(node, values, files) {
       const [bad] = errors;
       const more = errors.length > 1 ? ` (and ${errors.length - 1} more bad line(s))` : '';
       if (bad && runs === 0) throw Object.assign(fail(bad.code, `${file}: line ${bad.line}: ${bad.message}${more}`), { line: bad.line });
-      if (runs === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs: expected record JSONL or a saved batch result`);
+      if (runs === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs: expected record JSONL, a step export or a saved batch result`);
       if (bad) proc.stderr.write(`${NAME} view: warning ${bad.code}: ${file}: line ${bad.line}: ${bad.message}${more}; the page lists them\n`);
       docs.push({ name: node.path.basename(file), text });
       continue;

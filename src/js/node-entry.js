@@ -31,12 +31,19 @@ export function readWasm(file) {
  */
 export async function writeArtifacts(dir, result, def) {
   const files = toArtifacts(result, def);
-  await mkdir(dir, { recursive: true });
   const paths = [];
-  for (const [name, text] of Object.entries(files)) {
-    const file = join(dir, name);
-    await writeFile(file, text);
-    paths.push(file);
+  // A folder or file that cannot be written is SINK_FAILED, the file named and the system's error kept as cause.
+  let at = dir;
+  try {
+    await mkdir(dir, { recursive: true });
+    for (const [name, text] of Object.entries(files)) {
+      at = join(dir, name);
+      await writeFile(at, text);
+      paths.push(at);
+    }
+  } catch (e) {
+    const err = /** @type {{ code?: string, message?: string }} */ (e);
+    throw fail('SINK_FAILED', `writeArtifacts: cannot write ${at}: ${err.code ?? err.message}`, e);
   }
   return paths;
 }

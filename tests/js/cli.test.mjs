@@ -310,6 +310,21 @@ test('view takes the step exports the page opens: toJSONL lines (writeArtifacts\
     assert.equal(ix.runs()[0].outcome.reason, 'goal-reached');
     ix.free();
   }
+  // A saved stepTraces.json names no run: its run is the file's, so two such files are two runs.
+  const traced = cli(['report', 'stepTraces.json']);
+  assert.equal(traced.code, 0, traced.err);
+  assert.match(traced.out, /^✓ stepTraces\.json  verdict pass/);
+  mkdirSync(join(dir, 'other'), { recursive: true });
+  save('other/stepTraces.json', JSON.stringify(result.steps));
+  const apart = cli(['compare', 'stepTraces.json', 'other/stepTraces.json']);
+  assert.equal(apart.code, 2, apart.err);
+  assert.match(apart.err, /the two sides share no item.*a saved stepTraces\.json's, its file/);
+  // A cut JSON array says so and where, not that each of its lines is a bad record.
+  save('cut.json', JSON.stringify(result.steps, null, 2).slice(0, 300));
+  const cut = cli(['report', 'cut.json']);
+  assert.equal(cut.code, 2);
+  assert.match(cut.err, /^agent-trajectories report: error INVALID_ARGUMENT: cut\.json: not a JSON array: .+\n$/);
+  assert.match(cli(['view', 'cut.json', '-o', 'out/cut.html']).err, /error INVALID_ARGUMENT: cut\.json: not a JSON array/);
   // report and compare read a step export as the records it stands for.
   const judged = cli(['report', 'conversation.jsonl']);
   assert.equal(judged.code, 0, judged.err);
@@ -398,7 +413,7 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   assert.equal(broken.code, 0, broken.err);
   assert.match(broken.err, /^agent-trajectories view: warning JSONL_PARSE: bad\.jsonl: line 3: not a JSON record.* \(and 1 more bad line\(s\)\); the page lists them\n$/);
   assert.match(broken.out, /^wrote out\/broken\.html with 1 run file\(s\)/);
-  assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL or a saved batch result\n');
+  assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL, a step export or a saved batch result\n');
   save('none.json', '[]');
   assert.equal(cli(['view', 'none.json', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: none.json: no run to show (a batch whose runs have no result, or no runs)\n');
   assert.ok(!existsSync(join(dir, 'bad.html')), 'no page written for bad input');
