@@ -6,7 +6,7 @@
 
 import { wasm, importAi, asOption } from './binding.js';
 import { aiSdkAdapters } from './models.js';
-import { fail, guard, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
+import { fail, ours, guard, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
 /** @typedef {import('./generate-types').Trajectory} Trajectory */
 /** @typedef {import('./generate-types').TrajectoryResult} TrajectoryResult */
@@ -77,6 +77,13 @@ export function toArtifacts(result, def) {
   const where = 'toArtifacts(result, def)';
   if (!isObject(result)) throw fail('INVALID_ARGUMENT', `${where}: result must be what runTrajectory resolved with`);
   if (!isObject(def)) throw fail('INVALID_ARGUMENT', `${where}: def must be the trajectory definition`);
+  // The definition read as createTrajectory reads it (the core's rules), with an agent that is never called.
+  try {
+    wasm.createTrajectory(def, { respond: async () => [] });
+  } catch (e) {
+    if (!ours(e)) throw e;
+    throw fail('INVALID_ARGUMENT', `${where}: def is not a trajectory definition: ${e.message}`, e.cause ?? e);
+  }
   const lines = wasm.toJSONL(result);
   return guard(where, () => {
     const steps = result.steps;

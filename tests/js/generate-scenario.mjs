@@ -282,6 +282,10 @@ export const checks = {
     const e = throws(() => at.toArtifacts(r, getterThrows('persona', boom, { goal: 'g' })), 'INVALID_ARGUMENT', 'a throwing getter in def', boom);
     assert(e.message.startsWith('toArtifacts'), e.message);
     throws(() => at.toArtifacts(r, { goal: 'g', persona: { description: 'd' }, metadata: { n: 1n } }), 'INVALID_ARGUMENT', 'a BigInt in def');
+    // A definition is read by the core's rules, as createTrajectory reads it.
+    const bad = throws(() => at.toArtifacts(r, { ...t, goal: 5 }), 'INVALID_ARGUMENT', 'a goal that is no string');
+    eq(bad.message, 'toArtifacts(result, def): def is not a trajectory definition: trajectory.goal must be a string, got a number', 'named as the core names it');
+    eq(Object.keys(at.toArtifacts(r, { goal: 'g', persona: { description: 'd' }, maxTurns: 1 })).length, 3, 'the definition itself, unbound');
 
     const policy = new at.DefaultPolicy();
     const stop = new Error('ctx getter');
