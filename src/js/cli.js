@@ -183,10 +183,10 @@ async function write(node, file, text, append = false) {
  * steps), or record JSONL (neither).
  * @param {string} text
  * @param {string} file where the text is from, for errors
+ * @param {'records' | 'steps' | 'json'} [kind] what its head says, when already read
  * @returns {{ batch: { runs: Record<string, any>[] } } | { steps: unknown[], bad: { line: number, message: string }[] } | null}
  */
-function kindOf(text, file) {
-  const kind = headKind(text.slice(0, 65536));
+function kindOf(text, file, kind = headKind(text.slice(0, 65536))) {
   if (kind === 'json') {
     try {
       const value = jsonKind(JSON.parse(text.replace(/^\uFEFF/, '')));
@@ -214,17 +214,27 @@ function kindOf(text, file) {
 }
 
 /**
- * What report and compare read of a file: a step export becomes the records
+ * What a file's bytes hold (kindOf), read once for report and compare.
+ * Record JSONL, the usual input, is told apart from its first 64 KB and
+ * not decoded: null.
+ * @param {string} file
+ * @param {Uint8Array} bytes
+ */
+function fileKind(file, bytes) {
+  const kind = headKind(new TextDecoder().decode(bytes.subarray(0, 65536)));
+  return kind === 'records' ? null : kindOf(new TextDecoder().decode(bytes), file, kind);
+}
+
+/**
+ * What report and compare judge of a file: a step export becomes the records
  * it stands for (the core's stepsToJsonl, as the page reads it); anything
  * else is read as it is. A step line that is not JSON fails, naming it.
  * @param {string} file
  * @param {Uint8Array} bytes
+ * @param {ReturnType<typeof fileKind>} kind what fileKind read of the bytes
  * @returns {Uint8Array | string}
  */
-function recordsOf(file, bytes) {
-  // Record JSONL, the usual input, is told apart from its first 64 KB and never decoded here.
-  if (headKind(new TextDecoder().decode(bytes.subarray(0, 65536))) === 'records') return bytes;
-  const kind = kindOf(new TextDecoder().decode(bytes), file);
+function recordsOf(file, bytes, kind) {
   if (!kind || !('steps' in kind)) return bytes;
   const [bad] = kind.bad;
   if (bad) throw Object.assign(fail('JSONL_PARSE', `${file}: line ${bad.line}: ${bad.message}`), { line: bad.line });
@@ -235,16 +245,6 @@ function recordsOf(file, bytes) {
   } catch (e) {
     throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: not a step export: ${why(e)}`, e);
   }
-}
-
-/**
- * A saved batch result, or null for anything else.
- * @param {string} text
- * @param {string} file
- */
-function batchOf(text, file) {
-  const kind = kindOf(text, file);
-  return kind && 'batch' in kind ? kind.batch : null;
 }
 
 /** @param {Node} node @param {string} summary */
@@ -263,7 +263,8 @@ async function report(node, values, files) {
   /** @type {JudgedRun[]} */
   const runs = [];
   for (const file of files) {
-    const input = recordsOf(file, await read(node, file));
+    const bytes = await read(node, file);
+    const input = recordsOf(file, bytes, fileKind(file, bytes));
     let judged;
     try {
       judged = judgeRuns(input, { source: file, failOn: values['fail-on'] ?? [] });
@@ -293,9 +294,9 @@ async function report(node, values, files) {
  */
 async function side(node, file) {
   const bytes = await read(node, file);
-  const batch = batchOf(new TextDecoder().decode(bytes), file);
-  if (batch) return batch;
-  const runs = judgeRuns(recordsOf(file, bytes), { source: file });
+  const kind = fileKind(file, bytes);
+  if (kind && 'batch' in kind) return kind.batch;
+  const runs = judgeRuns(recordsOf(file, bytes, kind), { source: file });
   if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs`);
   return { runs: runs.map((r) => ({ id: r.id, item: r.item, verdict: r.verdict, turns: r.turns ?? 0, tokens: r.tokens ?? 0, judgements: r.judgements })) };
 }
