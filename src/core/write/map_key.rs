@@ -4,7 +4,7 @@
 
 use serde::ser::{self, Serialize};
 
-use super::serializer::{NotJson, Writer};
+use super::serializer::{integers, NotJson, Writer};
 
 type Result<T = ()> = std::result::Result<T, NotJson>;
 
@@ -53,36 +53,7 @@ impl<'a, 'b> ser::Serializer for MapKey<'a, 'b> {
     fn serialize_bool(self, v: bool) -> Result {
         self.quoted(|w| w.put(if v { b"true" } else { b"false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.quoted(|w| w.int(v))
-    }
+    integers!(|key, v| { key.quoted(|w| w.int(v)) });
     fn serialize_f32(self, v: f32) -> Result {
         if !v.is_finite() {
             return Err(NotJson);

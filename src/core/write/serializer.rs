@@ -176,6 +176,23 @@ fn escaped(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
+/// serialize_i8 ... serialize_u128, each writing its number through `$write`
+/// (`|writer, value| -> Result`): the same in both serializers but for how
+/// the number is put (a map key quotes it).
+macro_rules! integers {
+    (|$w:ident, $v:ident| $write:block) => {
+        integers!(@each |$w, $v| $write, serialize_i8 i8, serialize_i16 i16, serialize_i32 i32, serialize_i64 i64, serialize_i128 i128,
+            serialize_u8 u8, serialize_u16 u16, serialize_u32 u32, serialize_u64 u64, serialize_u128 u128);
+    };
+    (@each |$w:ident, $v:ident| $write:block, $($name:ident $t:ty),*) => {$(
+        fn $name(self, $v: $t) -> Result {
+            let $w = self;
+            $write
+        }
+    )*};
+}
+pub(super) use integers;
+
 /// An array or object being written: its closing bytes, and whether an
 /// element was written yet (for the commas).
 pub struct Compound<'a, 'b> {
@@ -241,46 +258,10 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
         self.put(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.int(v);
+    integers!(|w, v| {
+        w.int(v);
         Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.int(v);
-        Ok(())
-    }
+    });
     fn serialize_f32(self, v: f32) -> Result {
         if v.is_finite() {
             self.put(zmij::Buffer::new().format_finite(v).as_bytes());
@@ -361,48 +342,30 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
+/// The compounds whose values are elements (`[a,b]`) or fields
+/// (`{"k":v}`): each impl the same but for its trait and method names.
+macro_rules! compound {
+    ($($tr:ident $method:ident($($key:ident: $k:ty)?) => $write:ident;)*) => {$(
+        impl ser::$tr for Compound<'_, '_> {
+            type Ok = ();
+            type Error = NotJson;
+            fn $method<T: ?Sized + Serialize>(&mut self, $($key: $k,)? value: &T) -> Result {
+                self.$write($($key,)? value)
+            }
+            fn end(self) -> Result {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
+compound! {
+    SerializeSeq serialize_element() => element;
+    SerializeTuple serialize_element() => element;
+    SerializeTupleStruct serialize_field() => element;
+    SerializeTupleVariant serialize_field() => element;
+    SerializeStruct serialize_field(key: &'static str) => field;
+    SerializeStructVariant serialize_field(key: &'static str) => field;
 }
 
 impl ser::SerializeMap for Compound<'_, '_> {
@@ -416,28 +379,6 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
         value.serialize(&mut *self.w)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = NotJson;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
     }
     fn end(self) -> Result {
         self.close()
