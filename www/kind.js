@@ -46,3 +46,26 @@ export function jsonKind(value) {
   const runs = value !== null && typeof value === 'object' ? /** @type {{ runs?: unknown }} */ (value).runs : undefined;
   return Array.isArray(runs) ? { batch: /** @type {{ runs: any[] }} */ (value) } : null;
 }
+
+/**
+ * A step export's lines (`toJSONL`'s) read: its steps, and each line that
+ * is not JSON, by number, with `JSON.parse`'s message. Blank lines are
+ * skipped.
+ * @param {string} text
+ * @returns {{ steps: unknown[], bad: { line: number, message: string }[] }}
+ */
+export function stepLines(text) {
+  /** @type {unknown[]} */
+  const steps = [];
+  /** @type {{ line: number, message: string }[]} */
+  const bad = [];
+  text.split('\n').forEach((l, k) => {
+    if (!l.trim()) return;
+    try {
+      steps.push(JSON.parse(l));
+    } catch (e) {
+      bad.push({ line: k + 1, message: /** @type {Error} */ (e).message });
+    }
+  });
+  return { steps, bad };
+}

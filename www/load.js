@@ -4,7 +4,7 @@
 // TrajectoryIndex over its records (a saved batch: its runs' step exports,
 // and the batch itself as `batch`, for the batch comparison).
 import { init, TrajectoryIndex, stepsToJsonl } from './pkg/web.js';
-import { headKind, jsonKind } from './kind.js';
+import { headKind, jsonKind, stepLines } from './kind.js';
 
 /** Loads the module from the inline base64 copy when the page carries one (one-file build), else next to web.js. */
 export function initWasm() {
@@ -29,14 +29,7 @@ export function openDoc(name, input, src = null) {
     const index = TrajectoryIndex.fromJsonl(input);
     return { name, src, index, errors: index.errors() };
   }
-  const errors = [];
-  let list = value?.steps ?? [];
-  if (kind === 'steps') {
-    whole().split('\n').forEach((l, k) => {
-      if (!l.trim()) return;
-      try { list.push(JSON.parse(l)); } catch (e) { errors.push({ line: k + 1, message: e.message }); }
-    });
-  }
+  const { steps: list, bad: errors } = kind === 'steps' ? stepLines(whole()) : { steps: value.steps, bad: [] };
   // Step exports become record JSONL (the core's rule), so that turns,
   // search, filters and the step path work the same on them.
   const index = TrajectoryIndex.fromJsonl(stepsToJsonl(list));

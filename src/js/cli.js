@@ -15,7 +15,7 @@ import { judgeRuns, junitReport, githubReport, markdownReport, textReport } from
 import { fail, ours, why } from './util.js';
 import { nearest } from './nearest.js';
 // The viewer page's rule for what a file holds, so that view refuses no file the page shows.
-import { headKind, jsonKind } from '../../www/kind.js';
+import { headKind, jsonKind, stepLines } from '../../www/kind.js';
 
 // toJSONL and stepsToJsonl are the glue's: the type check maps the package to the JS layer, which does not list them.
 const glue = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps: unknown[]): string }} */ (/** @type {unknown} */ (main));
@@ -197,20 +197,7 @@ function kindOf(text, file, kind = headKind(text.slice(0, 65536))) {
       return null; // Not one JSON value: read as JSONL, which names the bad line.
     }
   }
-  if (kind === 'records') return null;
-  /** @type {unknown[]} */
-  const steps = [];
-  /** @type {{ line: number, message: string }[]} */
-  const bad = [];
-  text.split('\n').forEach((l, k) => {
-    if (!l.trim()) return;
-    try {
-      steps.push(JSON.parse(l));
-    } catch (e) {
-      bad.push({ line: k + 1, message: why(e) });
-    }
-  });
-  return { steps, bad };
+  return kind === 'records' ? null : stepLines(text);
 }
 
 /**
