@@ -10,18 +10,46 @@ use serde::Serialize;
 use super::trace::Verdict;
 
 /// C(c, k) / C(n, k), as a product (no factorial overflows): 0 when c < k.
+/// Each factor rounds: the fallback of [`exact`] for draws too large for it.
 fn ratio(c: u64, n: u64, k: u64) -> f64 {
     (0..k).map(|i| c.saturating_sub(i) as f64 / (n - i) as f64).product()
 }
 
+/// C(c, k) / C(n, k) as a reduced fraction: c(c−1)…(c−k+1) over
+/// n(n−1)…(n−k+1). `None` past what a float holds exactly (2^53), where the
+/// rates fall back to [`ratio`]. A rate from the fraction is rounded once,
+/// so pass@1 and pass^1 are both exactly c / n, and 1 − 1/4 is 0.75, not
+/// the 0.7500000000000001 of a product of rounded factors.
+fn exact(c: u64, n: u64, k: u64) -> Option<(u64, u64)> {
+    let falling = |x: u64| (0..k).try_fold(1u128, |p, i| p.checked_mul(u128::from(x.saturating_sub(i))));
+    let (num, den) = (falling(c)?, falling(n)?);
+    let g = gcd(num, den);
+    let (num, den) = (num / g.max(1), den / g.max(1));
+    const EXACT: u128 = 1 << 53;
+    (num <= EXACT && den <= EXACT && den > 0).then_some((num as u64, den as u64))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// pass^k of `c` passes in `n` trials; `None` when `n < k`.
 pub fn pass_hat(c: u64, n: u64, k: u64) -> Option<f64> {
-    (n >= k && c <= n).then(|| ratio(c, n, k))
+    (n >= k && c <= n).then(|| match exact(c, n, k) {
+        Some((num, den)) => num as f64 / den as f64,
+        None => ratio(c, n, k),
+    })
 }
 
 /// pass@k of `c` passes in `n` trials; `None` when `n < k`.
 pub fn pass_at(c: u64, n: u64, k: u64) -> Option<f64> {
-    (n >= k && c <= n).then(|| 1.0 - ratio(n - c, n, k))
+    (n >= k && c <= n).then(|| match exact(n - c, n, k) {
+        Some((num, den)) => (den - num) as f64 / den as f64,
+        None => 1.0 - ratio(n - c, n, k),
+    })
 }
 
 fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
@@ -110,6 +138,23 @@ mod tests {
         assert_eq!(pass_at(3, 4, 2), Some(1.0), "two fails cannot fill a draw of 2 from 1 fail");
         assert_eq!(pass_hat(4, 4, 4), Some(1.0));
         assert_eq!(pass_hat(1, 1, 2), None);
+    }
+
+    #[test]
+    fn rates_are_rounded_once() {
+        // At k = 1 both rates are c / n, to the last digit.
+        for n in 1..=60 {
+            for c in 0..=n {
+                assert_eq!(pass_at(c, n, 1), Some(c as f64 / n as f64), "pass@1 of {c}/{n}");
+                assert_eq!(pass_hat(c, n, 1), Some(c as f64 / n as f64), "pass^1 of {c}/{n}");
+            }
+        }
+        // 1 − C(3,3)/C(4,3) = 3/4: the product of rounded factors made it 0.7500000000000001.
+        assert_eq!(pass_at(1, 4, 3), Some(0.75));
+        assert_eq!(pass_hat(3, 4, 3), Some(0.25));
+        // Past 2^53 the product is used, and still near the exact value: C(60, 30) / C(100, 30).
+        let big = pass_hat(60, 100, 30).unwrap();
+        assert!(exact(60, 100, 30).is_none() && big > 0.0 && (big - ratio(60, 100, 30)).abs() < 1e-15);
     }
 
     #[test]
