@@ -96,8 +96,17 @@ export const checks = {
     res = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: user, clock });
     eq([res.steps[0].end.error.code, res.steps[0].end.error.side], ['EMPTY_USER_MESSAGE', 'user-simulator'], 'empty twice');
     assert(user.requests[1].messages[0].content.includes('previous answer was empty'), 'reminder');
+    // An answer with `messages` misspelt says which key it is near.
+    res = await at.runTrajectory(at.createTrajectory(chain(), { respond: async () => ({ mesages: [] }) }), { userModel: scriptedUser(), clock });
+    err = res.steps[0].end.error;
+    eq([err.code, err.side], ['CALLBACK_FAILED', 'agent'], 'a misspelt answer is the agent\'s fault');
+    assert(err.message.endsWith('its key "mesages": did you mean "messages"?'), err.message);
     // Bad options are thrown, not recorded.
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), {}), 'INVALID_ARGUMENT', 'no userModel');
+    // A definition not bound to its agent says how to bind it.
+    const unbound = await at.runTrajectory(chain(), { userModel: scriptedUser(), clock }).then(() => null, (e) => e);
+    eq(unbound?.code, 'INVALID_ARGUMENT', 'a bare definition');
+    assert(unbound.message.includes('has no agent; bind the definition to one with createTrajectory(definition, agent)'), unbound.message);
   },
 
   async 'ranking, loops, policies'(at) {

@@ -50,12 +50,15 @@ impl AgentAnswer {
         Ok(AgentAnswer { messages, usage })
     }
 
-    /// The answer was neither `{ messages, usage? }` nor an array; `got` shows it.
-    pub fn not_an_answer(got: &str) -> Error {
-        Error::new(
-            ErrorCode::CallbackFailed,
-            format!("agent.respond returned {got}; expected {{ messages: ModelMessage[], usage? }} or an array of messages"),
-        )
+    /// The answer was neither `{ messages, usage? }` nor an array; `got`
+    /// shows it, `keys` are its own keys: one that is `messages` misspelt
+    /// is named, with the word it is near.
+    pub fn not_an_answer(got: &str, keys: &[String]) -> Error {
+        let mut message = format!("agent.respond returned {got}; expected {{ messages: ModelMessage[], usage? }} or an array of messages");
+        if let Some(key) = keys.iter().find(|k| *k != "messages" && crate::options::nearest(k, &["messages"]).is_some()) {
+            message.push_str(&format!("; its key {key:?}: did you mean \"messages\"?"));
+        }
+        Error::new(ErrorCode::CallbackFailed, message)
     }
 }
 
@@ -188,8 +191,15 @@ mod tests {
         assert!(e.message.starts_with("agent.respond returned"), "{}", e.message);
         let e = AgentAnswer::from_parts(&hello, || Ok(Some(json!("x")))).unwrap_err();
         assert_eq!(e.code, ErrorCode::CallbackFailed);
-        let e = AgentAnswer::not_an_answer("a number (3)");
+        let e = AgentAnswer::not_an_answer("a number (3)", &[]);
         assert_eq!(e.code, ErrorCode::CallbackFailed);
         assert_eq!(e.message, "agent.respond returned a number (3); expected { messages: ModelMessage[], usage? } or an array of messages");
+        // A misspelt `messages` is named; keys far from it are not.
+        let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let e = AgentAnswer::not_an_answer(r#"{"mesages":[]}"#, &keys(&["usage", "mesages"]));
+        assert!(e.message.ends_with(r#"or an array of messages; its key "mesages": did you mean "messages"?"#), "{}", e.message);
+        for far in [&["text"][..], &["usage"], &["messages"], &[]] {
+            assert!(AgentAnswer::not_an_answer("{}", &keys(far)).message.ends_with("or an array of messages"), "{far:?}");
+        }
     }
 }

@@ -21,15 +21,15 @@ fn ratio(c: u64, n: u64, k: u64) -> f64 {
 /// so pass@1 and pass^1 are both exactly c / n, and 1 − 1/4 is 0.75, not
 /// the 0.7500000000000001 of a product of rounded factors.
 fn exact(c: u64, n: u64, k: u64) -> Option<(u64, u64)> {
-    let falling = |x: u64| (0..k).try_fold(1u128, |p, i| p.checked_mul(u128::from(x.saturating_sub(i))));
+    let falling = |x: u64| (0..k).try_fold(1u64, |p, i| p.checked_mul(x.saturating_sub(i)));
     let (num, den) = (falling(c)?, falling(n)?);
     let g = gcd(num, den);
     let (num, den) = (num / g.max(1), den / g.max(1));
-    const EXACT: u128 = 1 << 53;
-    (num <= EXACT && den <= EXACT && den > 0).then_some((num as u64, den as u64))
+    const EXACT: u64 = 1 << 53;
+    (num <= EXACT && den <= EXACT && den > 0).then_some((num, den))
 }
 
-fn gcd(mut a: u128, mut b: u128) -> u128 {
+fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }
