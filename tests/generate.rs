@@ -426,6 +426,8 @@ fn tool_pairs_are_recorded_and_feed_the_observers() {
     let tools: Vec<&Payload> = recs.iter().filter(|p| matches!(p.kind(), "tool_started" | "tool_ended")).collect();
     assert_eq!(tools.len(), 8);
     assert!(matches!(tools[1], Payload::ToolEnded { is_error: true, tool_name, .. } if tool_name == "search"));
+    // The tool's own result, as a capture of the AI SDK records it: not the output's `{ type, value }`.
+    assert!(matches!(tools[1], Payload::ToolEnded { result, .. } if result == &json!("timeout after 30s")), "{:?}", tools[1]);
     assert_eq!(observed.0.borrow().log().len(), 4);
     let contexts = agent.contexts.borrow();
     assert_eq!(contexts[0], None, "nothing to say before the first call");

@@ -75,12 +75,22 @@ pub enum Part {
     Other(Value),
 }
 
-impl Part {
-    /// Whether a tool-result part reports a failure (`error-text` / `error-json`).
-    pub fn is_error_result(&self) -> bool {
-        match self {
-            Part::ToolResult { output, .. } => output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
-            _ => false,
+/// A tool result as records, prompts and judges read it: the tool's own
+/// value (an AI SDK output's `value`; an output of another shape, whole)
+/// and whether the call failed (`error-text` / `error-json`). The one rule
+/// for every reader of a tool-result part: a generated run's and a step
+/// export's `tool_ended` hold this `value`, as the AI SDK and Mastra
+/// captures' hold the tool's output.
+pub struct ToolOutput<'a> {
+    pub value: &'a Value,
+    pub failed: bool,
+}
+
+impl ToolOutput<'_> {
+    pub fn of(output: &Value) -> ToolOutput<'_> {
+        ToolOutput {
+            value: output.get("value").unwrap_or(output),
+            failed: output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
         }
     }
 }
@@ -262,7 +272,13 @@ mod tests {
         assert_eq!(out[1]["content"][1], json!({ "type": "tool-call", "toolCallId": "c1", "toolName": "read_file", "input": { "path": "a.txt" } }));
         assert_eq!(out[2]["content"][0]["output"], json!({ "type": "text", "value": "hello" }));
         assert_eq!(out[2]["content"][1]["output"], json!({ "type": "error-json", "value": { "code": 2 } }));
-        assert!(msgs[2].parts()[1].is_error_result());
+        let Part::ToolResult { output, .. } = &msgs[2].parts()[1] else { panic!("a tool result") };
+        let read = ToolOutput::of(output);
+        assert_eq!((read.value, read.failed), (&json!({ "code": 2 }), true));
+        let Part::ToolResult { output, .. } = &msgs[2].parts()[0] else { panic!("a tool result") };
+        assert_eq!((ToolOutput::of(output).value, ToolOutput::of(output).failed), (&json!("hello"), false));
+        // An output of another shape is the value, whole.
+        assert_eq!(ToolOutput::of(&json!([1, 2])).value, &json!([1, 2]));
         assert_eq!(msgs[1].text_content(), "let me look");
         // Normalising the normalised form changes nothing.
         assert_eq!(normalize_messages(&out).unwrap(), msgs);

@@ -206,6 +206,8 @@ export const checks = {
     const kinds = sink.records().map((x) => x.payload.kind);
     eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');
     eq(kinds.filter((k) => k === 'tool_ended').length, 4, 'tool_ended per result');
+    const ended = sink.records().find((x) => x.payload.kind === 'tool_ended').payload;
+    eq([ended.result, ended.is_error], ['timeout after 30s', true], 'tool_ended holds the tool\'s own result, as the AI SDK capture records it, not the output\'s { type, value }');
   },
 
   async 'a run given an ObserverPipeline records what it records given any object with its methods'(at) {

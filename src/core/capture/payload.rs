@@ -132,7 +132,9 @@ payloads! {
         tool_name: String,
         args: Value,
     }
-    /// A tool call ended, with its result and whether it failed.
+    /// A tool call ended, with its result and whether it failed. `result`
+    /// is the tool's own value: of an AI SDK tool output `{ type, value }`
+    /// (a generated run's), the `value`.
     ToolEnded = "tool_ended" {
         tool_call_id: String,
         tool_name: String,

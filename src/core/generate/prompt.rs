@@ -9,7 +9,7 @@ use super::graph::StepDefinition;
 use super::simulator::Issue;
 use super::trace::{Candidate, StepTrace};
 use crate::host::{ModelRequest, Purpose, ResponseFormat};
-use crate::message::{Content, ModelMessage, Part, Role};
+use crate::message::{Content, ModelMessage, Part, Role, ToolOutput};
 use crate::write::put;
 
 /// Longest tool input or output quoted in a transcript, in characters.
@@ -30,8 +30,8 @@ fn push_clipped(out: &mut String, s: &str) {
 }
 
 fn push_tool_output(out: &mut String, output: &Value) {
-    let value = output.get("value").unwrap_or(output);
-    if output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error")) {
+    let ToolOutput { value, failed } = ToolOutput::of(output);
+    if failed {
         out.push_str("ERROR ");
     }
     match value.as_str() {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
 pub use agent_trajectories_core::generate::env::JudgeVerdict;
 use agent_trajectories_core::host::{LocalBoxFuture, ModelRequest, ModelResponse, Purpose, ResponseFormat, Usage};
-use agent_trajectories_core::message::{Content, ModelMessage, Part, Role};
+use agent_trajectories_core::message::{Content, ModelMessage, Part, Role, ToolOutput};
 use agent_trajectories_core::number;
 use agent_trajectories_core::observe::Assessment;
 use agent_trajectories_core::options::check_keys;
@@ -163,11 +163,9 @@ pub fn transcript(messages: &[ModelMessage], findings: &[(Option<u64>, &Assessme
                             format!("{role} calls {tool_name}({})", clip(agent_trajectories_core::write::json(input)))
                         }
                         Part::ToolResult { tool_name, output, .. } => {
-                            let failed = if p.is_error_result() { " (failed)" } else { "" };
-                            format!(
-                                "tool {tool_name} returns{failed}: {}",
-                                clip(agent_trajectories_core::write::json(output.get("value").unwrap_or(output)))
-                            )
+                            let result = ToolOutput::of(output);
+                            let failed = if result.failed { " (failed)" } else { "" };
+                            format!("tool {tool_name} returns{failed}: {}", clip(agent_trajectories_core::write::json(result.value)))
                         }
                     };
                     out.push_str(&line);

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use agent_trajectories_core::capture::{well_known, OutcomeStatus, TRAJECTORY_SCHEMA_VERSION};
 use agent_trajectories_core::generate::trace::parse_iso8601;
+use agent_trajectories_core::message::ToolOutput;
 use agent_trajectories_core::observe::CurrentAssessment;
 use agent_trajectories_core::write::Obj;
 
@@ -72,9 +73,8 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
                 match p.get("type").and_then(Value::as_str) {
                     Some("tool-call") => rec(t, started("tool_started").val("args", present(p, "input").unwrap_or(&Value::Null)).end()),
                     Some("tool-result") => {
-                        let output = present(p, "output").unwrap_or(&Value::Null);
-                        let is_error = output.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("error"));
-                        rec(t, started("tool_ended").val("result", output).raw("is_error", if is_error { "true" } else { "false" }).end());
+                        let output = ToolOutput::of(present(p, "output").unwrap_or(&Value::Null));
+                        rec(t, started("tool_ended").val("result", output.value).raw("is_error", if output.failed { "true" } else { "false" }).end());
                     }
                     _ => {}
                 }
@@ -197,6 +197,7 @@ mod tests {
             .enumerate()
             .all(|(i, r)| r["seq"] == json!(i) && r["run_id"] == "c1" && r["schema_version"] == json!(TRAJECTORY_SCHEMA_VERSION)));
         assert_eq!(records[7]["payload"]["is_error"], json!(true));
+        assert_eq!(records[7]["payload"]["result"], json!("no"), "the tool's own result, not the output's {{ type, value }}");
         assert_eq!(records[9]["payload"]["assistant"]["content"], "done");
         assert_eq!(records[9]["payload"]["step_id"], "ask");
         assert_eq!(records[10]["recorded_at_unix_ms"], json!(1_767_225_601_000u64));

@@ -7,7 +7,7 @@ use super::{fault, Interrupt, Runner};
 use crate::capture::Payload;
 use crate::error::{Error, ErrorCode, Result};
 use crate::generate::trace::Side;
-use crate::message::{ModelMessage, Part, Role};
+use crate::message::{ModelMessage, Part, Role, ToolOutput};
 use crate::observe::ToolCallInput;
 
 impl Runner<'_, '_> {
@@ -24,19 +24,16 @@ impl Runner<'_, '_> {
                         self.record(Payload::ToolStarted { tool_call_id: tool_call_id.clone(), tool_name: tool_name.clone(), args: input.clone() })?;
                     }
                     Part::ToolResult { tool_call_id, tool_name, output } => {
-                        let is_error = p.is_error_result();
+                        let ToolOutput { value, failed: is_error } = ToolOutput::of(output);
                         self.record(Payload::ToolEnded {
                             tool_call_id: tool_call_id.clone(),
                             tool_name: tool_name.clone(),
-                            result: output.clone(),
+                            result: value.clone(),
                             is_error,
                         })?;
                         if let Some(o) = self.env.observers {
                             let input = calls.iter().find(|(id, _)| id == tool_call_id).map(|(_, input)| crate::write::json(input));
-                            let error_message = is_error.then(|| {
-                                let v = output.get("value").unwrap_or(output);
-                                v.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(v))
-                            });
+                            let error_message = is_error.then(|| value.as_str().map(str::to_owned).unwrap_or_else(|| crate::write::json(value)));
                             let call = ToolCallInput {
                                 tool_name: tool_name.clone(),
                                 params_json: input,
