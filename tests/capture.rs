@@ -222,7 +222,7 @@ fn jsonl_tolerates_crlf_and_trailing_newline_and_names_bad_lines() {
     assert_eq!(good.len(), 2);
     assert_eq!(bad.iter().map(|b| (b.line, b.code)).collect::<Vec<_>>(), vec![(2, "JSONL_PARSE"), (4, "INVALID_RECORD")]);
     let e = jsonl::parse(r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"nope"}}"#).unwrap_err();
-    assert!(e.message.contains("payload.kind: unknown kind \"nope\", expected one of run_started, run_ended,"), "{}", e.message);
+    assert!(e.message.contains("payload.kind: kind \"nope\" is not a record kind (the kinds: run_started, run_ended,"), "{}", e.message);
 }
 
 #[test]
@@ -432,6 +432,27 @@ fn an_unnamed_child_run_names_itself_first() {
     let started = child.stamp(started("c"), 1.0).unwrap();
     assert_eq!((started.run_id.as_deref(), started.parent_run_id.as_deref(), started.depth), (Some("c"), Some("p"), 1));
     assert!(child.stamp(tool(2), 1.0).is_ok());
+}
+
+#[test]
+fn the_runs_of_one_recorder_have_their_own_ids() {
+    // They share a sink: two with one id would be one run to a reader, with its seq repeating.
+    let mut parent = Recorder::new(None);
+    parent.stamp(started("p"), 1.0).unwrap();
+    let e = parent.child(Some("p".into())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(e.message.starts_with("child(): run id \"p\" is already used by another run of this recorder"), "{}", e.message);
+    let child = parent.child(Some("k".into())).unwrap();
+    assert!(parent.child(Some("k".into())).is_err(), "a sibling's id");
+    assert!(child.child(Some("p".into())).is_err(), "an ancestor's id, at any depth");
+    // An unnamed child that names itself takes a free id only.
+    let mut unnamed = parent.child(None).unwrap();
+    let e = unnamed.stamp(started("k"), 1.0).unwrap_err();
+    assert!(e.message.starts_with("run_started: run id \"k\" is already used"), "{}", e.message);
+    assert_eq!(unnamed.next_seq(), 0, "nothing stamped");
+    assert_eq!(unnamed.stamp(started("u"), 1.0).unwrap().run_id.as_deref(), Some("u"));
+    // Another recorder (another tree) is not this one's concern.
+    assert!(Recorder::new(Some("p".into())).child(Some("k".into())).is_ok());
 }
 
 #[test]

@@ -363,10 +363,13 @@ impl Agent for Stuck {
     }
 }
 
-struct Signal(Cell<bool>);
+struct Signal(Cell<bool>, Option<&'static str>);
 impl Abort for Signal {
     fn aborted(&self) -> bool {
         self.0.get()
+    }
+    fn reason(&self) -> Option<String> {
+        self.1.map(str::to_owned)
     }
     fn wait(&self) -> LocalBoxFuture<'static, ()> {
         let fired = self.0.get();
@@ -403,14 +406,22 @@ fn timeouts_and_abort() {
     assert_eq!((err.code.as_str(), err.side), ("TIMEOUT", Side::Agent));
     assert_eq!(r.conversation_id, "c1");
 
-    let signal = Signal(Cell::new(true));
+    let signal = Signal(Cell::new(true), None);
     let agent = bot(|_, _| Ok(says("ok")));
     let (r, events) = go(&def(chain()), Run { abort: Some(&signal), ..simple(&user, &agent) });
     assert!(r.steps.is_empty());
-    assert_eq!(r.end.unwrap().reason, StopReason::Aborted);
+    let end = r.end.unwrap();
+    assert_eq!((end.reason, end.summary.as_deref()), (StopReason::Aborted, Some("aborted by the signal")));
     let kinds: Vec<String> =
         events.records.borrow().iter().map(|p| if let Payload::Custom { name, .. } = p { name.clone() } else { p.kind().to_owned() }).collect();
     assert_eq!(kinds, ["run_started", "step_graph", "step_states", "run_ended"]);
+    // The reason the signal's owner gave is said, in the result and in run_ended.
+    let signal = Signal(Cell::new(true), Some("the user closed the tab"));
+    let (r, events) = go(&def(chain()), Run { abort: Some(&signal), ..simple(&user, &agent) });
+    assert_eq!(r.end.unwrap().summary.as_deref(), Some("aborted by the signal: the user closed the tab"));
+    let last = events.records.borrow().last().cloned();
+    let Some(Payload::RunEnded { outcome: EndedOutcome::Structured(outcome), .. }) = last else { panic!("run_ended last: {last:?}") };
+    assert_eq!(outcome.message.as_deref(), Some("aborted by the signal: the user closed the tab"));
 }
 
 #[test]

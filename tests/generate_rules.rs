@@ -138,6 +138,13 @@ fn a_sink_failing_at_the_end_ends_the_run_in_error() {
     let end = r.end.unwrap();
     assert_eq!(end.error.as_ref().unwrap().side, Side::Agent);
     assert!(end.summary.unwrap().contains("then the recorder failed too: the sink refused run_ended"));
+
+    // The step states' record refused: run_ended is still recorded, and the first failure is the one said.
+    let events = Events::default();
+    events.refuse.set(Some("custom"));
+    let r = run_with(&t, &user, &agent, &events);
+    assert_eq!(events.records.borrow().last().map(Payload::kind), Some("run_ended"), "the stream keeps its end");
+    assert_eq!(r.end.unwrap().error.unwrap().message, "the sink refused custom");
 }
 
 fn run_with(t: &Trajectory, user: &User, agent: &Bot, events: &Events) -> TrajectoryResult {

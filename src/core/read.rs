@@ -138,11 +138,15 @@ macro_rules! from_json_struct {
     (checked $ty:ident $fields:tt) => { from_json_struct!(@impl true, $ty $fields); };
     ($ty:ident $fields:tt) => { from_json_struct!(@impl false, $ty $fields); };
     (@impl $checked:literal, $ty:ident { $( $field:ident : $key:literal $(= $default:ident)? ),* $(,)? }) => {
+        impl $ty {
+            /// The keys its reader knows.
+            pub const KEYS: &'static [&'static str] = &[$($key),*];
+        }
         impl $crate::read::FromJson for $ty {
             fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
                 let mut obj = $crate::read::object(v, at)?;
                 if $checked {
-                    $crate::read::known_fields(&obj, &[$($key),*], at)?;
+                    $crate::read::known_fields(&obj, Self::KEYS, at)?;
                 }
                 Ok($ty { $( $field: from_json_struct!(@field obj, $key, at $(, $default)?), )* })
             }

@@ -47,7 +47,8 @@ const canonical = (v, path, seen = new Set()) => {
     out = {};
     for (const k of Object.keys(v)) {
       const x = guard(`${path}.${k}: reading it threw`, () => v[k]);
-      if (x !== undefined) out[wellFormed(k)] = canonical(x, `${path}.${k}`, seen);
+      // Defined, not assigned: a key named `__proto__` (JSON.parse makes one) stays a key.
+      if (x !== undefined) Object.defineProperty(out, wellFormed(k), { value: canonical(x, `${path}.${k}`, seen), enumerable: true, writable: true, configurable: true });
     }
   }
   seen.delete(v);

@@ -271,7 +271,8 @@ function makeState({ tracer, content }) {
     // records out of seq order would build a wrong tree, so they are refused.
     if (before !== undefined && r.seq <= before) {
       const who = typeof r.run_id === 'string' ? `run ${JSON.stringify(r.run_id)}` : 'the records without a run_id';
-      throw fail('SEQ_GAP', `record ${i}: ${who} goes back from seq ${before} to ${r.seq}: give the records in the order they were written (sorted by seq within each run)`);
+      // In the core's seq check's words (src/core/capture/seq.rs), which this module, read without the WebAssembly module, cannot call.
+      throw fail('SEQ_GAP', `record ${i}: ${who} repeats or goes back to seq ${r.seq} after seq ${before}: give the records in the order they were written (sorted by seq within each run)`);
     }
     const run = runOf(r, time);
     // A hole is a lost record: the spans are still built, and the run says what is missing.

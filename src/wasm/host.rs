@@ -32,6 +32,10 @@ impl JsClock {
             JsClock::DateNow => Ok(js_sys::Date::now()),
             JsClock::Callback(f) => {
                 let v = f.call0(&JsValue::UNDEFINED).map_err(|e| from_callback("clock", &e))?;
+                if crate::wasm::is_thenable(&v) {
+                    // An async clock: refused below; its rejection, if any, is not left unhandled.
+                    crate::wasm::settle_quietly(&v);
+                }
                 v.as_f64().ok_or_else(|| {
                     Error::new(
                         ErrorCode::CallbackFailed,

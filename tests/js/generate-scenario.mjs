@@ -148,6 +148,15 @@ export const checks = {
     eq(slow.signals.length, 1, 'one agent call');
     eq(slow.signals[0].aborted, true, 'the agent call is aborted with the run');
     eq(slow.signals[0].reason.name, 'AbortError', 'abort reason');
+    eq(r.end.summary, 'aborted by the signal', 'no reason given, none said');
+    // A reason given to abort() is said in the end and in run_ended.
+    const why = new AbortController();
+    const sink = new at.MemorySink();
+    const told = at.runTrajectory(at.createTrajectory(chain(), slowAgent()), { userModel: scriptedUser(), clock, signal: why.signal, sink });
+    setTimeout(() => why.abort(new Error('the user closed the tab')), 20);
+    const closed = await told;
+    eq([closed.end.reason, closed.end.summary], ['aborted', 'aborted by the signal: the user closed the tab'], 'the reason is kept');
+    eq(sink.records().at(-1).payload.outcome.message, 'aborted by the signal: the user closed the tab', 'and recorded');
 
     const d = chain();
     d.steps.steps[0].timeoutMs = 15;
@@ -324,6 +333,8 @@ export const checks = {
     assert(pipe.message.startsWith('runTrajectory options.observers: unknown option "observer"; did you mean "observers"?'), pipe.message);
     const listed = await rejects(at.runTrajectory(t, { userModel, observers: [{ observer: 'stal' }] }), 'INVALID_ARGUMENT', 'observers: a list with a slip');
     assert(listed.message.startsWith('runTrajectory options.observers[0]'), listed.message);
+    const named = await rejects(at.runTrajectory(t, { userModel, observers: 'stall' }), 'INVALID_ARGUMENT', 'observers: a name');
+    eq(named.message, 'runTrajectory options.observers must be an object { observers: [...] }, got "stall"', 'said as the run\'s option');
     const notModel = await rejects(at.runTrajectory(t, { userModel: 'gpt-5' }), 'INVALID_ARGUMENT', 'a userModel that is a name');
     assert(notModel.message.startsWith('runTrajectory options.userModel'), notModel.message);
     // A trajectory's own option, given to the run: said where it goes.

@@ -248,7 +248,7 @@ test('as parseTrajectoryJsonl reads it: a byte-order mark is skipped, an unknown
   // In the parser's words: a seq past 2^53 - 1 is a value of the wrong kind, which the parser reads and names.
   assert.equal(ix.errors()[1].message, 'seq: 9007199254740993 is past the largest exact JS integer (9007199254740991)');
   // The parser agrees on the same text.
-  assert.throws(() => parseTrajectoryJsonl(rec(1, { kind: 'tool_strated' })), (e) => e.code === 'INVALID_RECORD');
+  assert.throws(() => parseTrajectoryJsonl(rec(1, { kind: 'tool_strated' })), (e) => e.code === 'INVALID_RECORD' && e.message === 'line 1: payload.kind: kind "tool_strated" is not a record kind (did you mean "tool_started"?)');
   assert.equal(parseTrajectoryJsonl(`\uFEFF${rec(0, { kind: 'run_started', identity: { run_id: 'r' } })}`).length, 1);
   ix.free();
 });

@@ -66,11 +66,7 @@ macro_rules! payloads {
                     $( $kind => Ok(Payload::$variant {
                         $( $field: field(&mut obj, stringify!($field), at)?, )*
                     }), )*
-                    other => Err(format!(
-                        "{}unknown kind {other:?}, expected one of {}",
-                        At::Key(at, "kind").prefix(),
-                        KINDS.join(", ")
-                    )),
+                    other => Err(unknown_kind_message(other, &At::Key(at, "kind").to_string())),
                 }
             }
         }
@@ -240,10 +236,14 @@ pub struct KindDoc {
     pub about: &'static [&'static str],
 }
 
-/// `place: kind "x" is not a record kind (did you mean "y"?)`.
+/// `place: kind "x" is not a record kind (did you mean "y"?)`, or with
+/// every kind when none is near: what the parser, the index and the
+/// index's filter say of a kind this build does not know.
 pub fn unknown_kind_message(kind: &str, place: &str) -> String {
-    let hint = crate::options::nearest(kind, KINDS).map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
-    format!("{place}: kind {kind:?} is not a record kind{hint}")
+    match crate::options::nearest(kind, KINDS) {
+        Some(near) => format!("{place}: kind {kind:?} is not a record kind (did you mean {near:?}?)"),
+        None => format!("{place}: kind {kind:?} is not a record kind (the kinds: {})", KINDS.join(", ")),
+    }
 }
 
 impl FromJson for Payload {
@@ -260,7 +260,12 @@ impl FromJson for ModelMessage {
 
 impl FromJson for EndedOutcome {
     fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
-        EndedOutcome::from_value(present(v, at)?).map_err(|e| format!("{at}: {e}"))
+        let v = present(v, at)?;
+        // What a caller wrote holds only the outcome's fields, as a payload holds only its kind's.
+        if let Value::Object(obj) = &v {
+            crate::read::known_fields(obj, super::outcome::RunOutcome::KEYS, at)?;
+        }
+        EndedOutcome::from_value(v).map_err(|e| format!("{at}: {e}"))
     }
 }
 
@@ -345,5 +350,12 @@ mod tests {
         let e = read_written::<Payload>(json!({ "kind": "run_started", "identity": { "run_id": "r", "agnet": "a" } }), "payload").unwrap_err();
         assert!(e.starts_with("payload.identity: unknown field \"agnet\"; did you mean \"agent\"?"), "{e}");
         assert!(read_written::<Payload>(json!({ "kind": "custom", "name": "n", "data": { "anything": 1 } }), "payload").is_ok());
+        // A run's outcome too: a misspelt reason or verdict is not dropped.
+        let ended = json!({ "kind": "run_ended", "outcome": { "status": "completed", "reson": "x" }, "new_messages": [] });
+        let e = read_written::<Payload>(ended.clone(), "payload").unwrap_err();
+        assert!(e.starts_with("payload.outcome: unknown field \"reson\"; did you mean \"reason\"?"), "{e}");
+        assert!(read::<Payload>(ended, "payload").is_ok(), "a file's record: a newer writer's key");
+        let label = json!({ "kind": "run_ended", "outcome": "ended", "new_messages": [] });
+        assert!(read_written::<Payload>(label, "payload").is_ok(), "a label has no keys");
     }
 }

@@ -4,7 +4,9 @@
 //! failure policy. Parent and child recorders share one dispatcher, so a
 //! sink sees the interleaved stream in the order it was recorded.
 
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashSet, VecDeque};
+use std::rc::Rc;
 
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
@@ -23,13 +25,29 @@ pub struct Recorder {
     last_ms: Option<f64>,
     /// The run is recording its end (see [`Recorder::time_for`]).
     closing: bool,
+    /// The run ids of this recorder's tree (the top-level run and its child
+    /// runs at any depth), shared by them all: they write to one sink, and
+    /// a reader tells their records apart by run id alone.
+    ids: Rc<RefCell<HashSet<String>>>,
 }
 
 impl Recorder {
     /// A top-level recorder; the run id becomes known from `run_started`
     /// unless given here.
     pub fn new(run_id: Option<String>) -> Self {
-        Recorder { run_id, ..Default::default() }
+        let r = Recorder { run_id, ..Default::default() };
+        r.ids.borrow_mut().extend(r.run_id.clone());
+        r
+    }
+
+    /// Takes `id` for a run of this tree, unless another run of it has it.
+    fn claim(&self, id: &str, place: &str) -> Result<()> {
+        if !self.ids.borrow_mut().insert(id.to_owned()) {
+            return Err(Error::invalid_argument(format!(
+                "{place}: run id {id:?} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart"
+            )));
+        }
+        Ok(())
     }
 
     /// A child run: its own seq space from 0, `parent_run_id` set to this
@@ -43,7 +61,10 @@ impl Recorder {
             // A child run is one of its parent's tool calls: it starts inside the parent's run.
             return Err(Error::invalid_argument(format!("child(): run {parent} already ended; a child run starts inside its parent's")));
         }
-        Ok(Recorder { run_id, parent_run_id: Some(parent), depth: self.depth + 1, ..Default::default() })
+        if let Some(id) = &run_id {
+            self.claim(id, "child()")?;
+        }
+        Ok(Recorder { run_id, parent_run_id: Some(parent), depth: self.depth + 1, ids: self.ids.clone(), ..Default::default() })
     }
 
     pub fn run_id(&self) -> Option<&str> {
@@ -116,6 +137,9 @@ impl Recorder {
                 if mine != theirs {
                     return Err(Error::invalid_argument(format!("run_started names parent {theirs:?} but this recorder is a child of {mine:?}")));
                 }
+            }
+            if self.run_id.is_none() {
+                self.claim(&identity.run_id, "run_started")?;
             }
             self.run_id = Some(identity.run_id.clone());
             if self.parent_run_id.is_none() {

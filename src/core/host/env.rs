@@ -36,6 +36,11 @@ pub trait Abort {
     fn aborted(&self) -> bool;
     /// Resolves once the signal fires.
     fn wait(&self) -> LocalBoxFuture<'static, ()>;
+    /// Why it fired, in its owner's words (`abort(reason)`); `None` when
+    /// no reason was given.
+    fn reason(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The assessment an agent is shown: its render and what it holds.

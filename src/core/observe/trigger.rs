@@ -36,6 +36,7 @@ impl Trigger {
     /// be positive integers, seconds a positive number, and at least one
     /// condition must be set.
     pub fn from_value(v: &Value, who: &str) -> Result<Trigger> {
+        const TRIGGERS: [&str; 4] = ["everyNCalls", "afterConsecutiveErrors", "everyNSeconds", "onEveryCall"];
         let obj = v.as_object().ok_or_else(|| Error::invalid_argument(format!("{who}: trigger must be an object")))?;
         let mut t = Trigger::default();
         for (key, val) in obj {
@@ -56,11 +57,7 @@ impl Trigger {
                         .as_bool()
                         .ok_or_else(|| Error::invalid_argument(format!("{who}: trigger.onEveryCall must be a boolean, got {}", json(val))))?
                 }
-                other => {
-                    return Err(Error::invalid_argument(format!(
-                        "{who}: unknown trigger {other:?}; expected everyNCalls, afterConsecutiveErrors, everyNSeconds or onEveryCall"
-                    )))
-                }
+                other => return Err(Error::invalid_argument(crate::options::unknown_message("trigger", other, &TRIGGERS, who))),
             }
         }
         if !t.on_every_call && t.every_n_calls.is_none() && t.after_consecutive_errors.is_none() && t.every_n_seconds.is_none() {
@@ -122,7 +119,7 @@ mod tests {
             (json!({ "everyNSeconds": "-Infinity" }), "positive number, got -Infinity"),
             (json!({ "afterConsecutiveErrors": -1 }), "afterConsecutiveErrors"),
             (json!({ "everyNSeconds": 0 }), "everyNSeconds must be a positive number"),
-            (json!({ "everyNCall": 3 }), "unknown trigger \"everyNCall\""),
+            (json!({ "everyNCall": 3 }), "unknown trigger \"everyNCall\"; did you mean \"everyNCalls\"? (valid: everyNCalls, afterConsecutiveErrors, everyNSeconds, onEveryCall)"),
             (json!({}), "no condition"),
             (json!({ "onEveryCall": false }), "no condition"),
         ] {

@@ -242,11 +242,8 @@ impl Agent for JsAgent {
                 option(&answer, "messages", "agent.respond's answer").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?
             };
             if !is_array(&list) {
-                let keys: Vec<String> = if answer.is_object() {
-                    Object::keys(answer.unchecked_ref::<Object>()).iter().filter_map(|k| k.as_string()).collect()
-                } else {
-                    Vec::new()
-                };
+                // Only for a hint: keys that cannot be read (a Proxy's throwing trap) give none.
+                let keys: Vec<String> = Reflect::own_keys(&answer).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default();
                 return Err(AgentAnswer::not_an_answer(&describe(&answer), &keys));
             }
             let text = json_of(&list, "agent.respond messages")?;

@@ -122,6 +122,15 @@ impl Abort for JsAbort {
     fn aborted(&self) -> bool {
         self.state.fired.get() || property(&self.signal, "aborted").as_bool().unwrap_or(false)
     }
+    /// `signal.reason`: an `Error`'s message, a string as it is; none for
+    /// `abort()` without one (a DOMException named `AbortError`).
+    fn reason(&self) -> Option<String> {
+        let reason = property(&self.signal, "reason");
+        if reason.is_undefined() || property(&reason, "name").as_string().as_deref() == Some("AbortError") {
+            return None;
+        }
+        Some(reason.as_string().or_else(|| crate::wasm::error::message_of(&reason)).unwrap_or_else(|| crate::wasm::error::describe(&reason)))
+    }
     fn wait(&self) -> LocalBoxFuture<'static, ()> {
         if self.aborted() {
             self.state.fired.set(true);

@@ -71,7 +71,9 @@ fn observer(entry: &JsValue, i: usize) -> Result<(Slot, Option<JsObserver>), Err
 /// Reads the observers and host callbacks; errors name the entry at fault.
 pub fn read(opts: &JsValue) -> Result<Options, Error> {
     if !opts.is_object() {
-        return Err(Error::invalid_argument(format!("ObserverPipeline needs options: {{ observers: [...] }}, got {}", describe(opts))));
+        // Worded from "ObserverPipeline options", which an entry taking
+        // observers as its own option replaces by that option's place.
+        return Err(Error::invalid_argument(format!("ObserverPipeline options must be an object {{ observers: [...] }}, got {}", describe(opts))));
     }
     const PLACE: &str = "ObserverPipeline options";
     check_options(opts, &options::PIPELINE_OPTIONS, PLACE)?;

@@ -226,7 +226,7 @@ test('evaluations without a turn of their own: a finding inside an open turn goe
 test('records out of order are refused with a code; a tool_ended without its tool_started is an ERROR span; spanSink refuses records after end()', () => {
   const { exporter, tracer } = memoryTracer();
   const out = [rec(0, 10, { kind: 'run_started', identity: { run_id: 'r' } }), rec(2, 12, { kind: 'turn_started', turn_index: 0 }), rec(1, 11, { kind: 'turn_started', turn_index: 1 })];
-  assert.throws(() => exportSpans(out, { tracer }), (e) => e.code === 'SEQ_GAP' && /record 2: run "r" goes back from seq 2 to 1/.test(e.message));
+  assert.throws(() => exportSpans(out, { tracer }), (e) => e.code === 'SEQ_GAP' && /record 2: run "r" repeats or goes back to seq 1 after seq 2/.test(e.message));
   // A hole (a lost record) still exports, and the run span says which seqs are missing.
   exportSpans([rec(0, 10, { kind: 'run_started', identity: { run_id: 'h', agent: 'holey' } }, 'h'), rec(3, 13, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'h')], { tracer });
   const holey = exporter.getFinishedSpans().find((sp) => sp.name === 'invoke_agent holey');

@@ -23,7 +23,14 @@ impl Runner<'_, '_> {
         let inside_turn = !matches!(why, Interrupt::Stop(..)) && !p.traced && p.selection.is_some();
         let (reason, completed, summary, error) = match why {
             Interrupt::Stop(reason, completed, summary) => (reason, completed, summary, None),
-            Interrupt::Aborted => (StopReason::Aborted, false, Some("aborted by the signal".to_owned()), None),
+            Interrupt::Aborted => {
+                // The reason its owner gave, if any, is said: the run's records and result keep it.
+                let summary = match self.env.abort.and_then(|a| a.reason()) {
+                    Some(why) => format!("aborted by the signal: {why}"),
+                    None => "aborted by the signal".to_owned(),
+                };
+                (StopReason::Aborted, false, Some(summary), None)
+            }
             Interrupt::Fault(side, e) => {
                 let summary = format!("{} failed: {}", side_name(side), e.message);
                 let step_id = e.step_id.or_else(|| partial_step.clone());
@@ -50,7 +57,11 @@ impl Runner<'_, '_> {
             }
             None => Ok(()),
         };
-        let recorded = states.and_then(|()| self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() }));
+        // run_ended is recorded even when the states' record failed (an
+        // onRecord that threw): the sink may still take it, and a stream
+        // without its end reads as a run still going. The first failure is the one said.
+        let ended = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
+        let recorded = states.and(ended);
         let delivered = match recorded {
             Ok(()) => self.flush().await,
             Err(e) => Err(Interrupt::Fault(Side::Recorder, e)),
