@@ -2,7 +2,8 @@
 // bundled by `wrangler deploy --dry-run --outdir` where `ai` is not
 // installed, then run in workerd through Miniflare. Also: the same Worker
 // bundled by Rolldown (what Vite 8 and Cloudflare's Vite plugin bundle with),
-// whose reading of `sideEffects: false` must keep the entry's set-up; and,
+// whose reading of `sideEffects: false` must keep the entry's set-up, and by
+// esbuild with the .wasm left external; and,
 // where `ai` is installed, a Worker using agent-trajectories/ai, and one
 // running the integrations app (tests/js/integrations-app.mjs).
 import { test, after } from 'node:test';
@@ -77,6 +78,13 @@ test('Rolldown with the workerd condition keeps the entry\'s set-up (sideEffects
     if (worker === 'records') assert.deepEqual(r, { kinds: ['run_started', 'custom'] });
     else checkAnswer(r);
   }
+});
+
+test('esbuild with the workerd condition and the .wasm external (the README\'s recipe): it runs in workerd', () => {
+  const out = join(app.dir, 'esbuild-worker');
+  run(app.dir, tools.esbuild, ['src/index.js', '--bundle', '--format=esm', '--conditions=workerd', '--external:*.wasm', `--outfile=${join(out, 'index.js')}`, '--log-level=warning']);
+  copyFileSync(join(app.dir, 'node_modules/agent-trajectories/agent_trajectories_bg.wasm'), join(out, 'agent_trajectories_bg.wasm'));
+  return answer(join(out, 'index.js')).then(checkAnswer);
 });
 
 test('where `ai` is installed: a Worker using agent-trajectories/ai over the AI SDK mock model', async (t) => {
