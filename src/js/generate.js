@@ -6,7 +6,7 @@
 
 import { wasm, importAi, asOption } from './binding.js';
 import { aiSdkAdapters } from './models.js';
-import { fail, ours, guard, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
+import { fail, ours, guard, why, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
 
 /** @typedef {import('./generate-types').Trajectory} Trajectory */
 /** @typedef {import('./generate-types').TrajectoryResult} TrajectoryResult */
@@ -84,9 +84,11 @@ export function toArtifacts(result, def) {
     if (!ours(e)) throw e;
     throw fail('INVALID_ARGUMENT', `${where}: def is not a trajectory definition: ${e.message}`, e.cause ?? e);
   }
-  const lines = wasm.toJSONL(result);
+  // The steps read once: the three files are of the same steps, whatever a getter answers next.
+  const steps = guard(`${where}: reading result.steps threw`, () => result.steps);
+  if (!isArray(steps)) throw fail('INVALID_ARGUMENT', `${where}: result.steps must be the run's step traces (an array), got ${why(steps)}`);
+  const lines = wasm.toJSONL(guard(where, () => ({ ...result, steps })));
   return guard(where, () => {
-    const steps = result.steps;
     const end = result.end ?? steps[steps.length - 1]?.end;
     // The definition as data: live objects left out, callbacks named.
     const definition = JSON.parse(JSON.stringify(def, function (key, value) {

@@ -306,6 +306,13 @@ export const checks = {
     const bad = throws(() => at.toArtifacts(r, { ...t, goal: 5 }), 'INVALID_ARGUMENT', 'a goal that is no string');
     eq(bad.message, 'toArtifacts(result, def): def is not a trajectory definition: trajectory.goal must be a string, got a number', 'named as the core names it');
     eq(Object.keys(at.toArtifacts(r, { goal: 'g', persona: { description: 'd' }, maxTurns: 1 })).length, 3, 'the definition itself, unbound');
+    // The steps are read once: a getter that answers differently later cannot make the files disagree.
+    let reads = 0;
+    const shifty = { ...r, get steps() { reads++; return reads === 1 ? r.steps : () => 1; } };
+    const files = at.toArtifacts(shifty, t);
+    eq(JSON.parse(files['stepTraces.json']).length, r.steps.length, 'stepTraces.json holds the steps read first');
+    eq(files['conversation.jsonl'].trim().split('\n').length, r.steps.length, 'and conversation.jsonl the same steps');
+    throws(() => at.toArtifacts({ ...r, steps: 'none' }, t), 'INVALID_ARGUMENT', 'steps that are no array');
 
     const policy = new at.DefaultPolicy();
     const stop = new Error('ctx getter');
