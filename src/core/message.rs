@@ -124,20 +124,30 @@ impl ModelMessage {
 
     /// Normalises one message from any accepted shape; errors name the field.
     pub fn from_value(v: &Value) -> Result<ModelMessage> {
-        let obj = v.as_object().ok_or_else(|| invalid(format!("expected an object, got {}", kind_of(v))))?;
+        ModelMessage::from_owned(v.clone())
+    }
+
+    /// [`ModelMessage::from_value`] of a value the caller gives up: its
+    /// strings and tool inputs and outputs are moved into the message, not
+    /// copied (a parsed line's or an agent's answer's messages).
+    pub fn from_owned(v: Value) -> Result<ModelMessage> {
+        let mut obj = match v {
+            Value::Object(obj) => obj,
+            other => return Err(invalid(format!("expected an object, got {}", kind_of(&other)))),
+        };
         let role_str = obj.get("role").and_then(Value::as_str).ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
         let role = Role::parse(role_str).ok_or_else(|| invalid(format!("unknown role {role_str:?}; expected system, user, assistant or tool")))?;
-        let content = match obj.get("content") {
-            Some(Value::String(s)) => Content::Text(s.clone()),
+        let content = match obj.remove("content") {
+            Some(Value::String(s)) => Content::Text(s),
             Some(Value::Array(items)) => {
                 let mut parts = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
+                for (i, item) in items.into_iter().enumerate() {
                     let part = normalise_part(item).map_err(|e| e.within(&format!("content[{i}]")))?;
                     parts.push(part);
                 }
                 Content::Parts(parts)
             }
-            Some(other) => return Err(invalid(format!("`content` must be a string or an array of parts, got {}", kind_of(other)))),
+            Some(other) => return Err(invalid(format!("`content` must be a string or an array of parts, got {}", kind_of(&other)))),
             None => return Err(invalid("`content` is missing")),
         };
         if role == Role::System && !matches!(content, Content::Text(_)) {
@@ -150,66 +160,90 @@ impl ModelMessage {
                 }
             }
         }
-        let provider_options = obj.get("providerOptions").cloned();
+        let provider_options = obj.remove("providerOptions");
         Ok(ModelMessage { role, content, provider_options })
     }
 }
 
 impl<'de> Deserialize<'de> for ModelMessage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        ModelMessage::from_value(&v).map_err(|e| serde::de::Error::custom(e.message))
+        ModelMessage::from_owned(Value::deserialize(d)?).map_err(|e| serde::de::Error::custom(e.message))
     }
 }
 
 /// Normalises a list of messages; an error names the index (`messages[3].content[0]: ...`).
-pub fn normalize_messages(v: &Value) -> Result<Vec<ModelMessage>> {
-    let items = v.as_array().ok_or_else(|| invalid(format!("messages must be an array, got {}", kind_of(v))))?;
-    items.iter().enumerate().map(|(i, m)| ModelMessage::from_value(m).map_err(|e| e.within(&format!("messages[{i}]")))).collect()
+pub fn normalize_messages(v: Value) -> Result<Vec<ModelMessage>> {
+    let items = match v {
+        Value::Array(items) => items,
+        other => return Err(invalid(format!("messages must be an array, got {}", kind_of(&other)))),
+    };
+    items.into_iter().enumerate().map(|(i, m)| ModelMessage::from_owned(m).map_err(|e| e.within(&format!("messages[{i}]")))).collect()
 }
 
-fn normalise_part(v: &Value) -> Result<Part> {
-    let obj = v.as_object().ok_or_else(|| invalid(format!("a part must be an object, got {}", kind_of(v))))?;
-    let ty = obj.get("type").and_then(Value::as_str).ok_or_else(|| invalid("a part needs a string `type`"))?;
-    match ty {
-        "text" | "reasoning" => {
-            let text = str_field(obj, &["text"]).ok_or_else(|| invalid(format!("a {ty} part needs a string `text`")))?;
-            Ok(if ty == "text" { Part::Text { text } } else { Part::Reasoning { text } })
-        }
-        "tool-call" => {
-            let tool_call_id = str_field(obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-call part needs `toolCallId` (or `id`)"))?;
-            let tool_name = str_field(obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-call part needs `toolName` (or `name`)"))?;
-            // `input` (AI SDK 5+) wins over `args` (AI SDK 4, shorthand).
-            let input = obj.get("input").or_else(|| obj.get("args")).cloned().unwrap_or(Value::Object(Map::new()));
-            Ok(Part::ToolCall { tool_call_id, tool_name, input })
-        }
-        "tool-result" => {
-            let tool_call_id = str_field(obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-result part needs `toolCallId` (or `id`)"))?;
-            let tool_name = str_field(obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-result part needs `toolName` (or `name`)"))?;
-            let output = match obj.get("output") {
-                Some(out) => {
-                    if out.get("type").and_then(Value::as_str).is_none() {
-                        return Err(invalid("a tool-result `output` needs a `type` (text, json, error-text, error-json, content)"));
-                    }
-                    out.clone()
-                }
-                // AI SDK 4: `result` + optional `isError`.
-                None => {
-                    let result = obj.get("result").cloned().unwrap_or(Value::Null);
-                    let is_error = obj.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                    legacy_output(result, is_error)
-                }
-            };
-            Ok(Part::ToolResult { tool_call_id, tool_name, output })
-        }
+/// What a part's `type` says it is (read before its fields are taken out).
+enum PartKind {
+    Text,
+    Reasoning,
+    ToolCall,
+    ToolResult,
+    Other,
+}
+
+fn normalise_part(v: Value) -> Result<Part> {
+    let mut obj = match v {
+        Value::Object(obj) => obj,
+        other => return Err(invalid(format!("a part must be an object, got {}", kind_of(&other)))),
+    };
+    let kind = match obj.get("type").and_then(Value::as_str).ok_or_else(|| invalid("a part needs a string `type`"))? {
+        "text" => PartKind::Text,
+        "reasoning" => PartKind::Reasoning,
+        "tool-call" => PartKind::ToolCall,
+        "tool-result" => PartKind::ToolResult,
         // Images, files, provider parts: kept as they are. A slip of a part
         // this library reads (`txt`, `tool_call`) would be kept too, and
         // never read: refused, naming it. (A type that extends one, such as
         // `reasoning-file`, is another part, not a slip.)
-        _ => match crate::options::nearest(ty, &PARTS).filter(|p| !ty.starts_with(*p)) {
-            Some(near) => Err(invalid(format!("part type {ty:?} is not one this library reads; did you mean {near:?}? ({})", PARTS.join(", ")))),
-            None => Ok(Part::Other(v.clone())),
+        ty => match crate::options::nearest(ty, &PARTS).filter(|p| !ty.starts_with(*p)) {
+            Some(near) => {
+                return Err(invalid(format!("part type {ty:?} is not one this library reads; did you mean {near:?}? ({})", PARTS.join(", "))))
+            }
+            None => PartKind::Other,
         },
+    };
+    match kind {
+        PartKind::Text => Ok(Part::Text { text: take_str(&mut obj, &["text"]).ok_or_else(|| invalid("a text part needs a string `text`"))? }),
+        PartKind::Reasoning => {
+            Ok(Part::Reasoning { text: take_str(&mut obj, &["text"]).ok_or_else(|| invalid("a reasoning part needs a string `text`"))? })
+        }
+        PartKind::ToolCall => {
+            let tool_call_id = take_str(&mut obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-call part needs `toolCallId` (or `id`)"))?;
+            let tool_name = take_str(&mut obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-call part needs `toolName` (or `name`)"))?;
+            // `input` (AI SDK 5+) wins over `args` (AI SDK 4, shorthand).
+            let input = match obj.remove("input") {
+                Some(input) => input,
+                None => obj.remove("args").unwrap_or(Value::Object(Map::new())),
+            };
+            Ok(Part::ToolCall { tool_call_id, tool_name, input })
+        }
+        PartKind::ToolResult => {
+            let tool_call_id = take_str(&mut obj, &["toolCallId", "id"]).ok_or_else(|| invalid("a tool-result part needs `toolCallId` (or `id`)"))?;
+            let tool_name = take_str(&mut obj, &["toolName", "name"]).ok_or_else(|| invalid("a tool-result part needs `toolName` (or `name`)"))?;
+            let output = match obj.remove("output") {
+                Some(out) => {
+                    if out.get("type").and_then(Value::as_str).is_none() {
+                        return Err(invalid("a tool-result `output` needs a `type` (text, json, error-text, error-json, content)"));
+                    }
+                    out
+                }
+                // AI SDK 4: `result` + optional `isError`.
+                None => {
+                    let is_error = obj.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                    legacy_output(obj.remove("result").unwrap_or(Value::Null), is_error)
+                }
+            };
+            Ok(Part::ToolResult { tool_call_id, tool_name, output })
+        }
+        PartKind::Other => Ok(Part::Other(Value::Object(obj))),
     }
 }
 
@@ -229,8 +263,13 @@ fn legacy_output(result: Value, is_error: bool) -> Value {
     Value::Object(Map::from_iter([("type".to_owned(), Value::from(kind)), ("value".to_owned(), result)]))
 }
 
-fn str_field(obj: &Map<String, Value>, names: &[&str]) -> Option<String> {
-    names.iter().find_map(|n| obj.get(*n).and_then(Value::as_str)).map(str::to_owned)
+/// The first of `names` whose value is a string, taken out of `obj`.
+fn take_str(obj: &mut Map<String, Value>, names: &[&str]) -> Option<String> {
+    let name = names.iter().find(|n| obj.get(**n).is_some_and(Value::is_string))?;
+    match obj.remove(*name) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
 }
 
 fn invalid(message: impl Into<String>) -> Error {
@@ -255,7 +294,7 @@ mod tests {
 
     #[test]
     fn normalises_legacy_and_shorthand_tool_parts() {
-        let msgs = normalize_messages(&json!([
+        let msgs = normalize_messages(json!([
             { "role": "user", "content": "hi" },
             { "role": "assistant", "content": [
                 { "type": "text", "text": "let me look" },
@@ -281,7 +320,7 @@ mod tests {
         assert_eq!(ToolOutput::of(&json!([1, 2])).value, &json!([1, 2]));
         assert_eq!(msgs[1].text_content(), "let me look");
         // Normalising the normalised form changes nothing.
-        assert_eq!(normalize_messages(&out).unwrap(), msgs);
+        assert_eq!(normalize_messages(out.clone()).unwrap(), msgs);
     }
 
     #[test]
@@ -302,7 +341,7 @@ mod tests {
 
     #[test]
     fn errors_say_where() {
-        let e = normalize_messages(&json!([
+        let e = normalize_messages(json!([
             { "role": "user", "content": "ok" },
             { "role": "assistant", "content": [{ "type": "tool-call", "id": "x" }] }
         ]))

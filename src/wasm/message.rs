@@ -12,5 +12,5 @@ use crate::core::ErrorCode;
 #[wasm_bindgen(js_name = normalizeMessages, unchecked_return_type = "ModelMessage[]")]
 pub fn normalize_messages_js(#[wasm_bindgen(unchecked_param_type = "ModelMessageInput[]")] messages: JsValue) -> JsResult<JsValue> {
     let value: serde_json::Value = super::from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
-    super::to_js(&normalize_messages(&value).js()?)
+    super::to_js(&normalize_messages(value).js()?)
 }

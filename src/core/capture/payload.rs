@@ -254,7 +254,7 @@ impl FromJson for Payload {
 
 impl FromJson for ModelMessage {
     fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
-        ModelMessage::from_value(&present(v, at)?).map_err(|e| format!("{at}: {}", e.message))
+        ModelMessage::from_owned(present(v, at)?).map_err(|e| format!("{at}: {}", e.message))
     }
 }
 

@@ -41,7 +41,7 @@ impl AgentAnswer {
     /// returned, or its `messages`) and `usage`, read after the messages
     /// (absent or null: none). A malformed answer is the agent's fault:
     /// `CALLBACK_FAILED`.
-    pub fn from_parts(messages: &Value, usage: impl FnOnce() -> Result<Option<Value>>) -> Result<AgentAnswer> {
+    pub fn from_parts(messages: Value, usage: impl FnOnce() -> Result<Option<Value>>) -> Result<AgentAnswer> {
         let messages = normalize_messages(messages).map_err(|e| e.within("agent.respond returned"))?;
         let usage = match usage()? {
             None | Some(Value::Null) => Usage::default(),
@@ -183,13 +183,13 @@ mod tests {
     #[test]
     fn an_answer_is_its_messages_and_usage_and_a_bad_one_is_the_agents_fault() {
         let hello = json!([{ "role": "assistant", "content": "hi" }]);
-        let a = AgentAnswer::from_parts(&hello, || Ok(Some(json!({ "inputTokens": 3, "outputTokens": 4 })))).unwrap();
+        let a = AgentAnswer::from_parts(hello.clone(), || Ok(Some(json!({ "inputTokens": 3, "outputTokens": 4 })))).unwrap();
         assert_eq!((a.messages.len(), a.usage.input_tokens, a.usage.output_tokens), (1, Some(3), Some(4)));
-        assert_eq!(AgentAnswer::from_parts(&hello, || Ok(Some(Value::Null))).unwrap().usage, Usage::default());
+        assert_eq!(AgentAnswer::from_parts(hello.clone(), || Ok(Some(Value::Null))).unwrap().usage, Usage::default());
         // The messages are read first: their fault is named even when the usage is bad too.
-        let e = AgentAnswer::from_parts(&json!([{ "role": "nobody" }]), || Ok(Some(json!("x")))).unwrap_err();
+        let e = AgentAnswer::from_parts(json!([{ "role": "nobody" }]), || Ok(Some(json!("x")))).unwrap_err();
         assert!(e.message.starts_with("agent.respond returned"), "{}", e.message);
-        let e = AgentAnswer::from_parts(&hello, || Ok(Some(json!("x")))).unwrap_err();
+        let e = AgentAnswer::from_parts(hello.clone(), || Ok(Some(json!("x")))).unwrap_err();
         assert_eq!(e.code, ErrorCode::CallbackFailed);
         let e = AgentAnswer::not_an_answer("a number (3)", &[]);
         assert_eq!(e.code, ErrorCode::CallbackFailed);

@@ -108,7 +108,8 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
         ));
     }
     let user_message = ModelMessage::from_value(s.get("userMessage").unwrap_or(&Value::Null)).map_err(|e| format!(".userMessage: {}", e.message))?;
-    let agent_messages = normalize_messages(s.get("agentMessages").unwrap_or(&Value::Null)).map_err(|e| format!(".agentMessages: {}", e.message))?;
+    let agent_messages =
+        normalize_messages(s.get("agentMessages").cloned().unwrap_or_default()).map_err(|e| format!(".agentMessages: {}", e.message))?;
     if user_message.role != Role::User || agent_messages.iter().any(|m| matches!(m.role, Role::User | Role::System)) {
         return Err(": expected a user message (userMessage) and assistant and tool messages (agentMessages)".into());
     }

@@ -329,7 +329,7 @@ impl ObserverPipeline {
         opts: Option<InjectOptions>,
     ) -> JsResult<JsValue> {
         let value: Value = from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
-        let messages = normalize_messages(&value).js()?;
+        let messages = normalize_messages(value).js()?;
         let opts: JsValue = opts.map(Into::into).unwrap_or(JsValue::UNDEFINED);
         check_options(&opts, &INJECT_OPTIONS, "injectInto options").js()?;
         let placement = Placement::read(&arg(&option(&opts, "position", "injectInto options").js()?)).js()?;
