@@ -80,6 +80,8 @@ impl Channel {
             let said = format!("agent-trajectories: record dropped ({}):", err.code.as_str());
             return web_sys::console::warn_2(&said.into(), &err.message.into());
         };
+        // What the console says of it, if onError fails: a line, not the error object (its stack and its cause's).
+        let dropped: JsValue = format!("[{}] {}", err.code.as_str(), err.message).into();
         let js_err = to_js(err);
         let rec = crate::wasm::to_js(record).unwrap_or(JsValue::UNDEFINED);
         // An onError that throws (or rejects) has nowhere further to report
@@ -87,9 +89,9 @@ impl Channel {
         match f.call2(&JsValue::UNDEFINED, &js_err, &rec) {
             Err(thrown) => {
                 let said = format!("agent-trajectories: onError threw ({}) while told of a dropped record:", describe(&thrown));
-                web_sys::console::warn_2(&said.into(), &js_err);
+                web_sys::console::warn_2(&said.into(), &dropped);
             }
-            Ok(answer) => crate::wasm::warn_if_rejected(&answer, "agent-trajectories: onError rejected, told of a dropped record:".into(), js_err),
+            Ok(answer) => crate::wasm::warn_if_rejected(&answer, "agent-trajectories: onError rejected, told of a dropped record:".into(), dropped),
         }
     }
 

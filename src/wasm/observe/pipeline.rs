@@ -167,12 +167,13 @@ impl Parts {
                 // onError throwing in turn is the host's own failure: it
                 // does not get to hide the observer's.
                 let reported = self.on_error.as_ref().is_some_and(|f| {
+                    let line: JsValue = format!("[{}] {}", e.code.as_str(), e.message).into();
                     let err = to_js(e);
                     match f.call2(&JsValue::UNDEFINED, &err, &obs.name.clone().into()) {
                         Ok(answer) => {
-                            // Handed over; a later rejection is said on the console.
+                            // Handed over; a later rejection is said on the console, as a line (not the error object and its stack).
                             let said = format!("agent-trajectories: onError rejected, told that observer {:?} failed:", obs.name);
-                            crate::wasm::warn_if_rejected(&answer, said, err);
+                            crate::wasm::warn_if_rejected(&answer, said, line);
                             true
                         }
                         Err(_) => false,
