@@ -29,7 +29,8 @@ export function headKind(head) {
   if (Array.isArray(first)) return 'json';
   if (first === null || typeof first !== 'object' || 'payload' in first) return 'records';
   if ('stepIndex' in first || 'userMessage' in first) return 'steps';
-  return Array.isArray(/** @type {{ runs?: unknown }} */ (first).runs) ? 'json' : 'records';
+  // A `runs` key makes it a batch (its runs read, or refused as not a list), never a record.
+  return 'runs' in first ? 'json' : 'records';
 }
 
 /**

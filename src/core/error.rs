@@ -87,7 +87,7 @@ impl ErrorCode {
             ErrorCode::InvalidRecord => "a payload or record does not match the schema",
             ErrorCode::UnsupportedSchemaVersion => "a record is newer than this reader",
             ErrorCode::JsonlParse => "a JSONL line is not JSON (`err.line`)",
-            ErrorCode::SinkFailed => "a sink threw or rejected",
+            ErrorCode::SinkFailed => "a sink threw or rejected, or a file could not be written (`writeArtifacts`, `writeViewerHtml`, the command line's reports; the system's error is `cause`)",
             ErrorCode::CallbackFailed => "a host callback (the clock, a model, the agent, a JS observer, a policy) threw or returned garbage",
             ErrorCode::NotInitialized => {
                 "browser entry used before `await init()`, or `init()` could not load the `.wasm`, or the viewer could not read the package's own files (a 404, a bundle without the files; the load's own error is `cause`)"
@@ -215,6 +215,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// of raw values), so its errors are about the text's overall shape.
 pub fn plain_serde(e: &serde_json::Error) -> String {
     let mut m = e.to_string();
+    // What serde says of an escaped half of a UTF-16 pair (JSON.stringify
+    // writes a lone surrogate as `\ud800`), which no Rust string holds.
+    if m.starts_with("unexpected end of hex escape") || m.starts_with("lone leading surrogate in hex escape") {
+        return "a string holds half of a UTF-16 surrogate pair (a lone surrogate, as a cut emoji leaves), which JSON text cannot carry: make the string whole (String.prototype.toWellFormed)".to_owned();
+    }
     if let Some(at) = m.rfind(" at line ") {
         m.truncate(at);
     }
@@ -231,6 +236,11 @@ mod tests {
         assert_eq!(plain_serde(&e), "invalid type: map, expected an array");
         let e = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
         assert_eq!(plain_serde(&e), "EOF while parsing an object");
+        // A lone surrogate, as JSON.stringify escapes it, is said as what it is.
+        for text in [r#"{"a":"x\ud83d"}"#, r#""\udc00""#, r#""\ud800\u0041""#] {
+            let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            assert!(plain_serde(&e).starts_with("a string holds half of a UTF-16 surrogate pair"), "{text}: {}", plain_serde(&e));
+        }
     }
 
     #[test]

@@ -260,7 +260,6 @@ async function report(node, values, files) {
       if (!ours(e) || !e.message.startsWith('judgeRuns: options.failOn')) throw e;
       throw fail(e.code, e.message.replace('judgeRuns: options.failOn', '--fail-on'), e);
     }
-    if (judged.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs (no records, or a batch without runs)`);
     runs.push(...judged);
   }
   proc.stdout.write(textReport(runs));
@@ -283,8 +282,8 @@ async function side(node, file) {
   const bytes = await read(node, file);
   const kind = fileKind(file, bytes);
   if (kind && 'batch' in kind) return kind.batch;
+  // judgeRuns refuses a file with no runs in it.
   const runs = judgeRuns(recordsOf(file, bytes, kind), { source: file });
-  if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs`);
   return { runs: runs.map((r) => ({ id: r.id, item: r.item, verdict: r.verdict, turns: r.turns ?? 0, tokens: r.tokens ?? 0, judgements: r.judgements })) };
 }
 

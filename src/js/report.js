@@ -190,7 +190,10 @@ const isBatch = (v) => isObject(v) && !isArray(v) && isArray(v.runs);
 /** @type {typeof import('./report-types').judgeRuns} */
 export function judgeRuns(input, options) {
   // A getter or Proxy of the caller's that throws is named, never escapes uncoded.
-  return guard('judgeRuns: reading its input threw', () => judge(input, options));
+  const runs = guard('judgeRuns: reading its input threw', () => judge(input, options));
+  // Nothing to judge is not a pass: an empty or truncated results file must not get through a gate.
+  if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${judging(options).source ?? 'judgeRuns: the input'} holds no runs (no records, or a batch without runs)`);
+  return runs;
 }
 
 /**
@@ -207,7 +210,7 @@ function judge(input, options) {
     if (/^\uFEFF?\s*[[{]/.test(value)) {
       try {
         const parsed = JSON.parse(value.replace(/^\uFEFF/, ''));
-        if (isBatch(parsed) || (isArray(parsed) && !parsed.every(isRecord))) value = parsed;
+        if (isBatch(parsed) || (isArray(parsed) && !parsed.every(isRecord)) || (isObject(parsed) && 'runs' in parsed && !('payload' in parsed))) value = parsed;
       } catch {
         // Not one JSON value: read as JSONL, which names the bad line.
       }
@@ -227,6 +230,9 @@ function judge(input, options) {
     return judgeBatch(value, null, j);
   }
   if (isBatch(value)) return judgeBatch(value.runs, value.summary, j);
+  if (isObject(value) && 'runs' in value && !('payload' in value)) {
+    throw fail('INVALID_ARGUMENT', `${j.where}: a batch result's runs must be a list of runs, got ${why(/** @type {{ runs: unknown }} */ (value).runs)}`);
+  }
   if (isObject(value) && typeof value.conversationId === 'string' && isArray(value.steps)) {
     const steps = value.steps;
     return judgeBatch([{ id: value.conversationId, result: value, turns: steps.length }], null, j);

@@ -141,6 +141,9 @@ export const checks = {
     eq(JSON.parse(JSON.stringify(js)).message, js.message, 'a JS layer error as JSON');
     assert(slip.message.startsWith('payload: unknown field "is_eror"; did you mean "is_error"?'), slip.message);
     const camel = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, isError: true }), 'INVALID_RECORD', 'the AI SDK\'s spelling');
+    // Half of a UTF-16 pair (a cut emoji) is said as what it is, not as serde's "hex escape".
+    const half = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: `ok ${'😀'.slice(0, 1)}`, is_error: false }), 'INVALID_RECORD', 'a lone surrogate');
+    assert(half.message.startsWith('payload: a string holds half of a UTF-16 surrogate pair'), half.message);
     assert(camel.message.startsWith('payload: unknown field "isError"; did you mean "is_error"?'), camel.message);
     const nested = expectCode(() => rec.record({ kind: 'run_started', identity: { run_id: 'r', agnet: 'a' } }), 'INVALID_RECORD', 'an unknown field of the identity');
     assert(nested.message.startsWith('payload.identity: unknown field "agnet"; did you mean "agent"?'), nested.message);

@@ -241,6 +241,17 @@ test('judgements: checkRun\'s judge check, the last judgement stands (records an
     ['soured', false, [{ check: 'judge', message: 'the judge failed "tone" (curt) after turn 2' }], 3],
   ]);
   assert.deepEqual(judgeRuns(text, { check: { judge: false } }).map((x) => x.pass), [true, true]);
+  // A judgement whose verdict is none of the three (written by hand as FAIL, or misspelt) does not pass the run.
+  const odd = new at.MemorySink();
+  const oddRec = new at.TrajectoryRecorder(odd, { clock });
+  oddRec.record({ kind: 'run_started', identity: { run_id: 'odd' } });
+  oddRec.record({ kind: 'custom', name: 'judgement', data: { verdict: 'FAIL', criteria: [] } });
+  oddRec.record({ kind: 'run_ended', outcome: { status: 'completed', reason: 'goal-reached' } });
+  assert.deepEqual(judgeRuns(odd.toJsonl()).map((x) => [x.pass, x.failures]), [[false, [{ check: 'judge', message: 'the judge\'s last judgement (on the run) has verdict "FAIL", which is not pass, fail or inconclusive' }]]]);
+  // Nothing to judge is refused, not a pass; a batch whose runs are not a list is said as that.
+  for (const [input, message] of [['', 'judgeRuns: the input holds no runs (no records, or a batch without runs)'], [{ runs: [] }, 'judgeRuns: the input holds no runs (no records, or a batch without runs)'], ['{"runs":5}', 'judgeRuns: a batch result\'s runs must be a list of runs, got 5']]) {
+    assert.throws(() => judgeRuns(input), (e) => e.code === 'INVALID_ARGUMENT' && e.message === message, JSON.stringify(input));
+  }
   // A batch run is judged by its result: judgements on the BatchRun alone are not the core's to read.
   const saved = JSON.parse(file('pass.json'));
   saved.runs[1].judgements = [{ verdict: 'fail', criteria: [{ name: 'tone', verdict: 'fail', reasoning: 'curt' }], turn: null, final: true }];
@@ -402,6 +413,8 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   save('empty.jsonl', '');
   assert.deepEqual(cli(['report', 'empty.jsonl']).err, 'agent-trajectories report: error INVALID_ARGUMENT: empty.jsonl holds no runs (no records, or a batch without runs)\n');
   assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
+  save('weird.json', '{"runs": 5}');
+  assert.deepEqual(cli(['report', 'weird.json']).err, 'agent-trajectories report: error INVALID_ARGUMENT: weird.json: a batch result\'s runs must be a list of runs, got 5\n', 'a batch, not a bad record');
   assert.equal(cli(['view', 'nope.jsonl']).err, 'agent-trajectories view: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n');
   // view reads its inputs as the viewer will: no page for a file that is not runs ...
   save('garbage.jsonl', 'not json\n{"a":');

@@ -220,8 +220,9 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
         };
         let failed: Vec<String> = j.failed.iter().map(|(n, r)| if r.is_empty() { format!("{n:?}") } else { format!("{n:?} ({r})") }).collect();
         let message = match j.verdict.as_str() {
-            "fail" => format!("the judge failed {} {when}", failed.join(", ")),
-            v => format!("the judge's last judgement ({when}) is {v}"),
+            "fail" if !failed.is_empty() => format!("the judge failed {} {when}", failed.join(", ")),
+            v @ ("pass" | "fail" | "inconclusive") => format!("the judge's last judgement ({when}) is {v}"),
+            v => format!("the judge's last judgement ({when}) has verdict {v:?}, which is not pass, fail or inconclusive"),
         };
         add("judge", j.holds(), message);
     }
@@ -298,6 +299,15 @@ mod tests {
         f.judgements.push(Judged { verdict: "pass".into(), failed: vec![], turn: Some(2), is_final: true });
         assert!(check_run(&f, &o).pass, "a later judgement, of the whole conversation, stands");
         assert_eq!(check_run(&f, &o).checks[1].message, "the judge's last judgement (at the end) is pass");
+        // A judgement whose verdict is none of the three (a hand-written `FAIL`, a misspelt key) does not pass the run.
+        for (verdict, said) in [("FAIL", "has verdict \"FAIL\", which is not pass, fail or inconclusive"), ("", "has verdict \"\", which")] {
+            f.judgements.push(Judged { verdict: verdict.into(), failed: vec![], turn: None, is_final: false });
+            let r = check_run(&f, &o);
+            assert!(!r.pass && r.checks[1].message.starts_with(&format!("the judge's last judgement (on the run) {said}")), "{}", r.message);
+        }
+        // A fail naming no criterion says so plainly.
+        f.judgements.push(Judged { verdict: "fail".into(), failed: vec![], turn: None, is_final: false });
+        assert_eq!(check_run(&f, &o).checks[1].message, "the judge's last judgement (on the run) is fail");
         assert_eq!(check_run(&f, &CheckOptions::read(&json!({ "judge": false }), "o").unwrap()).checks.len(), 1);
     }
 

@@ -123,11 +123,13 @@ impl Judged {
         }
     }
 
-    /// Whether a run may pass with this as the judge's last word: anything
-    /// but `fail` (`inconclusive` says neither). `checkRun`'s judge check
-    /// and `compareBatches` both read a run by this.
+    /// Whether a run may pass with this as the judge's last word: `pass`
+    /// or `inconclusive` (which says neither); not `fail`, nor a verdict
+    /// that is none of the three (a hand-written or garbled judgement is
+    /// not read as a pass). `checkRun`'s judge check and `compareBatches`
+    /// both read a run by this.
     pub fn holds(&self) -> bool {
-        self.verdict != "fail"
+        matches!(self.verdict.as_str(), "pass" | "inconclusive")
     }
 }
 

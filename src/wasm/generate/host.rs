@@ -247,7 +247,8 @@ impl Agent for JsAgent {
                 return Err(AgentAnswer::not_an_answer(&describe(&answer), &keys));
             }
             let text = json_of(&list, "agent.respond messages")?;
-            let messages: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::CallbackFailed, e.to_string()))?;
+            let messages: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("agent.respond messages: {}", crate::core::error::plain_serde(&e))))?;
             let answer = AgentAnswer::from_parts(messages, || {
                 let usage = if listed { JsValue::UNDEFINED } else { property(&answer, "usage") };
                 Ok(if usage.is_undefined() { None } else { Some(usage_from_js(&usage, "agent.respond usage")?) })
