@@ -7,10 +7,11 @@ use std::cell::Cell;
 
 use agent_trajectories::core::capture::Payload;
 use agent_trajectories::core::error::Result;
+use agent_trajectories::core::generate::env::{JudgeAnswer, JudgeVerdict, RunJudge};
 use agent_trajectories::core::generate::*;
 use agent_trajectories::core::host::{LocalBoxFuture, ModelResponse, Purpose, Timer, Usage};
-use agent_trajectories::core::message::Role;
-use agent_trajectories::core::observe::Budget;
+use agent_trajectories::core::message::{ModelMessage, Role};
+use agent_trajectories::core::observe::{Assessment, Budget};
 use agent_trajectories::core::{Error, ErrorCode};
 use agent_trajectories::judge::export::{result_value, to_jsonl};
 use serde_json::json;
@@ -303,4 +304,56 @@ fn a_goal_reached_on_the_last_allowed_turn_is_goal_reached() {
     let (r, _) = go(&def(v), simple(&user, &agent));
     let end = r.end.unwrap();
     assert_eq!((r.steps.len(), end.reason, end.completed), (1, StopReason::GoalReached, true));
+}
+
+/// A judge that answers `inconclusive` at a cost of 7 tokens, every turn or at the end.
+struct Costly {
+    every_turn: bool,
+}
+impl RunJudge for Costly {
+    fn every_turn(&self) -> bool {
+        self.every_turn
+    }
+    fn end_on_fail(&self) -> bool {
+        false
+    }
+    fn end_on_pass(&self) -> bool {
+        false
+    }
+    fn judge<'a>(&'a self, _: &'a [ModelMessage], _: &'a [(Option<u64>, Assessment)], _: u32, _: bool) -> LocalBoxFuture<'a, Result<JudgeAnswer>> {
+        Box::pin(async {
+            Ok(JudgeAnswer {
+                verdict: JudgeVerdict::Inconclusive,
+                failed: Vec::new(),
+                judgement: json!({ "verdict": "inconclusive" }),
+                usage: Usage { input_tokens: Some(5), output_tokens: Some(2) },
+            })
+        })
+    }
+}
+
+#[test]
+fn the_judges_tokens_count_in_the_turn_it_judged_as_in_the_records() {
+    let t = def(json!({ "goal": "g", "persona": { "description": "d" }, "maxTurns": 3 }));
+    let agent = bot(|_, _| Ok(says("ok")));
+    agent.usage.set(Usage { input_tokens: Some(10), output_tokens: Some(1) });
+    let user = User::new();
+    // Judged after every turn and once more at the end, or only at the end: the last turn carries the end's judgement.
+    for (every_turn, tokens) in [(true, vec![18, 18, 25]), (false, vec![11, 11, 18])] {
+        let judge = Costly { every_turn };
+        let (r, events) = go(&t, Run { judge: Some(&judge), ..simple(&user, &agent) });
+        assert_eq!(r.steps.iter().map(|s| s.tokens).collect::<Vec<_>>(), tokens, "every turn: {every_turn}");
+        assert_eq!(events.traces.borrow().iter().map(|s| s.tokens).collect::<Vec<_>>(), tokens, "the host was told");
+        // The same total as every model_usage record's: the judge's included.
+        let recorded: u64 = events
+            .records
+            .borrow()
+            .iter()
+            .filter_map(|p| match p {
+                Payload::Custom { name, data } if name == "model_usage" => data["totalTokens"].as_u64(),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(recorded, tokens.iter().sum::<u64>());
+    }
 }

@@ -127,7 +127,7 @@ export interface StepTrace {
   selection: { method: StepSelectionMethod; candidates?: StepCandidate[]; rankerError?: string };
   /** The observers' assessment the agent was shown with this turn's user message (as a text part of it), rendered. */
   assessment?: string;
-  /** Tokens this turn's model calls reported (user model, ranker, agent); absent when none did. */
+  /** Tokens this turn's model calls reported (user model, ranker, agent, and the judge's after it; the last turn also the judge's at the end); absent when none did. */
   tokens?: number;
   end?: StepTraceEnd;
   /** The rubric judge's judgement after this turn (runTrajectory's `judge`). */

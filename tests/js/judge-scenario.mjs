@@ -203,6 +203,19 @@ export const judgeChecks = {
     assert(failing.records().some((x) => x.payload.kind === 'turn_ended'), 'the turn before the fault is kept');
   },
 
+  async 'a run\'s tokens read the same from its result and its records: the judge\'s count in the turn it judged'(at) {
+    const sink = new at.MemorySink();
+    const judge = { model: async () => ({ text: 'sure!', usage: { inputTokens: 1000, outputTokens: 10 } }), criteria: ['polite'] };
+    const r = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 2, steps: undefined }, toolAgent()), { userModel: scriptedUser(), clock, sink, judge });
+    const recorded = sink.records().filter((x) => x.payload.kind === 'custom' && x.payload.name === 'model_usage').reduce((n, x) => n + x.payload.data.totalTokens, 0);
+    eq(r.steps.reduce((n, s) => n + s.tokens, 0), recorded, 'the steps\' tokens are every model_usage record\'s, the judge\'s included');
+    assert(recorded >= 3 * 2 * 1010, `three judgements of two attempts each: ${recorded}`);
+    const said = (run) => at.checkRun(run, { verdict: null, maxTokens: 1 }).message;
+    eq(said(r), said(sink.records()), 'checkRun says the same of the result and of the records');
+    const batch = await at.runTrajectories([{ id: 'judged', trajectory: at.createTrajectory({ ...chain(), maxTurns: 2, steps: undefined }, toolAgent()), options: { userModel: scriptedUser(), clock, judge } }]);
+    eq([batch.runs[0].tokens, batch.summary.tokens], [recorded, recorded], 'and a batch counts them');
+  },
+
   async 'a judge that passes every criterion ends the run goal-reached, but not before minTurns'(at) {
     const pass = async () => JSON.stringify({ criteria: [{ name: 'answers', verdict: 'pass', reasoning: 'ok' }] });
     const run = (minTurns) => at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 5, ...(minTurns ? { minTurns } : {}) }, toolAgent()), { userModel: scriptedUser(), clock, judge: { model: pass, criteria: ['answers'] } });

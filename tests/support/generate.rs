@@ -142,6 +142,9 @@ impl RunEvents for Events {
     fn judged(&self, turn: u32, judgement: &Value) {
         self.traces.borrow_mut()[turn as usize].judgement = Some(judgement.clone());
     }
+    fn tokens(&self, turn: u32, tokens: u64) {
+        self.traces.borrow_mut()[turn as usize].tokens = tokens;
+    }
 }
 
 pub struct Pred(PredFn);

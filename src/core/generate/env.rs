@@ -80,6 +80,9 @@ pub trait RunEvents: Records {
     fn ended(&self, end: &End);
     /// The rubric judge's judgement after turn `turn`, for its trace.
     fn judged(&self, turn: u32, judgement: &Value);
+    /// Trace `turn`'s tokens, changed after it was out (the judge's call
+    /// after it counts in it).
+    fn tokens(&self, turn: u32, tokens: u64);
 }
 
 /// A judge's verdict on a criterion, or on all of them: `pass` (the

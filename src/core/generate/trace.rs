@@ -229,8 +229,10 @@ pub struct StepTrace {
     /// message (rendered), when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assessment: Option<String>,
-    /// Tokens the turn's model calls reported (user model, ranker, agent);
-    /// left out when none did. A fork gives them back to the observers' budget.
+    /// Tokens the turn's model calls reported (user model, ranker, agent,
+    /// and the judge's after it; the last turn's, the judge's at the end
+    /// too); left out when none did. A fork gives them back to the
+    /// observers' budget.
     #[serde(skip_serializing_if = "is_zero")]
     pub tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]

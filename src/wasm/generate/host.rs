@@ -439,6 +439,13 @@ impl RunEvents for JsEvents {
         }
     }
 
+    fn tokens(&self, turn: u32, tokens: u64) {
+        let trace = self.mirror.traces().get(turn);
+        if trace.is_object() {
+            set(trace.unchecked_ref(), "tokens", &(tokens as f64).into());
+        }
+    }
+
     fn judged(&self, turn: u32, judgement: &serde_json::Value) {
         let trace = self.mirror.traces().get(turn);
         if let (true, Ok(v)) = (trace.is_object(), to_js(judgement)) {

@@ -63,6 +63,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let Some(a) = self.ask_judge(turn, false).await? else { return Ok(()) };
+        self.judge_tokens(turn, &a)?;
         let j = self.env.judge.expect("judged");
         let stop = match a.verdict {
             JudgeVerdict::Fail if j.end_on_fail() => {
@@ -100,7 +101,12 @@ impl Runner<'_, '_> {
             return end;
         }
         let turn = self.traces.len().saturating_sub(1) as u32;
-        match self.ask_judge(turn, true).await {
+        match self.ask_judge(turn, true).await.and_then(|a| {
+            if let Some(a) = &a {
+                self.judge_tokens(turn, a)?;
+            }
+            Ok(a)
+        }) {
             Ok(Some(a)) => {
                 let failed = a.verdict == JudgeVerdict::Fail && end.reason == StopReason::GoalReached;
                 let summary = format!("the judge failed {} at the end", quoted(&a.failed));
@@ -115,6 +121,28 @@ impl Runner<'_, '_> {
             Err(Interrupt::Fault(side, e)) if end.error.is_none() => super::ending::fault_end(side, e, end.reason),
             // A run that already failed keeps its first error; an abort now leaves the end as it was.
             Err(_) => end,
+        }
+    }
+}
+
+impl Runner<'_, '_> {
+    /// The judge's tokens count in the turn it judged (the last one at the
+    /// end), as its `model_usage` record counts in the run's: a run's tokens
+    /// read the same from its result (a batch's, `checkRun`'s) as from its
+    /// records. And in the observers' budget, as every other model call's
+    /// (a fork replays a kept turn's tokens into it).
+    fn judge_tokens(&mut self, turn: u32, a: &JudgeAnswer) -> std::result::Result<(), Interrupt> {
+        let total = a.usage.total();
+        if total == 0 {
+            return Ok(());
+        }
+        if let Some(t) = self.traces.get_mut(turn as usize) {
+            t.tokens = t.tokens.saturating_add(total);
+            self.env.events.tokens(turn, t.tokens);
+        }
+        match self.env.observers {
+            Some(o) => o.record_tokens(total).map_err(|e| Interrupt::Fault(Side::Observer, e)),
+            None => Ok(()),
         }
     }
 }
