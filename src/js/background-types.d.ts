@@ -109,6 +109,8 @@ export interface AgentRunResult<D = unknown> {
   snapshot: AgentSnapshot;
   /** The error behind a failed end; `cause` (not enumerable) is what your callback threw, when one did. */
   error?: { code: string; message: string; cause?: unknown };
+  /** Records the sink refused and that were dropped (`onSinkError: 'drop'`, the default); 0 when none were. */
+  droppedRecords: number;
 }
 /** Runs objectives: plan, act on a virtual filesystem, reflect, terminate, deliver. */
 export class BackgroundAgentRunner {

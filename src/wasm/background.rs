@@ -172,5 +172,8 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
     let out = value_to_js(&result)?;
     // What the callback threw, as `error.cause` (as a generated run's end has it).
     attach_cause(&property(&out, "error"), result.error.as_ref().and_then(|e| e.cause.as_ref()));
+    // Records the sink refused under onSinkError 'drop', counted as a generated run's result counts them.
+    let dropped = events.recorder.as_ref().map_or(0.0, crate::wasm::capture::TrajectoryRecorder::dropped);
+    crate::wasm::generate::host::set(out.unchecked_ref(), "droppedRecords", &dropped.into());
     Ok(out)
 }

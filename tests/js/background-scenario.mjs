@@ -2,7 +2,7 @@
 // canonical code review through the installed tarball in Node (ESM, CJS),
 // Chromium and workerd. No schema library here: the deliverable's schema is
 // a Standard Schema written out (what zod or valibot hand the runner).
-import { assert, eq } from './capture-scenario.mjs';
+import { assert, eq, warnings } from './capture-scenario.mjs';
 
 const clock = () => 1_700_000_000_000;
 
@@ -104,6 +104,13 @@ export const checks = {
     const finish = model.seen[0].tools.find((t) => t.name === 'finish');
     eq(finish.inputSchema.properties.deliverable.required, ['verdict', 'findings', 'nextSteps'], 'the schema shown to the model');
     eq([r.snapshot.overlay.written, r.snapshot.overlay.deleted], [{}, []], 'a review writes nothing');
+    eq(r.droppedRecords, 0, 'no record lost');
+    // A sink that refuses a record (under the default 'drop'): the run goes on, and its result counts what was lost.
+    let refused = 0;
+    const flaky = { record: () => { if (refused++ === 2) throw new Error('disk full'); } };
+    let lossy;
+    const warned = await warnings(async () => { lossy = await new at.BackgroundAgentRunner({ model: scripted(reviewScript()), clock, sink: flaky, tools: { lint: lintTool } }).run(reviewObjective); });
+    eq([lossy.status, lossy.droppedRecords, warned.length], ['completed', 1, 1], 'completed, one record dropped, said once on the console');
   },
 
   async 'a recorded run replays byte for byte with no model'(at) {
