@@ -162,8 +162,11 @@ function judgeBatch(runs, summary, j) {
     };
     if (!isObject(r.result)) {
       const e = isObject(r.error) ? r.error : null;
-      const said = typeof e?.message === 'string' && e.message ? e.message : typeof e?.code === 'string' ? `error code ${e.code}` : 'it has no result';
-      const error = `run ${JSON.stringify(r.id)} never ran: ${said}`;
+      const said = typeof e?.message === 'string' && e.message ? e.message : typeof e?.code === 'string' ? `error code ${e.code}` : null;
+      // A run kept without its result ({ id, verdict, turns, tokens }, as a queue's consumer may store it) ran; there is just nothing here to judge.
+      const error = said !== null ? `run ${JSON.stringify(r.id)} never ran: ${said}`
+        : r.verdict != null ? `run ${JSON.stringify(r.id)} has no result to judge (it was kept without it: keep each run's result, or total such runs with summarizeBatch)`
+          : `run ${JSON.stringify(r.id)} never ran: it has no result`;
       return { ...facts, source: j.source, pass: false, failures: [{ check: 'error', message: error }], error };
     }
     return judged(r.result, null, facts, j);

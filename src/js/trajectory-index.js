@@ -203,7 +203,7 @@ export class TrajectoryIndex {
     this.#alive('turnRecords(runId, turn)');
     const run = this.#one(runId, 'turnRecords(runId, turn)');
     if (turn === null) return Uint32Array.from(run.outside);
-    if (!Number.isInteger(turn) || turn < 0) throw bad(`turnRecords(runId, turn): turn must be a turn number or null, got ${show(turn)}`);
+    if (!Number.isSafeInteger(turn) || turn < 0) throw bad(`turnRecords(runId, turn): turn must be a turn number or null, got ${show(turn)}`);
     return Uint32Array.from(run.byNumber.get(turn)?.records ?? []);
   }
 
@@ -268,7 +268,7 @@ export class TrajectoryIndex {
     if (typeof errorsOnly !== 'boolean') throw bad(`${place}: errorsOnly must be a boolean, got ${show(errorsOnly)}`);
     const min = minSeverity === undefined ? 0 : SEVERITIES.indexOf(minSeverity) + 1;
     if (min === 0 && minSeverity !== undefined) throw bad(`${place}: minSeverity must be "info", "caution" or "warning", got ${show(minSeverity)}`);
-    if (turn !== undefined && turn !== null && !(Number.isInteger(turn) && turn >= 0)) throw bad(`${place}: turn must be a turn number or null, got ${show(turn)}`);
+    if (turn !== undefined && turn !== null && !(Number.isSafeInteger(turn) && turn >= 0)) throw bad(`${place}: turn must be a turn number or null, got ${show(turn)}`);
     if (none) return new Uint32Array(0);
     const inTurn = turn === undefined ? undefined : new Set(turn === null ? this.#outsideAll(run) : this.#turnAll(run, turn));
     const out = [];

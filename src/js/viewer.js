@@ -50,7 +50,9 @@ function runOf(input, i, where) {
   if (!plain) {
     throw fail('INVALID_ARGUMENT', `${where} must be JSONL text, UTF-8 bytes or { name?, text } / { name?, records }, got ${show(input)}`);
   }
-  checkKeys(input, ['name', 'text', 'records'], where, () => ' (a run is { name?, text } or { name?, records })', 'key');
+  // A batch result handed over as it is: say how the page takes one (as a saved batch file's text).
+  const hint = Array.isArray(input.runs) ? '; a batch result is given as its JSON text: { name, text: JSON.stringify(batch) }' : '';
+  checkKeys(input, ['name', 'text', 'records'], where, () => ` (a run is { name?, text } or { name?, records }${hint})`, 'key');
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
     throw fail('INVALID_ARGUMENT', `${where}.name must be a non-empty string, got ${show(input.name)}`);
   }

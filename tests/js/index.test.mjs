@@ -97,6 +97,8 @@ test('filter and search agree with JSON.parse of the lines; keys are not searche
   assert.deepEqual([...ix.filter({ minSeverity: 'caution' })], idx((r) => ['caution', 'warning'].includes(r.payload.assessment?.severity)));
   assert.ok(recs.every((r) => r.run_id) && ix.filter({ runId: null, kind: 'tool_ended' }).length === 0, 'no records without a run id: none, not an error');
   assert.throws(() => ix.filter({ runId: 'nope' }), /filter\(q\): no run "nope" in this index/);
+  // A turn past what a JS integer holds exactly is refused, as -1 is, not read as no turn.
+  for (const turn of [-1, 1e308, 2.5]) assert.throws(() => ix.filter({ turn }), (e) => e.code === 'INVALID_ARGUMENT' && /turn must be a turn number or null/.test(e.message), String(turn));
   const strings = (v) => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
   const count = (needle) => recs.map((r) => strings(r).join('\u0000').toLowerCase().split(needle.toLowerCase()).length - 1);
   for (const needle of ['run_tests', 'ASSERTIONERROR', 'test_parser.py']) {

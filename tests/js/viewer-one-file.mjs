@@ -80,6 +80,8 @@ export const testOneFile = () => test('the one-file viewer: writeViewerHtml from
     await refused(viewerHtml([stuckText, { text: 5 }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[1\]\.text must be JSONL text/);
     await refused(viewerHtml([{ name: 'x', records: [{ seq: 0 }, 7] }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[0\]\.records\[1\] must be a trajectory record/);
     await refused(viewerHtml({ text: 'x', lines: [] }), 'INVALID_ARGUMENT', /unknown key "lines"/);
+    // A batch result handed over as it is: how to give it (as a saved batch file's text).
+    await refused(viewerHtml({ runs: [], summary: {} }), 'INVALID_ARGUMENT', /a batch result is given as its JSON text: \{ name, text: JSON\.stringify\(batch\) \}/);
     await refused(viewerHtml([], { titel: 'x' }), 'INVALID_ARGUMENT', /^viewerHtml: options: unknown option "titel"; did you mean "title"/);
     await refused(viewerHtml([{ records: [{ seq: 1n, payload: {} }] }]), 'INVALID_ARGUMENT', /records\[0\] is not JSON data/);
     const { TrajectoryIndex } = await import(pathToFileURL(join(installed, 'node.mjs')).href);

@@ -138,9 +138,15 @@ impl<'a> Args<'a> {
     pub fn opt_count(&self, key: &str) -> Result<Option<u64>> {
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
+            // The core's rule for a count from JS (0 to 2^53 - 1), worded with the tool's name.
             Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::number::MAX_SAFE_INTEGER as f64 => Ok(Some(n as u64)),
-                _ => Err(Error::invalid_argument(format!("{}: {key} must be a whole number from 0, got {}", self.tool, crate::write::json(v)))),
+                Some(n) => crate::number::safe_count(n, &format!("{}: {key}", self.tool)).map(Some),
+                None => Err(Error::invalid_argument(format!(
+                    "{}: {key} must be a whole number from 0 to {}, got {}",
+                    self.tool,
+                    crate::number::MAX_SAFE_INTEGER,
+                    crate::write::json(v)
+                ))),
             },
         }
     }
