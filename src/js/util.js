@@ -153,8 +153,10 @@ export const sealed = (where, f) => async (...args) => {
  * @returns {Record<string, any>}
  */
 export function readOptions(opts, place) {
+  // No prototype: a key named `__proto__` is a key like any other (refused
+  // later as unknown), not the copy's prototype, whose getters would run.
   /** @type {Record<string, any>} */
-  const given = {};
+  const given = Object.create(null);
   for (const key of guard(`${place}: its keys could not be read`, () => Object.keys(opts))) {
     given[key] = guard(`${place}.${key}: reading it threw`, () => /** @type {Record<string, unknown>} */ (opts)[key]);
   }

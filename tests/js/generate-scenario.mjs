@@ -342,6 +342,11 @@ export const checks = {
     assert(listed.message.startsWith('runTrajectory options.observers[0]'), listed.message);
     const named = await rejects(at.runTrajectory(t, { userModel, observers: 'stall' }), 'INVALID_ARGUMENT', 'observers: a name');
     eq(named.message, 'runTrajectory options.observers must be an object { observers: [...] }, got "stall"', 'said as the run\'s option');
+    // An own key named __proto__ (JSON.parse makes one) is a key, refused as unknown; its value's getters never run.
+    const odd = JSON.parse('{"__proto__": {}}');
+    Object.defineProperty(odd, '__proto__', { value: new Proxy({}, { get() { throw new Error('read'); } }), enumerable: true });
+    const proto = await rejects(at.runTrajectory(t, Object.assign(odd, { userModel })), 'INVALID_ARGUMENT', 'an own __proto__ key');
+    assert(proto.message.startsWith('runTrajectory options: unknown option "__proto__"'), proto.message);
     const notModel = await rejects(at.runTrajectory(t, { userModel: 'gpt-5' }), 'INVALID_ARGUMENT', 'a userModel that is a name');
     assert(notModel.message.startsWith('runTrajectory options.userModel'), notModel.message);
     // A trajectory's own option, given to the run: said where it goes.
