@@ -60,6 +60,9 @@ export const checks = {
     assert(e.message.includes('terminal "confirm" is unreachable'), e.message);
     e = bad((d) => ({ ...d, maxTurns: 0 }));
     assert(e.message.includes('maxTurns'), e.message);
+    // A misspelt key is refused even when its value is undefined (which JSON would leave out).
+    e = bad((d) => ({ ...d, maTxurns: undefined }));
+    assert(e.message.startsWith('trajectory: unknown option "maTxurns"; did you mean "maxTurns"?'), e.message);
     e = bad((d) => { d.steps.steps[1].preconditions = [{ type: 'custom', name: 'x' }]; return d; });
     assert(e.message.includes('evaluate'), e.message);
     expectThrow(() => at.createTrajectory(chain(), {}), 'INVALID_ARGUMENT', 'an agent without respond');
