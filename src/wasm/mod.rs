@@ -80,10 +80,14 @@ pub(crate) fn optional_function(v: JsValue, what: &str) -> Result<Option<js_sys:
 /// symbols, which JSON would drop with their keys, are written as
 /// `"[function]"` / `"[symbol]"`, so a misspelt key is refused, not lost;
 /// NaN and ±Infinity as `"NaN"` / `"Infinity"`, so they are refused rather
-/// than read as absent.
+/// than read as absent; a key whose value is `undefined` as `null` (not
+/// given, to every reader), so a misspelt one (`maTxurns: undefined`) is
+/// refused, not lost with its value.
 pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error> {
-    let replacer = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key: JsValue, v: JsValue| {
-        if v.is_function() {
+    let replacer = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|key: JsValue, v: JsValue| {
+        if v.is_undefined() && key.as_string().is_some_and(|k| !k.is_empty()) {
+            JsValue::NULL
+        } else if v.is_function() {
             JsValue::from_str("[function]")
         } else if v.is_symbol() {
             JsValue::from_str("[symbol]")

@@ -164,5 +164,14 @@ export const checks = {
       err = e;
     }
     assert(err && /maxIterations/.test(err.message), `maxIterations: 0 is refused naming it (${err?.message})`);
+    // A misspelt key is refused even when its value is undefined (which JSON would leave out); a known one so is not given.
+    try {
+      new at.BackgroundAgentRunner({ model: scripted([]), config: { maxIteratons: undefined } });
+      err = undefined;
+    } catch (e) {
+      err = e;
+    }
+    assert(err?.code === 'INVALID_ARGUMENT' && err.message.includes('unknown option "maxIteratons"; did you mean "maxIterations"?'), `a slip with no value (${err?.message})`);
+    new at.BackgroundAgentRunner({ model: scripted([]), config: { maxIterations: undefined } });
   },
 };

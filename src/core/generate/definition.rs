@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_TURNS: u32 = 20;
 /// naming the nearest. (`agent` and `userModel` are live objects the host
 /// takes out; callbacks such as `isSatisfied` reach the core as a
 /// placeholder, so their keys are checked too.)
-pub const TRAJECTORY_KEYS: &[&str] = &[
+pub(crate) const TRAJECTORY_KEYS: &[&str] = &[
     "goal",
     "persona",
     "steps",

@@ -57,11 +57,6 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
 /// `isSatisfide` is refused, not lost); the callbacks are attached afterwards.
 fn definition_json(def: &JsValue) -> Result<Value, Error> {
     let copy = shallow_copy(def, &["agent", "userModel"])?;
-    // Every key given, by the core's list: JSON leaves out a key whose value
-    // is undefined, so a misspelt one (`maTxurns: undefined`) would be lost.
-    let keys: Vec<String> = Object::keys(&copy).iter().filter_map(|k| k.as_string()).collect();
-    crate::core::options::check_keys(keys.iter().map(String::as_str), crate::core::generate::definition::TRAJECTORY_KEYS, "trajectory")
-        .map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e })?;
     let text = options_json(&copy.into(), "trajectory").map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e })?;
     serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: {}", crate::core::error::plain_serde(&e))))
 }
