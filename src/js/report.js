@@ -189,23 +189,26 @@ function utf8(bytes, where) {
 const isRecord = (v) => isObject(v) && !isArray(v) && 'payload' in v && 'seq' in v;
 /** @param {unknown} v @returns {v is { runs: unknown[], summary?: unknown }} */
 const isBatch = (v) => isObject(v) && !isArray(v) && isArray(v.runs);
+/** A batch by its `runs` key, whatever that holds (a record has a `payload`): read as one, or refused as not a list. @param {unknown} v */
+const isBatchLike = (v) => isObject(v) && !isArray(v) && 'runs' in v && !('payload' in v);
 
 /** @type {typeof import('./report-types').judgeRuns} */
 export function judgeRuns(input, options) {
   // A getter or Proxy of the caller's that throws is named, never escapes uncoded.
-  const runs = guard('judgeRuns: reading its input threw', () => judge(input, options));
+  const where = 'judgeRuns: reading its input threw';
+  const j = guard(where, () => judging(options));
+  const runs = guard(where, () => judge(input, j));
   // Nothing to judge is not a pass: an empty or truncated results file must not get through a gate.
-  if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${judging(options).source ?? 'judgeRuns: the input'} holds no runs (no records, or a batch without runs)`);
+  if (runs.length === 0) throw fail('INVALID_ARGUMENT', `${j.source ?? 'judgeRuns: the input'} holds no runs (no records, or a batch without runs)`);
   return runs;
 }
 
 /**
  * @param {unknown} input
- * @param {unknown} options
+ * @param {Judging} j
  * @returns {JudgedRun[]}
  */
-function judge(input, options) {
-  const j = judging(options);
+function judge(input, j) {
   /** @type {unknown} */
   let value = input instanceof Uint8Array ? utf8(input, j.where) : input;
   if (typeof value === 'string') {
@@ -213,7 +216,7 @@ function judge(input, options) {
     if (/^\uFEFF?\s*[[{]/.test(value)) {
       try {
         const parsed = JSON.parse(value.replace(/^\uFEFF/, ''));
-        if (isBatch(parsed) || (isArray(parsed) && !parsed.every(isRecord)) || (isObject(parsed) && 'runs' in parsed && !('payload' in parsed))) value = parsed;
+        if (isBatch(parsed) || isBatchLike(parsed) || (isArray(parsed) && !parsed.every(isRecord))) value = parsed;
       } catch {
         // Not one JSON value: read as JSONL, which names the bad line.
       }
@@ -229,11 +232,11 @@ function judge(input, options) {
   }
   if (value instanceof TrajectoryIndex) return judgeIndex(value, j);
   if (isArray(value)) {
-    if (value.length > 0 && value.every(isRecord)) return judge(value.map((r) => JSON.stringify(r)).join('\n'), options);
+    if (value.length > 0 && value.every(isRecord)) return judge(value.map((r) => JSON.stringify(r)).join('\n'), j);
     return judgeBatch(value, null, j);
   }
   if (isBatch(value)) return judgeBatch(value.runs, value.summary, j);
-  if (isObject(value) && 'runs' in value && !('payload' in value)) {
+  if (isBatchLike(value)) {
     throw fail('INVALID_ARGUMENT', `${j.where}: a batch result's runs must be a list of runs, got ${why(/** @type {{ runs: unknown }} */ (value).runs)}`);
   }
   if (isObject(value) && typeof value.conversationId === 'string' && isArray(value.steps)) {
