@@ -170,7 +170,7 @@ test('a string reads the same wherever its quote, escape, control character or n
   for (let k = 0; k < 40; k++) {
     const line = rec(0, `${'a'.repeat(k)}@${'b'.repeat(20)}`).replace('@', '\u0001');
     const ix = TrajectoryIndex.fromJsonl(line);
-    assert.deepEqual(ix.errors().map((e) => e.message), [`not a JSON record: control character in a string at column ${line.indexOf('\u0001') + 1}`], `at ${k}`);
+    assert.deepEqual(ix.errors().map((e) => e.message), [`invalid JSON at column ${line.indexOf('\u0001') + 1}: control character (\\u0000-\\u001F) found while parsing a string`], `at ${k}`);
     ix.free();
   }
 });
@@ -182,11 +182,11 @@ test('bad lines are kept as errors with their line; the rest loads; bad input is
   assert.equal(ix.length, 3);
   const errors = ix.errors();
   assert.deepEqual(errors.map((e) => e.line), [2, 3, 4, 7]);
-  assert.match(errors[0].message, /not a JSON record: .* at column \d+/);
+  assert.match(errors[0].message, /^invalid JSON at column \d+: /);
   // The parser's words (one check for both); the line is beside it, as for every problem the index lists.
   assert.match(errors[1].message, /^run "r" jumps from seq 0 to 2: seq 1 is missing$/, "the parser's words: one check for both");
   assert.match(errors[2].message, /schema_version 9 is newer/);
-  assert.match(errors[3].message, /payload is missing/);
+  assert.equal(errors[3].message, 'missing field "payload"');
   assert.deepEqual(errors.map((e) => e.code), ['JSONL_PARSE', 'SEQ_GAP', 'UNSUPPORTED_SCHEMA_VERSION', 'INVALID_RECORD']);
   assert.equal(ix.search('a"b').count, 3, 'escaped strings are searched unescaped');
   const refused = (f, code, re) => assert.throws(f, (e) => e instanceof Error && e.code === code && re.test(e.message));

@@ -190,7 +190,7 @@ impl TrajectoryIndex {
                     Err(_) if std::str::from_utf8(line).is_err() => {
                         self.problem(line_no, ErrorCode::JsonlParse, crate::capture::jsonl::NOT_UTF8.into())
                     }
-                    Err(e) => self.problem(line_no, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
+                    Err(e) => self.refuse(line_no, line, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
                 }
             }
             pos = end + 1;
@@ -199,6 +199,18 @@ impl TrajectoryIndex {
 
     fn problem(&mut self, line: u32, code: ErrorCode, message: String) {
         self.problems.push(Problem { line, message, code });
+    }
+
+    /// A line the scan refuses is said as `parseTrajectoryJsonl` says it
+    /// (its code and words, without the line's number, which a problem
+    /// carries apart): one line, one reading, whichever reads it. Only a
+    /// refused line pays for the parser's read. `own` is kept only if the
+    /// parser took the line, which would be a bug of the scan's.
+    fn refuse(&mut self, line_no: u32, line: &[u8], code: ErrorCode, own: String) {
+        // UTF-8 already: the caller said a line that is not in its own words.
+        let parsed = TrajectoryRecord::from_json(&String::from_utf8_lossy(line));
+        let (code, message) = parsed.err().map_or((code, own), |e| (e.code, e.message));
+        self.problem(line_no, code, message);
     }
 
     fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
@@ -221,7 +233,7 @@ impl TrajectoryIndex {
             _ => "",
         };
         if !missing.is_empty() {
-            return self.problem(line_no, ErrorCode::InvalidRecord, missing.into());
+            return self.refuse(line_no, line, ErrorCode::InvalidRecord, missing.into());
         }
         if let Some(v) = f.version.filter(|&v| v > newest) {
             // Printed as an integer (it is whole): formatting an f64 would
@@ -316,10 +328,38 @@ mod tests {
         assert_eq!(
             said,
             [
-                (5, format!("not a JSON record: unexpected end of line at column {}", cut + 1).as_str()),
-                (6, "not a JSON record: expected an object at column 1"),
-                (8, "not a JSON record: expected an object at column 1"),
+                (5, format!("invalid JSON at column {cut}: EOF while parsing a value").as_str()),
+                (6, "invalid type: a number, expected a record (a JSON object)"),
+                (8, "invalid type: a string, expected a record (a JSON object)"),
             ]
         );
+    }
+
+    /// A line the index refuses is refused as the parser refuses it: the
+    /// same code and the same words (the parser's start with the line).
+    #[test]
+    fn a_refused_line_is_said_as_the_parser_says_it() {
+        let bad = [
+            "{not json",
+            "null",
+            "[1, 2]",
+            "\"text\"",
+            r#"{"schema_version":1}"#,
+            r#"{"seq":"0","recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#,
+            r#"{"seq":9007199254740993,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":-1,"payload":{"kind":"turn_started"}}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":[]}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":7}}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"},}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}} x"#,
+        ];
+        let text = bad.join("\n");
+        let ix = TrajectoryIndex::from_bytes(text.clone().into_bytes());
+        let (_, parsed) = crate::capture::jsonl::parse_lenient(&text);
+        let index: Vec<_> = ix.problems.iter().map(|p| (p.line as usize, p.code.as_str(), p.message.clone())).collect();
+        let parser: Vec<_> = parsed.iter().map(|b| (b.line, b.code, b.message.replacen(&format!("line {}: ", b.line), "", 1))).collect();
+        assert_eq!(index.len(), bad.len());
+        assert_eq!(index, parser);
     }
 }
