@@ -333,6 +333,9 @@ async function view(node, values, files) {
   /** @type {{ name: string, text: string }[]} */
   const docs = [];
   let skipped = 0;
+  // Runs shown, as the page lists them: a record file's every run (its
+  // children too), a step export's one, a batch's runs that have a result.
+  let shown = 0;
   for (const file of files) {
     const bytes = await read(node, file);
     const text = new TextDecoder().decode(bytes);
@@ -353,6 +356,7 @@ async function view(node, values, files) {
       }
       if (bad.length) proc.stderr.write(`${NAME} view: warning JSONL_PARSE: ${file}: line ${bad[0].line}: ${bad[0].message}${more}; the page lists them\n`);
       docs.push({ name: node.path.basename(file), text });
+      shown++;
       continue;
     }
     const batch = kind && 'batch' in kind ? kind.batch : null;
@@ -371,6 +375,7 @@ async function view(node, values, files) {
       if (runs === 0) throw fail('INVALID_ARGUMENT', `${file} holds no runs: expected record JSONL, a step export or a saved batch result`);
       if (bad) proc.stderr.write(`${NAME} view: warning ${bad.code}: ${file}: line ${bad.line}: ${bad.message}${more}; the page lists them\n`);
       docs.push({ name: node.path.basename(file), text });
+      shown += runs;
       continue;
     }
     for (const [i, r] of batch.runs.entries()) {
@@ -385,12 +390,14 @@ async function view(node, values, files) {
         throw fail(ours(e) ? e.code : 'INVALID_ARGUMENT', `${file}: runs[${i}].result is not a run's result: ${why(e)}`, e);
       }
       docs.push({ name: `${node.path.basename(file)} ${typeof r.id === 'string' ? r.id : `#${i + 1}`}`, text: steps.join('\n') });
+      shown++;
     }
   }
   if (docs.length === 0) throw fail('INVALID_ARGUMENT', `${files.join(', ')}: no run to show (a batch whose runs have no result, or no runs)`);
   const out = values.output ?? 'runs.html';
   await writeViewerHtml(out, docs, values.title === undefined ? undefined : { title: values.title });
-  proc.stdout.write(`wrote ${out} with ${docs.length} run file(s)${skipped ? ` (${skipped} batch run(s) without a result left out)` : ''}\n`);
+  const plural = (/** @type {number} */ n, /** @type {string} */ one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  proc.stdout.write(`wrote ${out} with ${plural(shown, 'run')} from ${plural(files.length, 'file')}${skipped ? ` (${plural(skipped, 'batch run')} without a result left out)` : ''}\n`);
   return 0;
 }
 

@@ -294,7 +294,7 @@ test('compare: a regression exits 1 with the markdown (or JSON) and annotations;
 test('view writes the one-file viewer with every run of record JSONL and of a saved batch', () => {
   const r = cli(['view', 'fail.json', 'stall.jsonl', '-o', 'out/runs.html', '--title', 'CI runs']);
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, 'wrote out/runs.html with 7 run file(s)\n');
+  assert.equal(r.out, 'wrote out/runs.html with 7 runs from 2 files\n');
   const html = file('out/runs.html');
   assert.ok(html.includes('<title>CI runs</title>'));
   const data = JSON.parse(html.match(/<script type="application\/json" id="at-runs">(.*?)<\/script>/s)[1]);
@@ -311,7 +311,7 @@ test('view takes the step exports the page opens: toJSONL lines (writeArtifacts\
   save('stepTraces.json', JSON.stringify(result.steps, null, 2));
   const r = cli(['view', 'conversation.jsonl', 'stepTraces.json', '-o', 'out/steps.html']);
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, 'wrote out/steps.html with 2 run file(s)\n');
+  assert.equal(r.out, 'wrote out/steps.html with 2 runs from 2 files\n');
   const data = JSON.parse(file('out/steps.html').match(/<script type="application\/json" id="at-runs">(.*?)<\/script>/s)[1]);
   assert.deepEqual(data.map((d) => d.name), ['conversation.jsonl', 'stepTraces.json']);
   assert.equal(data[0].text, file('conversation.jsonl'), 'as it is: the page reads it');
@@ -409,7 +409,7 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   save('bad.jsonl', lines.join('\n'));
   const bad = cli(['report', 'bad.jsonl']);
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /^agent-trajectories report: error JSONL_PARSE: bad\.jsonl: line 3: not a JSON record: .+ \(and 1 more bad line\(s\)\)\n$/);
+  assert.match(bad.err, /^agent-trajectories report: error JSONL_PARSE: bad\.jsonl: line 3: invalid JSON at column \d+: .+ \(and 1 more bad line\(s\)\)\n$/);
   save('empty.jsonl', '');
   assert.deepEqual(cli(['report', 'empty.jsonl']).err, 'agent-trajectories report: error INVALID_ARGUMENT: empty.jsonl holds no runs (no records, or a batch without runs)\n');
   assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
@@ -420,18 +420,18 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   save('garbage.jsonl', 'not json\n{"a":');
   const badView = cli(['view', 'garbage.jsonl', '-o', 'bad.html']);
   assert.equal(badView.code, 2);
-  assert.match(badView.err, /^agent-trajectories view: error JSONL_PARSE: garbage\.jsonl: line 1: not a JSON record.* \(and 1 more bad line\(s\)\)\n$/);
+  assert.match(badView.err, /^agent-trajectories view: error JSONL_PARSE: garbage\.jsonl: line 1: invalid JSON at column \d+: .+ \(and 1 more bad line\(s\)\)\n$/);
   // ... but a run with bad lines is shown (the page lists them), and they are said on stderr.
   const broken = cli(['view', 'bad.jsonl', '-o', 'out/broken.html']);
   assert.equal(broken.code, 0, broken.err);
-  assert.match(broken.err, /^agent-trajectories view: warning JSONL_PARSE: bad\.jsonl: line 3: not a JSON record.* \(and 1 more bad line\(s\)\); the page lists them\n$/);
-  assert.match(broken.out, /^wrote out\/broken\.html with 1 run file\(s\)/);
+  assert.match(broken.err, /^agent-trajectories view: warning JSONL_PARSE: bad\.jsonl: line 3: invalid JSON at column \d+: .+ \(and 1 more bad line\(s\)\); the page lists them\n$/);
+  assert.match(broken.out, /^wrote out\/broken\.html with 1 run from 1 file\n$/);
   assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL, a step export or a saved batch result\n');
   save('none.json', '[]');
   assert.equal(cli(['view', 'none.json', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: none.json: no run to show (a batch whose runs have no result, or no runs)\n');
   assert.ok(!existsSync(join(dir, 'bad.html')), 'no page written for bad input');
   save('runs-only.json', JSON.stringify(JSON.parse(readFileSync(join(dir, 'fail.json'), 'utf8')).runs));
-  assert.match(cli(['view', 'runs-only.json', '-o', 'runs-only.html']).out, /^wrote runs-only\.html with \d+ run file\(s\)/, 'a batch\'s runs alone, as report and compare take them');
+  assert.match(cli(['view', 'runs-only.json', '-o', 'runs-only.html']).out, /^wrote runs-only\.html with 6 runs from 1 file\n$/, 'a batch\'s runs alone, as report and compare take them');
   assert.ok(!existsSync(join(dir, 'runs.html')), 'no page written');
   const unwritable = cli(['report', 'pass.json', '--junit', 'pass.json/junit.xml']);
   assert.equal(unwritable.code, 2);
@@ -474,7 +474,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
   refused(() => report.judgeRuns({ runs: [{ nope: 1 }] }, { source: 'b.json' }), 'INVALID_ARGUMENT', 'b.json: runs[0] must be a batch run { id, result, verdict, ... }, got {"nope":1}');
   const e = (() => { try { report.judgeRuns('{"x":1}\n', { source: 's.jsonl' }); } catch (err) { return err; } })();
-  assert.deepEqual([e.code, e.line, e.message], ['INVALID_RECORD', 1, 's.jsonl: line 1: seq is missing, not a whole number, or past 2^53 - 1']);
+  assert.deepEqual([e.code, e.line, e.message], ['INVALID_RECORD', 1, 's.jsonl: line 1: missing field "seq"']);
   refused(() => report.junitReport([{ id: 'x' }]), 'INVALID_ARGUMENT', 'junitReport: runs[0] must be a judged run { id, pass, failures, ... } (judgeRuns gives them), got {"id":"x"}');
   refused(() => report.markdownReport([], { titel: 'x' }), 'INVALID_ARGUMENT', 'markdownReport: options: unknown option "titel"; did you mean "title"? (options: title)');
   // What a caller's getter or Proxy throws is named, never escapes uncoded.
