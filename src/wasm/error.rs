@@ -46,13 +46,7 @@ pub fn attach_cause(holder: &JsValue, cause: Option<&Cause>) {
 
 /// `obj[key] = value`, writable and configurable, enumerable or not.
 fn define(obj: &JsValue, key: &'static str, value: &JsValue, enumerable: bool) {
-    let descriptor = js_sys::Object::new();
-    let _ = Reflect::set(&descriptor, &crate::wasm::key("value"), value);
-    let _ = Reflect::set(&descriptor, &crate::wasm::key("configurable"), &true.into());
-    let _ = Reflect::set(&descriptor, &crate::wasm::key("writable"), &true.into());
-    if enumerable {
-        let _ = Reflect::set(&descriptor, &crate::wasm::key("enumerable"), &true.into());
-    }
+    let descriptor = crate::wasm::data_property(value, enumerable);
     js_sys::Object::define_property(obj.unchecked_ref::<js_sys::Object>(), &crate::wasm::key(key), &descriptor);
 }
 

@@ -35,6 +35,18 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
     js_sys::JSON::parse(&text)
 }
 
+/// A property descriptor for `value`: writable and configurable, enumerable or not.
+pub(crate) fn data_property(value: &JsValue, enumerable: bool) -> js_sys::Object {
+    let descriptor = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&descriptor, &key("value"), value);
+    let _ = js_sys::Reflect::set(&descriptor, &key("configurable"), &true.into());
+    let _ = js_sys::Reflect::set(&descriptor, &key("writable"), &true.into());
+    if enumerable {
+        let _ = js_sys::Reflect::set(&descriptor, &key("enumerable"), &true.into());
+    }
+    descriptor
+}
+
 /// A JS value as JSON text. `undefined`, functions and symbols have no JSON
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {

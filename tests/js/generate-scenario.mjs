@@ -63,6 +63,9 @@ export const checks = {
     // A misspelt key is refused even when its value is undefined (which JSON would leave out).
     e = bad((d) => ({ ...d, maTxurns: undefined }));
     assert(e.message.startsWith('trajectory: unknown option "maTxurns"; did you mean "maxTurns"?'), e.message);
+    // An own `__proto__` key (JSON.parse makes one) is a key like any other, not the copy's prototype.
+    e = bad((d) => ({ ...JSON.parse('{"__proto__": {"maxTurns": 2}}'), ...d }));
+    assert(e.message.startsWith('trajectory: unknown option "__proto__"'), e.message);
     e = bad((d) => { d.steps.steps[1].preconditions = [{ type: 'custom', name: 'x' }]; return d; });
     assert(e.message.includes('evaluate'), e.message);
     expectThrow(() => at.createTrajectory(chain(), {}), 'INVALID_ARGUMENT', 'an agent without respond');

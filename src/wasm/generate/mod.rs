@@ -45,7 +45,12 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
         let v = Reflect::get(def, &name).map_err(|e| {
             Error::new(ErrorCode::InvalidTrajectory, format!("trajectory.{key}: reading it threw: {}", describe(&e))).caused_by(cause(&e))
         })?;
-        let _ = Reflect::set(&copy, &name, &v);
+        if key == "__proto__" {
+            // An own key of that name (JSON.parse makes one) stays a key, refused as unknown; set, it would become the copy's prototype.
+            let _ = Reflect::define_property(&copy, &name, &crate::wasm::data_property(&v, true));
+        } else {
+            let _ = Reflect::set(&copy, &name, &v);
+        }
     }
     Ok(copy)
 }
