@@ -145,9 +145,12 @@ pub fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
-/// The sentence an escalated assessment adds to its summary.
+/// The sentence a repeated report adds to its summary: escalated when this
+/// report raised the level, still at the top level after that.
 pub fn note(times: u32) -> Option<String> {
-    (times > 1).then(|| format!("This is the {} report of this problem in a row; escalated to {}.", ordinal(times), level(times).as_str()))
+    let (now, before) = (level(times), level(times.saturating_sub(1)));
+    let how = if now > before { "escalated to" } else { "still at" };
+    (times > 1).then(|| format!("This is the {} report of this problem in a row; {how} {}.", ordinal(times), now.as_str()))
 }
 
 from_json_struct!(Escalation { problems: "problems" = default });
@@ -173,6 +176,14 @@ mod tests {
         assert_eq!(ordinal(2), "2nd");
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(23), "23rd");
+    }
+
+    #[test]
+    fn the_note_says_escalated_only_when_the_level_rose() {
+        assert_eq!(note(1), None);
+        assert_eq!(note(2).unwrap(), "This is the 2nd report of this problem in a row; escalated to caution.");
+        assert_eq!(note(3).unwrap(), "This is the 3rd report of this problem in a row; escalated to warning.");
+        assert_eq!(note(4).unwrap(), "This is the 4th report of this problem in a row; still at warning.");
     }
 
     #[test]
