@@ -140,6 +140,14 @@ fn a_sink_failing_at_the_end_ends_the_run_in_error() {
     assert_eq!(end.error.as_ref().unwrap().side, Side::Agent);
     assert!(end.summary.unwrap().contains("then the recorder failed too: the sink refused run_ended"));
 
+    // The same failure twice (a clock that throws fails the run, then the record of its end, which it stamps) is said once.
+    let same = bot(|_, _| Err(Error::new(ErrorCode::CallbackFailed, "the sink refused run_ended")));
+    let events = Events::default();
+    events.refuse.set(Some("run_ended"));
+    let end = run_with(&t, &user, &same, &events).end.unwrap();
+    assert_eq!(end.error.as_ref().unwrap().side, Side::Agent);
+    assert!(!end.summary.unwrap().contains("then the recorder failed too"));
+
     // The step states' record refused: run_ended is still recorded, and the first failure is the one said.
     let events = Events::default();
     events.refuse.set(Some("custom"));

@@ -75,9 +75,11 @@ impl Runner<'_, '_> {
             );
         }
         if let Err(Interrupt::Fault(_, e)) = delivered {
-            let recorder_failed_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder);
+            // Said already: the recorder failed first, or with the run's own failure (a clock
+            // that throws fails the run, then the record of its end, which it stamps).
+            let said_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder || x.message == e.message);
             match &mut end.error {
-                Some(_) if recorder_failed_already => {}
+                Some(_) if said_already => {}
                 // The first failure stays the run's error; the sink's is added, not dropped.
                 Some(_) => {
                     let summary = end.summary.get_or_insert_with(String::new);
