@@ -13,7 +13,7 @@ pub use jsonl::BadLine;
 pub use outcome::{is_stop_reason, EndRead, EndedOutcome, LoopEnd, OutcomeStatus, RunOutcome};
 pub use payload::{unknown_kind_message, GateAllow, KindDoc, Payload, RunIdentity, KINDS, KIND_DOCS};
 pub use record::{check_version, newer_version, TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
-pub use recorder::{default_run_id, Dispatcher, Recorder, Settled, SinkPolicy, RECORDER_OPTIONS};
+pub use recorder::{default_run_id, not_a_sink, Dispatcher, Recorder, Settled, SinkPolicy, RECORDER_OPTIONS};
 pub use seq::SeqCheck;
 pub use sink::{closed, JsonlSink, MemorySink, Sink};
 pub use well_known::ModelUsage;
