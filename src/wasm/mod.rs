@@ -271,11 +271,23 @@ pub(crate) fn catch_with(thenable: &JsValue, f: &js_sys::Function) {
 pub(crate) fn warn_if_rejected(answer: &JsValue, said: String, reported: JsValue) {
     if is_thenable(answer) {
         // `console.warn` bound to its message: no closure of ours to keep.
-        let console = js_sys::Reflect::get(&js_sys::global(), &key("console")).unwrap_or(JsValue::UNDEFINED);
-        if let Ok(warn) = property(&console, "warn").dyn_into::<js_sys::Function>() {
+        if let Some((console, warn)) = console_warn() {
             catch_with(answer, warn.bind2(&console, &said.into(), &reported).unchecked_ref());
         }
     }
+}
+
+/// `console.warn(line)`, where there is a console: for a failure that has
+/// no caller left to be given to.
+pub(crate) fn warn(line: &str) {
+    if let Some((console, warn)) = console_warn() {
+        let _ = warn.call1(&console, &line.into());
+    }
+}
+
+fn console_warn() -> Option<(JsValue, js_sys::Function)> {
+    let console = js_sys::Reflect::get(&js_sys::global(), &key("console")).unwrap_or(JsValue::UNDEFINED);
+    property(&console, "warn").dyn_into::<js_sys::Function>().ok().map(|warn| (console, warn))
 }
 
 /// Whether a callback answered with a Promise (or any thenable). An object

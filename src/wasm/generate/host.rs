@@ -100,6 +100,9 @@ impl Drop for CallSignal {
     }
 }
 
+/// Pending traces past this many bytes of JSON cross at once (see [`Mirror::pending`]).
+const PENDING_LIMIT: usize = 32 << 20;
+
 /// What every run callback can see: the traces so far (one live array,
 /// appended to as the run goes) and the steps' states.
 pub struct Mirror {
@@ -127,12 +130,21 @@ impl Mirror {
         let mut text = self.pending.take();
         if !text.is_empty() {
             text.push(']');
-            // Plain data always parses; a failure would be a bug, reported by absent traces.
-            if let Ok(more) = js_sys::JSON::parse(&text) {
-                let more: &Array = more.unchecked_ref();
-                for i in 0..more.length() {
-                    self.traces.push(&more.get(i));
+            // Plain data always parses, if JS can hold it as one string
+            // (PENDING_LIMIT keeps text under that but for a turn larger
+            // than a JS string): a turn that cannot be shown is said, never dropped quietly.
+            match js_sys::JSON::parse(&text) {
+                Ok(more) => {
+                    let more: &Array = more.unchecked_ref();
+                    for i in 0..more.length() {
+                        self.traces.push(&more.get(i));
+                    }
                 }
+                Err(e) => crate::wasm::warn(&format!(
+                    "agent-trajectories: {} bytes of step traces could not be handed to JS ({}); the run's result lacks them, its records keep them",
+                    text.len(),
+                    crate::wasm::error::describe(&e)
+                )),
             }
         }
         &self.traces
@@ -425,10 +437,18 @@ impl Records for JsEvents {
 
 impl RunEvents for JsEvents {
     fn trace(&self, trace: &StepTrace) {
-        let mut text = self.mirror.pending.borrow_mut();
-        let sep = if text.is_empty() { '[' } else { ',' };
-        text.push(sep);
-        crate::core::write::json_into(&mut text, trace);
+        let full = {
+            let mut text = self.mirror.pending.borrow_mut();
+            let sep = if text.is_empty() { '[' } else { ',' };
+            text.push(sep);
+            crate::core::write::json_into(&mut text, trace);
+            text.len() >= PENDING_LIMIT
+        };
+        // Large turns cross at once: a JS string holds at most 2^29 - 24
+        // characters, and the text held here is memory the module keeps.
+        if full {
+            self.mirror.traces();
+        }
     }
 
     fn ended(&self, end: &End) {
