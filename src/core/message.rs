@@ -210,6 +210,19 @@ fn normalise_part(v: Value) -> Result<Part> {
             None => PartKind::Other,
         },
     };
+    // A slip of a key read below with a default (`inptu`, `isEror`) would
+    // be kept unread and the part read without it: refused, naming it.
+    // Other keys (a provider's) pass; a slip of a key the part must have
+    // (`text`, `toolName`) is said as that key missing.
+    let defaulted: &[&'static str] = match kind {
+        PartKind::ToolCall => &["input", "args"],
+        PartKind::ToolResult => &["output", "result", "isError"],
+        _ => &[],
+    };
+    if let Err(e) = crate::options::refuse_slips(&obj, defaulted, &[], "") {
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+        return Err(invalid(format!("a {ty} part{}", e.message)));
+    }
     match kind {
         PartKind::Text => Ok(Part::Text { text: take_str(&mut obj, &["text"]).ok_or_else(|| invalid("a text part needs a string `text`"))? }),
         PartKind::Reasoning => {
@@ -333,6 +346,26 @@ mod tests {
             assert!(ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty }] })).is_ok(), "{ty}");
         }
         // A slip of a part this library reads is refused, naming it.
+        for (part, said) in [
+            (
+                json!({ "type": "tool-call", "toolCallId": "c", "toolName": "t", "inptu": { "a": 1 } }),
+                "a tool-call part: unknown field \"inptu\"; did you mean \"input\"?",
+            ),
+            (
+                json!({ "type": "tool-result", "toolCallId": "c", "toolName": "t", "outptu": { "type": "text", "value": "v" } }),
+                "a tool-result part: unknown field \"outptu\"; did you mean \"output\"?",
+            ),
+            (
+                json!({ "type": "tool-result", "toolCallId": "c", "toolName": "t", "result": "v", "isEror": true }),
+                "a tool-result part: unknown field \"isEror\"; did you mean \"isError\"?",
+            ),
+        ] {
+            let e = normalise_part(part).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidMessage, said));
+        }
+        // A provider's own keys are not slips of ours.
+        let part = json!({ "type": "tool-call", "toolCallId": "c", "toolName": "t", "input": {}, "providerExecuted": true, "dynamic": true, "providerOptions": {}, "title": "T" });
+        assert!(normalise_part(part).is_ok());
         for (ty, near) in [("txt", "text"), ("Text", "text"), ("tool_call", "tool-call"), ("tool-reslt", "tool-result")] {
             let e = ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty, "text": "x" }] })).unwrap_err();
             assert!(e.message.contains(&format!("part type {ty:?} is not one this library reads; did you mean {near:?}?")), "{}", e.message);

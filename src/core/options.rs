@@ -16,6 +16,23 @@ pub fn check_keys<'a>(given: impl IntoIterator<Item = &'a str>, allowed: &[&str]
     Ok(())
 }
 
+/// For objects that may carry fields of their own or of other libraries (a
+/// message part's `providerOptions`, a usage's `inputTokenDetails`): the
+/// first key that is a slip of a field of `known` the object lacks (near
+/// it), as an error: `place: unknown field "verdic"; did you mean
+/// "verdict"?`. `theirs` are keys another library is known to write near
+/// ours; they, and keys near none, are not slips.
+pub fn refuse_slips(obj: &serde_json::Map<String, serde_json::Value>, known: &[&'static str], theirs: &[&str], place: &str) -> Result<()> {
+    let slip = obj
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()) && !theirs.contains(&k.as_str()))
+        .find_map(|k| nearest(k, known).filter(|near| !obj.contains_key(*near)).map(|near| (k, near)));
+    match slip {
+        Some((key, near)) => Err(Error::invalid_argument(format!("{place}: unknown field {key:?}; did you mean {near:?}?"))),
+        None => Ok(()),
+    }
+}
+
 /// `place: unknown option "maxturns"; did you mean "maxTurns"? (valid: ...)`.
 pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
     unknown_message("option", key, allowed, place)

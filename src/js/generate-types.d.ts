@@ -164,7 +164,9 @@ export interface PolicyContext {
   /** What DefaultPolicy decides here. */
   defaultDecision: PolicyDecision;
 }
-export type PolicyDecision = { stop: false } | { stop: true; reason: StopReason; completed?: boolean; summary?: string };
+/** The stops a policy may give: `error`, `aborted` and `judge-failed` are the run's own (a policy that fails throws). */
+export type PolicyStopReason = Exclude<StopReason, 'error' | 'aborted' | 'judge-failed'>;
+export type PolicyDecision = { stop: false } | { stop: true; reason: PolicyStopReason; completed?: boolean; summary?: string };
 export interface Policy { evaluate(ctx: PolicyContext): PolicyDecision | undefined | Promise<PolicyDecision | undefined> }
 /** The built-in stop rules (terminal satisfied, maxTurns, nothing left to run), for policies that defer to them. */
 export class DefaultPolicy implements Policy {

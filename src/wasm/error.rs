@@ -83,27 +83,11 @@ pub fn describe(v: &JsValue) -> String {
         let name = text_property(v, "name").unwrap_or_else(|| "Error".into());
         return format!("{name}: {}", message_of(v).unwrap_or_default());
     }
-    if let Some(name) = package_class(v) {
-        return format!("a {name}");
-    }
-    // This package's objects inside it are named by their class, not by the glue's pointer field.
-    let replacer = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_: JsValue, v: JsValue| {
-        package_class(&v).map_or(v, |name| JsValue::from_str(&format!("[{name}]")))
-    });
-    match js_sys::JSON::stringify_with_replacer(v, replacer.as_ref().unchecked_ref()).ok().and_then(|s| s.as_string()) {
+    match js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()) {
         Some(json) => shorten(json),
         None if super::is_array(v) => "an array".into(),
         None => "an object".into(),
     }
-}
-
-/// The class of one of this package's objects (a sink, a recorder, a
-/// pipeline: the glue keeps its pointer in an own `__wbg_ptr`).
-fn package_class(v: &JsValue) -> Option<String> {
-    // Reflect, whose errors come back as values: a Proxy's trap may throw.
-    let own = v.is_object()
-        && Reflect::get_own_property_descriptor(v.unchecked_ref::<js_sys::Object>(), &"__wbg_ptr".into()).is_ok_and(|d| !d.is_undefined());
-    own.then(|| Reflect::get(v, &"constructor".into()).ok().and_then(|c| text_property(&c, "name"))).flatten().filter(|n| !n.is_empty())
 }
 
 /// `v[key]` when it is a string; `None` when absent, not a string, or

@@ -47,6 +47,15 @@ pub(crate) fn data_property(value: &JsValue, enumerable: bool) -> js_sys::Object
     descriptor
 }
 
+/// A value's own string keys, for a hint in a message; none when it is no
+/// object or its keys cannot be read (a Proxy's throwing trap).
+pub(crate) fn hint_keys(v: &JsValue) -> Vec<String> {
+    if !v.is_object() {
+        return Vec::new();
+    }
+    js_sys::Reflect::own_keys(v).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default()
+}
+
 /// A JS value as JSON text. `undefined`, functions and symbols have no JSON
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {

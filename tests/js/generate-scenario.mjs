@@ -107,6 +107,15 @@ export const checks = {
     err = res.steps[0].end.error;
     eq([err.code, err.side], ['CALLBACK_FAILED', 'agent'], 'a misspelt answer is the agent\'s fault');
     assert(err.message.endsWith('its key "mesages": did you mean "messages"?'), err.message);
+    // A slip inside the answer would lose what it holds (a count, a call's input, a failure): refused, naming it.
+    const answering = (answer) => at.runTrajectory(at.createTrajectory(chain(), { respond: async () => answer }), { userModel: scriptedUser(), clock });
+    res = await answering({ messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 50, outputTokns: 5 } });
+    eq([res.end.error.code, res.end.error.side], ['CALLBACK_FAILED', 'agent'], 'a usage slip');
+    assert(res.end.error.message.endsWith('agent.respond.usage: unknown field "outputTokns"; did you mean "outputTokens"?'), res.end.error.message);
+    const failed = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', result: 'no', isEror: true }] };
+    res = await answering({ messages: [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: {} }] }, failed] });
+    eq(res.end.error.side, 'agent', 'a part slip');
+    assert(res.end.error.message.includes('a tool-result part: unknown field "isEror"; did you mean "isError"?'), res.end.error.message);
     // Bad options are thrown, not recorded.
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), {}), 'INVALID_ARGUMENT', 'no userModel');
     // A definition not bound to its agent says how to bind it.
@@ -386,13 +395,19 @@ export const checks = {
     const f = await at.runTrajectory(at.createTrajectory({ ...chain(), maxTurns: 2 }, agent(() => [{ role: 'assistant', content: '' }])), { userModel: scriptedUser(), clock, policy: forever });
     // Asked before each turn and once more at the cap (a goal reached on the last turn is still its call).
     eq([f.steps.length, f.end.reason, seen], [2, 'max-turns', [null, 'greet', null]], 'maxTurns caps a custom policy');
-    for (const reason of ['error', 'aborted']) {
+    for (const reason of ['policy-violation', 'no-step-match']) {
       const stop = (ctx) => (ctx.turnIndex === 1 ? { stop: true, reason } : { stop: false });
       const r = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: stop });
       eq([r.steps.length, at.toJSONL(r).length, r.end.reason], [1, 1, reason], `a ${reason} stop adds no trace`);
     }
     const bad = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: () => ({ stop: true, reason: 'done' }) });
     eq([bad.end.reason, bad.end.error.code, bad.end.error.side], ['error', 'CALLBACK_FAILED', 'policy'], 'a garbage policy answer is a policy failure');
+    // The run's own ends are not a policy's to give: an error without its error, an abort without a signal.
+    for (const reason of ['error', 'aborted', 'judge-failed']) {
+      const own = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, policy: () => ({ stop: true, reason }) });
+      eq([own.end.reason, own.end.error?.side], ['error', 'policy'], `a policy's ${reason} is refused`);
+      assert(own.end.error.message.includes("(the run's own end; a policy that fails throws)"), own.end.error.message);
+    }
   },
 
   async 'a run whose callbacks answer at once still yields, so an abort timer fires'(at) {

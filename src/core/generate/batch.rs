@@ -91,12 +91,7 @@ impl Tally {
         // A run may carry fields of its own (an attempt count), but one a
         // slip away from a field it lacks (`verdic`, `token`) would be read
         // as absent: refused, naming that field.
-        const READ: [&str; 5] = ["reason", "verdict", "turns", "tokens", "item"];
-        for key in o.keys().filter(|k| !READ.contains(&k.as_str())) {
-            if let Some(near) = crate::options::nearest(key, &READ).filter(|n| !o.contains_key(*n)) {
-                return Err(bad(format!(": unknown field {key:?}; did you mean {near:?}?")));
-            }
-        }
+        crate::options::refuse_slips(o, &["reason", "verdict", "turns", "tokens", "item"], &[], at)?;
         let verdict = match o.get("verdict") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if Verdict::parse(s).is_some() => Verdict::parse(s),

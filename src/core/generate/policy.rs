@@ -97,10 +97,20 @@ impl PolicyDecision {
         match stop {
             Some(Value::Bool(false)) => Ok(PolicyDecision::CONTINUE),
             Some(Value::Bool(true)) => {
+                // `error`, `aborted` and `judge-failed` are the run's own ends:
+                // each carries what failed (the error, the signal, the judge's
+                // criterion), which a policy's stop does not have.
+                use StopReason::*;
                 let reason = match obj.get("reason") {
-                    Some(Value::String(r)) => StopReason::parse(r).ok_or_else(|| {
-                        garbage(format!("a stop with reason {r:?}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match, error, aborted"))
-                    })?,
+                    Some(Value::String(r)) => match StopReason::parse(r) {
+                        Some(reason @ (GoalReached | MaxTurns | PolicyViolation | AgentLoop | NoStepMatch)) => reason,
+                        own => {
+                            let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
+                            return Err(garbage(format!(
+                                "a stop with reason {r:?}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}"
+                            )));
+                        }
+                    },
                     _ => return Err(garbage("a stop without a reason".into())),
                 };
                 let completed = match obj.get("completed") {
@@ -217,7 +227,10 @@ mod tests {
             (json!({ "stop": "yes" }), "without a boolean `stop`"),
             (json!({ "stop": true }), "without a reason"),
             (json!({ "stop": true, "reason": "done" }), "reason \"done\""),
-            (json!({ "stop": true, "reason": "error", "completed": "no" }), "`completed` as a string"),
+            (json!({ "stop": true, "reason": "agent-loop", "completed": "no" }), "`completed` as a string"),
+            (json!({ "stop": true, "reason": "error" }), "reason \"error\", which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match (the run's own end; a policy that fails throws)"),
+            (json!({ "stop": true, "reason": "aborted" }), "reason \"aborted\""),
+            (json!({ "stop": true, "reason": "judge-failed" }), "reason \"judge-failed\""),
             (json!({ "stopp": true }), "did you mean \"stop\""),
         ] {
             let e = PolicyDecision::from_value(&bad).unwrap_err();

@@ -116,6 +116,13 @@ impl Usage {
                 format!("{what}.usage must be an object {{ inputTokens?, outputTokens? }}, got {}", kind_of(v)),
             ));
         };
+        // A slip of a count (`outputTokns`, `input_tokens`) would leave it
+        // unread (tokens 0 for a turn that spent them): refused, naming ours.
+        // The AI SDK's other keys (`inputTokenDetails`, `raw`, ...) pass.
+        const KNOWN: [&str; 3] = ["inputTokens", "outputTokens", "totalTokens"];
+        const AI_SDK: [&str; 5] = ["reasoningTokens", "cachedInputTokens", "inputTokenDetails", "outputTokenDetails", "raw"];
+        crate::options::refuse_slips(obj, &KNOWN, &AI_SDK, "")
+            .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("{what}.usage{}", e.message)))?;
         let count = |key: &str| -> Result<Option<u64>> {
             let n = match obj.get(key) {
                 None | Some(Value::Null) => return Ok(None),
@@ -271,6 +278,21 @@ mod tests {
         }
     }
     use serde_json::json;
+
+    #[test]
+    fn a_slip_in_a_usage_is_refused_naming_the_count_read() {
+        for (usage, key, near) in [
+            (json!({ "inputTokens": 50, "outputTokns": 5 }), "outputTokns", "outputTokens"),
+            (json!({ "input_tokens": 50, "output_tokens": 5 }), "input_tokens", "inputTokens"),
+        ] {
+            let e = Usage::from_value(&usage, "agent.respond").unwrap_err();
+            assert_eq!(e.message, format!("agent.respond.usage: unknown field {key:?}; did you mean {near:?}?"));
+        }
+        // The AI SDK's other keys are its own.
+        let ai = json!({ "inputTokens": 5, "outputTokens": 7, "totalTokens": 12, "reasoningTokens": 2, "cachedInputTokens": 1,
+            "inputTokenDetails": { "noCacheTokens": 4 }, "outputTokenDetails": { "textTokens": 5 }, "raw": {} });
+        assert_eq!(Usage::from_value(&ai, "x").unwrap(), Usage { input_tokens: Some(5), output_tokens: Some(7) });
+    }
 
     #[test]
     fn response_shapes() {

@@ -225,15 +225,9 @@ impl TrajectoryIndex {
             }
         }
         let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
-        let missing = match (&f.seq, &f.at, f.payload, &f.kind) {
-            (None, ..) => "seq is missing, not a whole number, or past 2^53 - 1",
-            (_, None, ..) => "recorded_at_unix_ms is missing, not a whole number, or past 2^53 - 1",
-            (_, _, false, _) => "payload is missing or not an object",
-            (.., None) => "payload.kind is missing or not a string",
-            _ => "",
-        };
-        if !missing.is_empty() {
-            return self.refuse(line_no, line, ErrorCode::InvalidRecord, missing.into());
+        // What is wrong is said in the parser's words (`refuse`).
+        if f.seq.is_none() || f.at.is_none() || !f.payload || f.kind.is_none() {
+            return self.refuse(line_no, line, ErrorCode::InvalidRecord, "not a record (seq, recorded_at_unix_ms or payload.kind)".into());
         }
         if let Some(v) = f.version.filter(|&v| v > newest) {
             // Printed as an integer (it is whole): formatting an f64 would

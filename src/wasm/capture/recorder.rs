@@ -218,9 +218,7 @@ impl TrajectoryRecorder {
             }
             None => {
                 let record = property(&sink, "record").dyn_into::<Function>().map_err(|_| {
-                    // Keys that cannot be read (a Proxy's throwing trap) give no hint.
-                    let keys = if sink.is_object() { js_sys::Reflect::own_keys(&sink).map(|k| k.iter().filter_map(|k| k.as_string()).collect()) } else { Ok(Vec::new()) };
-                    to_js(crate::core::capture::not_a_sink(&describe(&sink), &keys.unwrap_or_default()))
+                    to_js(crate::core::capture::not_a_sink(&crate::wasm::hint_keys(&sink)))
                 })?;
                 Target::Js { object: sink, record }
             }

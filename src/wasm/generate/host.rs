@@ -140,10 +140,9 @@ impl Mirror {
                         self.traces.push(&more.get(i));
                     }
                 }
-                Err(e) => crate::wasm::warn(&format!(
-                    "agent-trajectories: {} bytes of step traces could not be handed to JS ({}); the run's result lacks them, its records keep them",
-                    text.len(),
-                    crate::wasm::error::describe(&e)
+                Err(_) => crate::wasm::warn(&format!(
+                    "agent-trajectories: {} bytes of step traces are more than a JS string holds; the run's result lacks them, its records keep them",
+                    text.len()
                 )),
             }
         }
@@ -255,8 +254,7 @@ impl Agent for JsAgent {
             };
             if !is_array(&list) {
                 // Only for a hint: keys that cannot be read (a Proxy's throwing trap) give none.
-                let keys: Vec<String> = Reflect::own_keys(&answer).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default();
-                return Err(AgentAnswer::not_an_answer(&describe(&answer), &keys));
+                return Err(AgentAnswer::not_an_answer(&describe(&answer), &crate::wasm::hint_keys(&answer)));
             }
             let text = json_of(&list, "agent.respond messages")?;
             let messages: serde_json::Value = serde_json::from_str(&text)

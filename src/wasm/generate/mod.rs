@@ -47,7 +47,8 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
         })?;
         if key == "__proto__" {
             // An own key of that name (JSON.parse makes one) stays a key, refused as unknown; set, it would become the copy's prototype.
-            let _ = Reflect::define_property(&copy, &name, &crate::wasm::data_property(&v, true));
+            // Object.defineProperty cannot fail here: `copy` is a fresh plain object.
+            Object::define_property(&copy, &name, &crate::wasm::data_property(&v, true));
         } else {
             let _ = Reflect::set(&copy, &name, &v);
         }
