@@ -121,7 +121,9 @@ export const checks = {
     // A definition not bound to its agent says how to bind it.
     const unbound = await at.runTrajectory(chain(), { userModel: scriptedUser(), clock }).then(() => null, (e) => e);
     eq(unbound?.code, 'INVALID_ARGUMENT', 'a bare definition');
-    assert(unbound.message.includes('has no agent; bind the definition to one with createTrajectory(definition, agent)'), unbound.message);
+    assert(unbound.message.includes('has no agent; bind a definition to its agent with createTrajectory(definition, agent)'), unbound.message);
+    const none = await expectRejects(at.runTrajectory(null, { userModel: scriptedUser(), clock }), 'INVALID_ARGUMENT', 'no trajectory');
+    eq(none.message, 'runTrajectory(trajectory): got null for the trajectory; bind a definition to its agent with createTrajectory(definition, agent)', 'said as the trajectory, not the agent');
   },
 
   async 'ranking, loops, policies'(at) {

@@ -121,11 +121,12 @@ pub async fn run_trajectory(t: JsValue, opts: JsValue, host: JsValue) -> JsResul
     crate::core::generate::env::check_run_options(&crate::wasm::option_keys(&opts, "runTrajectory options").js()?).js()?;
     let opt = |key: &'static str| option(&opts, key, "runTrajectory options").js();
     let agent_js = option(&t, "agent", "trajectory").js()?;
-    if agent_js.is_undefined() && t.is_object() {
-        // A bare definition: it is bound to its agent by createTrajectory.
-        return Err(to_js(Error::invalid_argument(
-            "runTrajectory(trajectory): the trajectory has no agent; bind the definition to one with createTrajectory(definition, agent)",
-        )));
+    if agent_js.is_undefined() {
+        // A bare definition (or no trajectory at all): it is bound to its agent by createTrajectory.
+        let what = if t.is_object() { "the trajectory has no agent".to_owned() } else { format!("got {} for the trajectory", describe(&t)) };
+        return Err(to_js(Error::invalid_argument(format!(
+            "runTrajectory(trajectory): {what}; bind a definition to its agent with createTrajectory(definition, agent)"
+        ))));
     }
     let respond = agent_of(&agent_js).js()?;
     let user_model = opt("userModel")?.dyn_into::<Function>().map_err(|_| {
