@@ -118,6 +118,8 @@ export const checks = {
     assert(res.end.error.message.includes('a tool-result part: unknown field "isEror"; did you mean "isError"?'), res.end.error.message);
     // Bad options are thrown, not recorded.
     await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), {}), 'INVALID_ARGUMENT', 'no userModel');
+    const sinkPolicy = await expectRejects(at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), clock, onSinkError: null }), 'INVALID_ARGUMENT', 'onSinkError null');
+    eq(sinkPolicy.message, "onSinkError must be 'drop' or 'fail', got null", 'as the recorder says it (null is no word)');
     // A definition not bound to its agent says how to bind it.
     const unbound = await at.runTrajectory(chain(), { userModel: scriptedUser(), clock }).then(() => null, (e) => e);
     eq(unbound?.code, 'INVALID_ARGUMENT', 'a bare definition');

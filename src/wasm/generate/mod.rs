@@ -260,10 +260,8 @@ pub(crate) fn harness(opts: &JsValue, place: &str, mirror: Rc<Mirror>) -> JsResu
     let sink = opt("sink")?;
     // Checked even without a sink: a misspelt policy must not pass unnoticed.
     let on_sink_error = opt("onSinkError")?;
-    if !on_sink_error.is_undefined() {
-        let given = on_sink_error.as_string().unwrap_or_else(|| crate::wasm::error::describe(&on_sink_error));
-        crate::core::capture::SinkPolicy::parse(&given).js()?;
-    }
+    // The recorder's reading (a value that is no word is said as itself, not quoted).
+    crate::core::capture::SinkPolicy::read(&crate::wasm::arg(&on_sink_error)).js()?;
     let on_record = optional_function(opt("onRecord")?, "onRecord").js()?;
     // One stamper per run: the recorder's. Without a sink, `onRecord` still
     // gets stamped records from a recorder that delivers nowhere else.
