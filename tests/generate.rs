@@ -363,6 +363,14 @@ impl Agent for Stuck {
     }
 }
 
+/// A policy that never answers.
+struct Hung;
+impl Policy for Hung {
+    fn evaluate<'a>(&'a self, _: &'a PolicyContext<'a>) -> LocalBoxFuture<'a, Result<PolicyDecision>> {
+        Box::pin(std::future::pending())
+    }
+}
+
 struct Signal(Cell<bool>, Option<&'static str>);
 impl Abort for Signal {
     fn aborted(&self) -> bool {
@@ -405,6 +413,17 @@ fn timeouts_and_abort() {
     let err = r.steps[0].end.as_ref().unwrap().error.clone().unwrap();
     assert_eq!((err.code.as_str(), err.side), ("TIMEOUT", Side::Agent));
     assert_eq!(r.conversation_id, "c1");
+
+    // Any callback the run awaits has the deadline, a policy's too.
+    let agent = bot(|_, _| Ok(says("ok")));
+    let fresh = Events::default();
+    let env = Env { agent: &agent, policy: &Hung, call_timeout_ms: Some(100.0), events: &fresh, ..env };
+    let end = block_on(run(&def(chain()), &env, None)).end.unwrap();
+    let err = end.error.unwrap();
+    assert_eq!(
+        (end.reason, err.code.as_str(), err.side, err.message.as_str()),
+        (StopReason::Error, "TIMEOUT", Side::Policy, "no answer within callTimeoutMs (100 ms)")
+    );
 
     let signal = Signal(Cell::new(true), None);
     let agent = bot(|_, _| Ok(says("ok")));

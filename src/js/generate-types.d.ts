@@ -206,10 +206,11 @@ export interface RunTrajectoryOptions {
    */
   resumeFrom?: { result: TrajectoryResult; atTurn: number };
   /**
-   * How long each model call may take (the user model, the step ranker and
-   * the agent; a step's `timeoutMs` overrides it for that step's agent calls)
-   * before the run ends with TIMEOUT. Default 120000 (two minutes), so a call
-   * that never answers cannot hang a run that has no `signal`; `false`: no deadline.
+   * How long each callback the run awaits may take (the user model, the step
+   * ranker, the agent, the policy, `isSatisfied` and custom preconditions; a
+   * step's `timeoutMs` overrides it for that step's agent calls) before the
+   * run ends with TIMEOUT. Default 120000 (two minutes), so a callback that
+   * never answers cannot hang a run that has no `signal`; `false`: no deadline.
    */
   callTimeoutMs?: number | false;
   /**

@@ -339,7 +339,7 @@ impl Runner<'_, '_> {
             last_step: self.selected.last().copied().flatten(),
             exhausted: graph.is_some_and(|g| (0..g.steps.len()).all(|i| !self.snapshot.open(i))),
         };
-        let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, None).await?;
+        let decision = self.guard(self.env.policy.evaluate(&ctx), Side::Policy, self.deadline(None)).await?;
         match decision.stop {
             // Before `minTurns` a reached goal does not end the conversation.
             Some((StopReason::GoalReached, ..)) if turn < self.t.min_turns && turn < self.t.max_turns => {}
@@ -417,7 +417,7 @@ impl Runner<'_, '_> {
         let satisfied = match &step.is_satisfied {
             Some(p) => {
                 let ctx = PredicateContext { traces: &self.traces, snapshot: &self.snapshot, step: i };
-                self.guard(p.evaluate(&ctx), Side::Satisfaction, None).await.map_err(|e| match e {
+                self.guard(p.evaluate(&ctx), Side::Satisfaction, self.deadline(None)).await.map_err(|e| match e {
                     // The callback's error already names it (`step "s": isSatisfied threw: ...`).
                     Interrupt::Fault(side, e) => Interrupt::Fault(side, e.at_step(&step.id)),
                     other => other,

@@ -79,7 +79,7 @@ fn fields(line: &[u8]) -> Scan<Fields> {
         Ok(())
     })?;
     if !c.at_end() {
-        return c.fail("text after the record");
+        return c.fail();
     }
     Ok(f)
 }
@@ -190,7 +190,7 @@ impl TrajectoryIndex {
                     Err(_) if std::str::from_utf8(line).is_err() => {
                         self.problem(line_no, ErrorCode::JsonlParse, crate::capture::jsonl::NOT_UTF8.into())
                     }
-                    Err(e) => self.refuse(line_no, line, ErrorCode::JsonlParse, format!("not a JSON record: {} at column {}", e.what, e.at + 1)),
+                    Err(_) => self.refuse(line_no, line, ErrorCode::JsonlParse, "not a JSON record"),
                 }
             }
             pos = end + 1;
@@ -206,10 +206,10 @@ impl TrajectoryIndex {
     /// carries apart): one line, one reading, whichever reads it. Only a
     /// refused line pays for the parser's read. `own` is kept only if the
     /// parser took the line, which would be a bug of the scan's.
-    fn refuse(&mut self, line_no: u32, line: &[u8], code: ErrorCode, own: String) {
+    fn refuse(&mut self, line_no: u32, line: &[u8], code: ErrorCode, own: &str) {
         // UTF-8 already: the caller said a line that is not in its own words.
         let parsed = TrajectoryRecord::from_json(&String::from_utf8_lossy(line));
-        let (code, message) = parsed.err().map_or((code, own), |e| (e.code, e.message));
+        let (code, message) = parsed.err().map_or_else(|| (code, own.to_owned()), |e| (e.code, e.message));
         self.problem(line_no, code, message);
     }
 
@@ -227,7 +227,7 @@ impl TrajectoryIndex {
         let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
         // What is wrong is said in the parser's words (`refuse`).
         if f.seq.is_none() || f.at.is_none() || !f.payload || f.kind.is_none() {
-            return self.refuse(line_no, line, ErrorCode::InvalidRecord, "not a record (seq, recorded_at_unix_ms or payload.kind)".into());
+            return self.refuse(line_no, line, ErrorCode::InvalidRecord, "not a record (seq, recorded_at_unix_ms or payload.kind)");
         }
         if let Some(v) = f.version.filter(|&v| v > newest) {
             // Printed as an integer (it is whole): formatting an f64 would

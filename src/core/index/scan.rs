@@ -4,11 +4,9 @@
 //! are inside long strings (tool results), which are skipped sixteen bytes
 //! at a time with no allocation.
 
-/// Where a scan stopped: the byte offset in the line and what was wrong.
-pub struct ScanError {
-    pub at: usize,
-    pub what: &'static str,
-}
+/// A line that is not a JSON record. What is wrong with it is said in the
+/// parser's words (the index reads a refused line again with the parser).
+pub struct ScanError;
 
 pub type Scan<T> = Result<T, ScanError>;
 
@@ -30,8 +28,8 @@ impl<'a> Cursor<'a> {
         Cursor { b, i: 0 }
     }
 
-    pub fn fail<T>(&self, what: &'static str) -> Scan<T> {
-        Err(ScanError { at: self.i, what })
+    pub fn fail<T>(&self) -> Scan<T> {
+        Err(ScanError)
     }
 
     #[inline]
@@ -48,12 +46,12 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
-    fn eat(&mut self, c: u8, what: &'static str) -> Scan<()> {
+    fn eat(&mut self, c: u8) -> Scan<()> {
         if self.peek() == Some(c) {
             self.i += 1;
             Ok(())
         } else {
-            self.fail(what)
+            self.fail()
         }
     }
 
@@ -63,7 +61,7 @@ impl<'a> Cursor<'a> {
 
     /// A string token (the cursor on its opening quote).
     pub fn string(&mut self) -> Scan<Str> {
-        self.eat(b'"', "expected a string")?;
+        self.eat(b'"')?;
         let start = self.i;
         let mut escaped = false;
         loop {
@@ -80,7 +78,7 @@ impl<'a> Cursor<'a> {
                     match self.b.get(self.i) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
                         Some(b'u') if self.b.get(self.i + 1..self.i + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => self.i += 5,
-                        _ => return self.fail("invalid escape in a string"),
+                        _ => return self.fail(),
                     }
                 }
                 // Non-ASCII: its UTF-8 is checked here, as the string is
@@ -88,12 +86,12 @@ impl<'a> Cursor<'a> {
                 Some(c) if *c >= 0x80 => {
                     let run = self.b[self.i..].iter().position(|&c| c < 0x80).unwrap_or(self.b.len() - self.i);
                     if std::str::from_utf8(&self.b[self.i..self.i + run]).is_err() {
-                        return self.fail("invalid UTF-8 in a string");
+                        return self.fail();
                     }
                     self.i += run;
                 }
-                Some(_) => return self.fail("control character in a string"),
-                None => return self.fail("unterminated string"),
+                Some(_) => return self.fail(),
+                None => return self.fail(),
             }
         }
     }
@@ -114,12 +112,12 @@ impl<'a> Cursor<'a> {
         }
         let int = digits(self);
         if int == 0 || (int > 1 && self.b[self.i - int] == b'0') {
-            return self.fail("invalid number");
+            return self.fail();
         }
         if self.b.get(self.i) == Some(&b'.') {
             self.i += 1;
             if digits(self) == 0 {
-                return self.fail("invalid number");
+                return self.fail();
             }
         }
         if let Some(b'e' | b'E') = self.b.get(self.i) {
@@ -128,7 +126,7 @@ impl<'a> Cursor<'a> {
                 self.i += 1;
             }
             if digits(self) == 0 {
-                return self.fail("invalid number");
+                return self.fail();
             }
         }
         Ok(&self.b[start..self.i])
@@ -139,7 +137,7 @@ impl<'a> Cursor<'a> {
             self.i += word.len();
             Ok(())
         } else {
-            self.fail("invalid literal")
+            self.fail()
         }
     }
 
@@ -177,7 +175,7 @@ impl<'a> Cursor<'a> {
 
     fn skip_at(&mut self, depth: u32) -> Scan<()> {
         if depth > 512 {
-            return self.fail("nested too deeply");
+            return self.fail();
         }
         match self.peek() {
             Some(b'"') => self.string().map(|_| ()),
@@ -187,15 +185,15 @@ impl<'a> Cursor<'a> {
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
             Some(b'-' | b'0'..=b'9') => self.number().map(|_| ()),
-            Some(_) => self.fail("expected a value"),
-            None => self.fail("unexpected end of line"),
+            Some(_) => self.fail(),
+            None => self.fail(),
         }
     }
 
     /// Walks an array, calling `item(cursor)` with the cursor on each item;
     /// `item` must consume it.
     fn array(&mut self, mut item: impl FnMut(&mut Self) -> Scan<()>) -> Scan<()> {
-        self.eat(b'[', "expected an array")?;
+        self.eat(b'[')?;
         if self.peek() == Some(b']') {
             self.i += 1;
             return Ok(());
@@ -208,7 +206,7 @@ impl<'a> Cursor<'a> {
                     self.i += 1;
                     return Ok(());
                 }
-                _ => return self.fail("expected , or ] in an array"),
+                _ => return self.fail(),
             }
         }
     }
@@ -216,14 +214,14 @@ impl<'a> Cursor<'a> {
     /// Walks an object, calling `field(cursor, key)` with the cursor on each
     /// value; `field` must consume the value.
     pub fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Scan<()>) -> Scan<()> {
-        self.eat(b'{', "expected an object")?;
+        self.eat(b'{')?;
         if self.peek() == Some(b'}') {
             self.i += 1;
             return Ok(());
         }
         loop {
             let key = self.string()?;
-            self.eat(b':', "expected : after a key")?;
+            self.eat(b':')?;
             // Keys the index looks for never need unescaping.
             field(self, &self.b[key.start..key.end])?;
             match self.peek() {
@@ -232,7 +230,7 @@ impl<'a> Cursor<'a> {
                     self.i += 1;
                     return Ok(());
                 }
-                _ => return self.fail("expected , or } in an object"),
+                _ => return self.fail(),
             }
         }
     }
@@ -241,7 +239,7 @@ impl<'a> Cursor<'a> {
     /// the value under the cursor.
     pub fn strings(&mut self, found: &mut dyn FnMut(&Self, Str), depth: u32) -> Scan<()> {
         if depth > 512 {
-            return self.fail("nested too deeply");
+            return self.fail();
         }
         match self.peek() {
             Some(b'"') => {

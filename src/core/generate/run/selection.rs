@@ -3,12 +3,13 @@
 //! are eligible at all. A fork's kept turns take the step they recorded.
 
 use super::{Interrupt, Runner};
-use crate::error::Error;
-use crate::generate::concurrency::{join_all, race, Either};
+use crate::error::{Error, Result};
+use crate::generate::concurrency::{join_all, race, with_deadline, Either};
 use crate::generate::graph::{Precondition, PredicateContext, StepDefinition};
 use crate::generate::prompt::{parse_ranking, rank_request};
 use crate::generate::state::StepStatus;
 use crate::generate::trace::{Candidate, Selection, SelectionMethod, Side};
+use crate::host::LocalBoxFuture;
 
 impl Runner<'_, '_> {
     /// Turn 0 takes `start`; later turns take the next eligible step with
@@ -109,13 +110,17 @@ impl Runner<'_, '_> {
                 }
             }
         }
+        // Together under one deadline, as any callback the run awaits.
+        let joined: LocalBoxFuture<'_, Result<_>> = Box::pin(async move { Ok(join_all(futures).await) });
+        let bounded = with_deadline(joined, self.env.timer, self.deadline(None));
         let answers = match self.env.abort {
-            Some(a) => match race(Box::pin(join_all(futures)), a.wait()).await {
+            Some(a) => match race(bounded, a.wait()).await {
                 Either::Left(answers) => answers,
                 Either::Right(()) => return Err(Interrupt::Aborted),
             },
-            None => join_all(futures).await,
-        };
+            None => bounded.await,
+        }
+        .map_err(|e| Interrupt::Fault(Side::Precondition, e))?;
         for ((i, name), answer) in owners.into_iter().zip(answers) {
             let id = &g.steps[i].id;
             let holds = answer.map_err(|e| {
