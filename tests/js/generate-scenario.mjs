@@ -109,6 +109,10 @@ export const checks = {
     assert(err.message.endsWith('its key "mesages": did you mean "messages"?'), err.message);
     // A slip inside the answer would lose what it holds (a count, a call's input, a failure): refused, naming it.
     const answering = (answer) => at.runTrajectory(at.createTrajectory(chain(), { respond: async () => answer }), { userModel: scriptedUser(), clock });
+    res = await answering({ messages: [{ role: 'assistant', content: 'ok' }], useage: { inputTokens: 50 } });
+    eq(res.end.error.message, 'agent.respond\'s answer { messages, usage? }: unknown field "useage"; did you mean "usage"?', 'an answer\'s slip');
+    res = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: async () => ({ text: 'hi', usag: { inputTokens: 3 } }), clock });
+    eq([res.end.error.side, res.end.error.message.endsWith('model answer: unknown field "usag"; did you mean "usage"?')], ['user-simulator', true], res.end.error.message);
     res = await answering({ messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 50, outputTokns: 5 } });
     eq([res.end.error.code, res.end.error.side], ['CALLBACK_FAILED', 'agent'], 'a usage slip');
     assert(res.end.error.message.endsWith('agent.respond.usage: unknown field "outputTokns"; did you mean "outputTokens"?'), res.end.error.message);

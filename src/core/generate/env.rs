@@ -50,6 +50,18 @@ impl AgentAnswer {
         Ok(AgentAnswer { messages, usage })
     }
 
+    /// An answer object's own keys: a slip of `usage` (`useage`) would
+    /// leave its tokens uncounted, and is refused naming it.
+    pub fn check_keys(keys: &[String]) -> Result<()> {
+        const KNOWN: [&str; 2] = ["messages", "usage"];
+        if keys.iter().all(|k| KNOWN.contains(&k.as_str())) {
+            return Ok(());
+        }
+        let obj: serde_json::Map<String, Value> = keys.iter().map(|k| (k.clone(), Value::Null)).collect();
+        crate::options::refuse_slips(&obj, &KNOWN, &[], "agent.respond's answer { messages, usage? }")
+            .map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })
+    }
+
     /// The answer was neither `{ messages, usage? }` nor an array; `got`
     /// shows it, `keys` are its own keys: one that is `messages` misspelt
     /// is named, with the word it is near.
@@ -181,6 +193,17 @@ mod tests {
         }
         let e = check_run_options(&keys(&["observer"])).unwrap_err().message;
         assert!(e.starts_with("runTrajectory options: unknown option \"observer\"; did you mean \"observers\"?"), "{e}");
+    }
+
+    #[test]
+    fn a_slip_of_an_answers_key_is_refused_naming_it() {
+        let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        assert!(AgentAnswer::check_keys(&keys(&["messages", "usage", "response"])).is_ok());
+        let e = AgentAnswer::check_keys(&keys(&["messages", "useage"])).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (ErrorCode::CallbackFailed, "agent.respond's answer { messages, usage? }: unknown field \"useage\"; did you mean \"usage\"?")
+        );
     }
 
     #[test]

@@ -177,6 +177,8 @@ impl ModelResponse {
                         if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
                     )));
                 }
+                crate::options::refuse_slips(obj, &["text", "toolCalls", "usage"], &[], "model answer")
+                    .map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
                 let text = match obj.get("text") {
                     None | Some(Value::Null) => String::new(),
                     Some(Value::String(s)) => s.clone(),
@@ -281,6 +283,8 @@ mod tests {
 
     #[test]
     fn a_slip_in_a_usage_is_refused_naming_the_count_read() {
+        let said = ModelResponse::from_value(&json!({ "text": "t", "usag": {} })).unwrap_err();
+        assert_eq!((said.code, said.message.as_str()), (ErrorCode::CallbackFailed, "model answer: unknown field \"usag\"; did you mean \"usage\"?"));
         for (usage, key, near) in [
             (json!({ "inputTokens": 50, "outputTokns": 5 }), "outputTokns", "outputTokens"),
             (json!({ "input_tokens": 50, "output_tokens": 5 }), "input_tokens", "inputTokens"),

@@ -256,6 +256,9 @@ impl Agent for JsAgent {
                 // Only for a hint: keys that cannot be read (a Proxy's throwing trap) give none.
                 return Err(AgentAnswer::not_an_answer(&describe(&answer), &crate::wasm::hint_keys(&answer)));
             }
+            if !listed {
+                AgentAnswer::check_keys(&crate::wasm::hint_keys(&answer))?;
+            }
             let text = json_of(&list, "agent.respond messages")?;
             let messages: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("agent.respond messages: {}", crate::core::error::plain_serde(&e))))?;
