@@ -212,14 +212,16 @@ fn normalise_part(v: Value) -> Result<Part> {
     };
     // A slip of a key read below with a default (`inptu`, `isEror`) would
     // be kept unread and the part read without it: refused, naming it.
-    // Other keys (a provider's) pass; a slip of a key the part must have
-    // (`text`, `toolName`) is said as that key missing.
-    let defaulted: &[&'static str] = match kind {
-        PartKind::ToolCall => &["input", "args"],
-        PartKind::ToolResult => &["output", "result", "isError"],
+    // Other keys (a provider's) pass. `known` lists every key read, so a
+    // part of only those costs a look at its keys, and the AI SDK's own
+    // keys are not weighed as slips at all.
+    const AI_SDK: [&str; 5] = ["providerOptions", "providerMetadata", "providerExecuted", "dynamic", "title"];
+    let known: &[&'static str] = match kind {
+        PartKind::ToolCall => &["type", "toolCallId", "toolName", "input", "id", "name", "args"],
+        PartKind::ToolResult => &["type", "toolCallId", "toolName", "output", "id", "name", "result", "isError"],
         _ => &[],
     };
-    if let Err(e) = crate::options::refuse_slips(&obj, defaulted, &[], "") {
+    if let Err(e) = crate::options::refuse_slips(&obj, known, &AI_SDK, "") {
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
         return Err(invalid(format!("a {ty} part{}", e.message)));
     }
