@@ -347,7 +347,7 @@ mod tests {
         for ty in ["file", "source", "reasoning-file", "tool-approval-request", "tool-error"] {
             assert!(ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty }] })).is_ok(), "{ty}");
         }
-        // A slip of a part this library reads is refused, naming it.
+        // A slip of a field of a tool part is refused, naming it.
         for (part, said) in [
             (
                 json!({ "type": "tool-call", "toolCallId": "c", "toolName": "t", "inptu": { "a": 1 } }),
@@ -368,6 +368,7 @@ mod tests {
         // A provider's own keys are not slips of ours.
         let part = json!({ "type": "tool-call", "toolCallId": "c", "toolName": "t", "input": {}, "providerExecuted": true, "dynamic": true, "providerOptions": {}, "title": "T" });
         assert!(normalise_part(part).is_ok());
+        // A slip of a part type this library reads is refused, naming it.
         for (ty, near) in [("txt", "text"), ("Text", "text"), ("tool_call", "tool-call"), ("tool-reslt", "tool-result")] {
             let e = ModelMessage::from_value(&json!({ "role": "assistant", "content": [{ "type": ty, "text": "x" }] })).unwrap_err();
             assert!(e.message.contains(&format!("part type {ty:?} is not one this library reads; did you mean {near:?}?")), "{}", e.message);

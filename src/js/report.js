@@ -6,7 +6,7 @@
 // layer; the reporters themselves only format what judgeRuns decided.
 
 import { checkRun, TrajectoryIndex } from 'agent-trajectories';
-import { fail, ours, isObject, isArray, why, shown, checkKeys, guard } from './util.js';
+import { fail, ours, isObject, isArray, why, checkKeys, guard } from './util.js';
 import { nearest, optionAdvice as advice } from './nearest.js';
 
 const OPTIONS = ['source', 'check', 'failOn'];

@@ -207,7 +207,7 @@ impl TrajectoryIndex {
     /// refused line pays for the parser's read. `own` is kept only if the
     /// parser took the line, which would be a bug of the scan's.
     fn refuse(&mut self, line_no: u32, line: &[u8], code: ErrorCode, own: &str) {
-        // UTF-8 already: the caller said a line that is not in its own words.
+        // UTF-8 already: the caller says a line that is not UTF-8 as that (NOT_UTF8).
         let parsed = TrajectoryRecord::from_json(&String::from_utf8_lossy(line));
         let (code, message) = parsed.err().map_or_else(|| (code, own.to_owned()), |e| (e.code, e.message));
         self.problem(line_no, code, message);
