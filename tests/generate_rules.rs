@@ -106,6 +106,17 @@ fn the_run_yields_to_the_host_before_its_first_turn_and_every_8th() {
     assert_eq!(r.steps.len(), 20);
     // Before turns 0, 8 and 16.
     assert_eq!(timer.0.get(), 3);
+
+    // An answer of many parts is a turn's worth of waiting: the next turn yields too.
+    let timer = Counting(Cell::new(0));
+    let heavy = |n: usize| {
+        vec![ModelMessage::from_value(&json!({ "role": "assistant", "content": vec![json!({ "type": "text", "text": "x" }); n] })).unwrap()]
+    };
+    let agent = bot(move |call, _| Ok(if call == 2 { heavy(agent_trajectories::core::host::YIELD_AFTER_PARTS) } else { says("ok") }));
+    let (r, _) = go(&t, Run { timer: Some(&timer), ..simple(&user, &agent) });
+    assert_eq!(r.steps.len(), 20);
+    // Before turns 0, 2 (after the heavy answer of turn 1), 8 and 16.
+    assert_eq!(timer.0.get(), 4);
 }
 
 #[test]

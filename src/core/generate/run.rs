@@ -87,6 +87,8 @@ struct Runner<'a, 'e> {
     replaying: Option<String>,
     /// The rubric judge's last word: the judgement that ended the run, or the one at its end.
     final_judgement: Option<serde_json::Value>,
+    /// Message parts the agent answered since the run last yielded (see [`crate::host::YIELD_AFTER_PARTS`]).
+    parts_since_yield: usize,
 }
 
 /// Runs a validated trajectory to its end, or a fork of a recorded run from
@@ -119,6 +121,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         kept: fork.map_or(&[], |f| &f.turns),
         replaying: None,
         final_judgement: None,
+        parts_since_yield: 0,
     };
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: parent.clone(), agent: None, model_id: None };
     let mut outcome = match reading {
@@ -214,8 +217,10 @@ impl Runner<'_, '_> {
     async fn turn(&mut self, turn: u32) -> std::result::Result<(), Interrupt> {
         // Every few turns the host's event loop runs (its timers too), so a
         // run whose callbacks all answer at once can still be aborted.
-        if let Some(timer) = self.env.timer.filter(|_| crate::host::yields_before(turn.into())) {
+        let heavy = self.parts_since_yield >= crate::host::YIELD_AFTER_PARTS;
+        if let Some(timer) = self.env.timer.filter(|_| heavy || crate::host::yields_before(turn.into())) {
             timer.yield_now().await;
+            self.parts_since_yield = 0;
         }
         if self.aborted() {
             return Err(Interrupt::Aborted);
@@ -291,6 +296,7 @@ impl Runner<'_, '_> {
             }
         };
         self.report_messages(&agent_messages)?;
+        self.parts_since_yield = self.parts_since_yield.saturating_add(agent_messages.iter().map(|m| m.parts().len().max(1)).sum());
         self.history.extend(agent_messages.iter().cloned());
 
         let trace = StepTrace {

@@ -31,6 +31,11 @@ pub fn yields_before(step: u64) -> bool {
     step % u64::from(YIELD_EVERY) == 0
 }
 
+/// A generated run also yields before a turn once its agent's answers since
+/// the last yield held this many message parts: a turn of 50,000 parts
+/// takes about 300 ms, and an abort timer must not wait for seven more.
+pub const YIELD_AFTER_PARTS: usize = 4096;
+
 /// A host abort signal.
 pub trait Abort {
     fn aborted(&self) -> bool;

@@ -18,7 +18,7 @@ use super::message::{kind_of, ModelMessage, Part};
 use super::value::check_clock;
 
 mod env;
-pub use env::{yields_before, Abort, Records, ShownAssessment, Timer, ToolObservers, YIELD_EVERY};
+pub use env::{yields_before, Abort, Records, ShownAssessment, Timer, ToolObservers, YIELD_AFTER_PARTS, YIELD_EVERY};
 
 /// Milliseconds since the Unix epoch, as the host sees them.
 pub trait Clock {
