@@ -219,9 +219,12 @@ fn normalise_part(v: Value) -> Result<Part> {
     let known: &[&'static str] = match kind {
         PartKind::ToolCall => &["type", "toolCallId", "toolName", "input", "id", "name", "args"],
         PartKind::ToolResult => &["type", "toolCallId", "toolName", "output", "id", "name", "result", "isError"],
+        // No default to lose: a text part without `text` is refused below.
         _ => &[],
     };
-    if let Err(e) = crate::options::refuse_slips(&obj, known, &AI_SDK, "") {
+    // Only tool parts have defaults to lose (no search per key on every text part).
+    let slip = if known.is_empty() { Ok(()) } else { crate::options::refuse_slips(&obj, known, &AI_SDK, "") };
+    if let Err(e) = slip {
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
         return Err(invalid(format!("a {ty} part{}", e.message)));
     }

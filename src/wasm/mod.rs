@@ -53,7 +53,12 @@ pub(crate) fn hint_keys(v: &JsValue) -> Vec<String> {
     if !v.is_object() {
         return Vec::new();
     }
-    js_sys::Reflect::own_keys(v).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default()
+    js_sys::Reflect::own_keys(v).map(|k| string_keys(&k)).unwrap_or_default()
+}
+
+/// The strings of `Reflect.ownKeys`' answer (symbols left out).
+pub(crate) fn string_keys(keys: &js_sys::Array) -> Vec<String> {
+    keys.iter().filter_map(|k| k.as_string()).collect()
 }
 
 /// A JS value as JSON text. `undefined`, functions and symbols have no JSON
@@ -280,23 +285,11 @@ pub(crate) fn catch_with(thenable: &JsValue, f: &js_sys::Function) {
 pub(crate) fn warn_if_rejected(answer: &JsValue, said: String, reported: JsValue) {
     if is_thenable(answer) {
         // `console.warn` bound to its message: no closure of ours to keep.
-        if let Some((console, warn)) = console_warn() {
+        let console = js_sys::Reflect::get(&js_sys::global(), &key("console")).unwrap_or(JsValue::UNDEFINED);
+        if let Ok(warn) = property(&console, "warn").dyn_into::<js_sys::Function>() {
             catch_with(answer, warn.bind2(&console, &said.into(), &reported).unchecked_ref());
         }
     }
-}
-
-/// `console.warn(line)`, where there is a console: for a failure that has
-/// no caller left to be given to.
-pub(crate) fn warn(line: &str) {
-    if let Some((console, warn)) = console_warn() {
-        let _ = warn.call1(&console, &line.into());
-    }
-}
-
-fn console_warn() -> Option<(JsValue, js_sys::Function)> {
-    let console = js_sys::Reflect::get(&js_sys::global(), &key("console")).unwrap_or(JsValue::UNDEFINED);
-    property(&console, "warn").dyn_into::<js_sys::Function>().ok().map(|warn| (console, warn))
 }
 
 /// Whether a callback answered with a Promise (or any thenable). An object

@@ -140,10 +140,13 @@ impl Mirror {
                         self.traces.push(&more.get(i));
                     }
                 }
-                Err(_) => crate::wasm::warn(&format!(
-                    "agent-trajectories: {} bytes of step traces are more than a JS string holds; the run's result lacks them, its records keep them",
-                    text.len()
-                )),
+                Err(_) => web_sys::console::warn_1(
+                    &format!(
+                        "agent-trajectories: {} bytes of step traces are more than a JS string holds; the run's result lacks them, its records keep them",
+                        text.len()
+                    )
+                    .into(),
+                ),
             }
         }
         &self.traces
@@ -258,8 +261,8 @@ impl Agent for JsAgent {
             }
             // Only an answer with a key beside `messages` is looked at
             // further (its keys cross as strings).
-            if !listed && Reflect::own_keys(&answer).map_or(0, |k| k.length()) > 1 {
-                AgentAnswer::check_keys(&crate::wasm::hint_keys(&answer))?;
+            if let Some(keys) = Reflect::own_keys(&answer).ok().filter(|k| !listed && k.length() > 1) {
+                AgentAnswer::check_keys(&crate::wasm::string_keys(&keys))?;
             }
             let text = json_of(&list, "agent.respond messages")?;
             let messages: serde_json::Value = serde_json::from_str(&text)
