@@ -41,7 +41,7 @@ fn scripted(f: impl Fn(usize, &ModelRequest) -> Result<ModelResponse> + 'static)
 }
 
 fn calls(v: Value) -> Result<ModelResponse> {
-    ModelResponse::from_value(&json!({ "toolCalls": v }))
+    ModelResponse::from_value(json!({ "toolCalls": v }))
 }
 
 fn text(t: &str) -> Result<ModelResponse> {

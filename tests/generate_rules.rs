@@ -235,12 +235,12 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
 
 #[test]
 fn a_user_model_answer_of_the_wrong_shape_is_a_callback_failure() {
-    let e = ModelResponse::from_value(&json!({ "txt": "hi" })).unwrap_err();
+    let e = ModelResponse::from_value(json!({ "txt": "hi" })).unwrap_err();
     assert_eq!(e.code, ErrorCode::CallbackFailed);
     assert!(e.message.contains("without `text` or `toolCalls` (its keys: txt)"), "{}", e.message);
-    let e = ModelResponse::from_value(&json!({ "text": "hi", "usage": { "inputTokens": "many" } })).unwrap_err();
+    let e = ModelResponse::from_value(json!({ "text": "hi", "usage": { "inputTokens": "many" } })).unwrap_err();
     assert!(e.message.contains("usage.inputTokens must be a number"), "{}", e.message);
-    let ok = ModelResponse::from_value(&json!({ "text": "hi", "usage": { "inputTokens": { "total": 7 }, "outputTokens": 3 } })).unwrap();
+    let ok = ModelResponse::from_value(json!({ "text": "hi", "usage": { "inputTokens": { "total": 7 }, "outputTokens": 3 } })).unwrap();
     assert_eq!(ok.usage.total(), 10);
 }
 

@@ -197,13 +197,29 @@ impl Vfs {
         Error::invalid_argument(format!("{path}: no such file"))
     }
 
-    /// Every visible file, sorted.
+    /// Every visible file, sorted: the mounts and the overlay (both kept
+    /// sorted) merged as they are walked, an overlay entry hiding the mount
+    /// of its path. Not collected and sorted: a background run lists the
+    /// files every iteration, and sorting them was a tenth of its cost.
     pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mounted = self.mounts.iter().filter(|(p, _)| !self.overlay.contains_key(p)).map(|(p, t)| (p.as_str(), t.as_str()));
-        let written = self.overlay.iter().filter_map(|(p, t)| t.as_deref().map(|t| (p.as_str(), t)));
-        let mut all: Vec<(&str, &str)> = mounted.chain(written).collect();
-        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        all.into_iter()
+        let (mut mounts, mut overlay) = (self.mounts.0.iter().peekable(), self.overlay.0.iter().peekable());
+        std::iter::from_fn(move || loop {
+            let written = match (mounts.peek(), overlay.peek()) {
+                (None, None) => return None,
+                (Some(m), Some(o)) => o.0 <= m.0,
+                (m, _) => m.is_none(),
+            };
+            if !written {
+                return mounts.next().map(|(p, t)| (p.as_str(), t.as_str()));
+            }
+            let (path, text) = overlay.next()?;
+            if mounts.peek().is_some_and(|m| m.0 == *path) {
+                mounts.next();
+            }
+            if let Some(text) = text {
+                return Some((path.as_str(), text.as_str()));
+            }
+        })
     }
 
     /// The entries directly inside `dir`: file names, and directory names
@@ -440,6 +456,27 @@ mod tests {
         );
         assert_eq!(v.ls("").unwrap(), ["diff/", "notes/"]);
         assert_eq!(v.ls("diff").unwrap(), ["a.rs"]);
+    }
+
+    #[test]
+    fn files_are_listed_sorted_with_the_overlay_over_the_mounts() {
+        let mut v = Vfs::new(VfsLimits::default());
+        let mounted = ["b", "d", "f", "h"].map(|n| (n.to_owned(), format!("mounted {n}")));
+        v.mount("m", &mounted).unwrap();
+        // Before every mount, between two, over one, deleting one, after every one.
+        v.write("a.txt", "new a").unwrap();
+        v.write("m/c", "new c").unwrap();
+        v.write("m/d", "new d").unwrap();
+        v.rm("m/f").unwrap();
+        v.write("m/g", "new g").unwrap();
+        v.write("z", "new z").unwrap();
+        v.rm("z").unwrap();
+        v.write("zz", "new zz").unwrap();
+        let listed: Vec<(&str, &str)> = v.files().collect();
+        assert_eq!(
+            listed,
+            [("a.txt", "new a"), ("m/b", "mounted b"), ("m/c", "new c"), ("m/d", "new d"), ("m/g", "new g"), ("m/h", "mounted h"), ("zz", "new zz")]
+        );
     }
 
     #[test]

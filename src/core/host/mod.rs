@@ -163,13 +163,14 @@ pub struct ModelResponse {
 impl ModelResponse {
     /// Accepts what a host callback may resolve to; anything else is a coded
     /// `CALLBACK_FAILED` naming what came back.
-    pub fn from_value(v: &Value) -> Result<ModelResponse> {
+    /// Takes the value: its text and tool inputs move into the response.
+    pub fn from_value(v: Value) -> Result<ModelResponse> {
         let garbage = |what: String| {
             Error::new(ErrorCode::CallbackFailed, format!("model returned {what}; expected a string or {{ text?, toolCalls?, usage? }}"))
         };
         match v {
-            Value::String(s) => Ok(ModelResponse { text: s.clone(), ..Default::default() }),
-            Value::Object(obj) => {
+            Value::String(text) => Ok(ModelResponse { text, ..Default::default() }),
+            Value::Object(mut obj) => {
                 if !obj.contains_key("text") && !obj.contains_key("toolCalls") {
                     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
                     return Err(garbage(format!(
@@ -177,24 +178,26 @@ impl ModelResponse {
                         if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
                     )));
                 }
-                crate::options::refuse_slips(obj, &["text", "toolCalls", "usage"], &[], "model answer")
+                crate::options::refuse_slips(&obj, &["text", "toolCalls", "usage"], &[], "model answer")
                     .map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
-                let text = match obj.get("text") {
+                let text = match obj.get_mut("text") {
                     None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::String(s)) => std::mem::take(s),
                     Some(other) => return Err(garbage(format!("`text` as {}", kind_of(other)))),
                 };
                 let mut tool_calls = Vec::new();
-                if let Some(calls) = obj.get("toolCalls").filter(|c| !c.is_null()) {
-                    let calls = calls.as_array().ok_or_else(|| garbage("`toolCalls` that is not an array".into()))?;
-                    for (i, c) in calls.iter().enumerate() {
+                if let Some(calls) = obj.get_mut("toolCalls").filter(|c| !c.is_null()) {
+                    let calls = calls.as_array_mut().ok_or_else(|| garbage("`toolCalls` that is not an array".into()))?;
+                    for (i, c) in calls.iter_mut().enumerate() {
                         let name = c.get("toolName").and_then(Value::as_str);
-                        let name = name.ok_or_else(|| garbage(format!("toolCalls[{i}] without a string `toolName`")))?;
-                        tool_calls.push(ToolCallRequest {
-                            tool_call_id: c.get("toolCallId").and_then(Value::as_str).map(str::to_owned),
-                            tool_name: name.to_owned(),
-                            input: c.get("input").or_else(|| c.get("args")).cloned().unwrap_or(Value::Null),
-                        });
+                        let name = name.ok_or_else(|| garbage(format!("toolCalls[{i}] without a string `toolName`")))?.to_owned();
+                        let tool_call_id = c.get("toolCallId").and_then(Value::as_str).map(str::to_owned);
+                        // `input`, or the older `args` when there is no `input` key at all.
+                        let input = match c.get_mut("input") {
+                            Some(input) => input.take(),
+                            None => c.get_mut("args").map_or(Value::Null, Value::take),
+                        };
+                        tool_calls.push(ToolCallRequest { tool_call_id, tool_name: name, input });
                     }
                 }
                 let usage = match obj.get("usage") {
@@ -203,7 +206,7 @@ impl ModelResponse {
                 };
                 Ok(ModelResponse { text, tool_calls, usage })
             }
-            other => Err(garbage(kind_of(other).to_owned())),
+            other => Err(garbage(kind_of(&other).to_owned())),
         }
     }
 
@@ -283,7 +286,7 @@ mod tests {
 
     #[test]
     fn a_slip_in_a_usage_is_refused_naming_the_count_read() {
-        let said = ModelResponse::from_value(&json!({ "text": "t", "usag": {} })).unwrap_err();
+        let said = ModelResponse::from_value(json!({ "text": "t", "usag": {} })).unwrap_err();
         assert_eq!((said.code, said.message.as_str()), (ErrorCode::CallbackFailed, "model answer: unknown field \"usag\"; did you mean \"usage\"?"));
         for (usage, key, near) in [
             (json!({ "inputTokens": 50, "outputTokns": 5 }), "outputTokns", "outputTokens"),
@@ -300,8 +303,8 @@ mod tests {
 
     #[test]
     fn response_shapes() {
-        assert_eq!(ModelResponse::from_value(&json!("hi")).unwrap().text, "hi");
-        let r = ModelResponse::from_value(&json!({
+        assert_eq!(ModelResponse::from_value(json!("hi")).unwrap().text, "hi");
+        let r = ModelResponse::from_value(json!({
             "text": "ok", "toolCalls": [{ "toolName": "ls", "input": { "p": 1 } }],
             "usage": { "inputTokens": 5, "outputTokens": 7 }
         }))
@@ -310,10 +313,10 @@ mod tests {
         assert_eq!(r.usage.output_tokens, Some(7));
         let m = r.to_assistant_message(|i| format!("call-{i}"));
         assert_eq!(serde_json::to_value(&m).unwrap()["content"][1]["toolCallId"], "call-0");
-        let e = ModelResponse::from_value(&json!(42)).unwrap_err();
+        let e = ModelResponse::from_value(json!(42)).unwrap_err();
         assert_eq!(e.code, ErrorCode::CallbackFailed);
         assert!(e.message.contains("a number"));
-        let e = ModelResponse::from_value(&json!({ "toolCalls": [{}] })).unwrap_err();
+        let e = ModelResponse::from_value(json!({ "toolCalls": [{}] })).unwrap_err();
         assert!(e.message.contains("toolCalls[0]"));
     }
 

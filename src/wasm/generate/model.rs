@@ -76,7 +76,7 @@ impl Model for JsModel {
                 }
                 value
             };
-            ModelResponse::from_value(&value).map_err(|e| e.within(&what))
+            ModelResponse::from_value(value).map_err(|e| e.within(&what))
         })
     }
 }
