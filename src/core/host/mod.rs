@@ -121,6 +121,13 @@ impl Usage {
         // The AI SDK's other keys (`inputTokenDetails`, `raw`, ...) pass.
         const KNOWN: [&str; 3] = ["inputTokens", "outputTokens", "totalTokens"];
         const AI_SDK: [&str; 5] = ["reasoningTokens", "cachedInputTokens", "inputTokenDetails", "outputTokenDetails", "raw"];
+        // Other libraries' names for the two counts (OpenAI's, the AI SDK's
+        // before version 5) are near none of ours, and would pass unread.
+        const THEIRS: [(&str, &str); 4] =
+            [("prompt_tokens", "inputTokens"), ("promptTokens", "inputTokens"), ("completion_tokens", "outputTokens"), ("completionTokens", "outputTokens")];
+        if let Some((key, ours)) = THEIRS.iter().find(|(key, ours)| obj.contains_key(*key) && !obj.contains_key(*ours)) {
+            return Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage: unknown field {key:?}; did you mean {ours:?}?")));
+        }
         crate::options::refuse_slips(obj, &KNOWN, &AI_SDK, "")
             .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("{what}.usage{}", e.message)))?;
         let count = |key: &str| -> Result<Option<u64>> {
@@ -291,6 +298,8 @@ mod tests {
         for (usage, key, near) in [
             (json!({ "inputTokens": 50, "outputTokns": 5 }), "outputTokns", "outputTokens"),
             (json!({ "input_tokens": 50, "output_tokens": 5 }), "input_tokens", "inputTokens"),
+            (json!({ "prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55 }), "prompt_tokens", "inputTokens"),
+            (json!({ "inputTokens": 50, "completionTokens": 5 }), "completionTokens", "outputTokens"),
         ] {
             let e = Usage::from_value(&usage, "agent.respond").unwrap_err();
             assert_eq!(e.message, format!("agent.respond.usage: unknown field {key:?}; did you mean {near:?}?"));
