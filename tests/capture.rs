@@ -61,7 +61,9 @@ fn a_run_end_is_stamped_at_the_last_time_when_the_clock_fails() {
     assert!(rec.time_for(&ended(), broken()).is_err(), "nothing stamped yet: no time to fall back to");
     rec.stamp(started("r"), 5.0).unwrap();
     assert_eq!(rec.time_for(&tool(1), broken()).unwrap_err().code, ErrorCode::CallbackFailed, "any other record is refused");
+    assert!(rec.clock_failed(), "refused for the clock's failure: the clock's fault, not the recorder's");
     assert_eq!(rec.time_for(&ended(), broken()).unwrap(), 5.0);
+    assert!(!rec.clock_failed(), "stamped after all");
     assert_eq!(rec.time_for(&ended(), Ok(7.0)).unwrap(), 7.0, "a working clock is read as it is");
     rec.close();
     assert_eq!(rec.time_for(&tool(2), broken()).unwrap(), 5.0, "a closing run's every record");

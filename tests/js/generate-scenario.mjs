@@ -492,6 +492,12 @@ export const checks = {
     const sink = new at.MemorySink();
     const late = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), sink, clock: () => { if (++reads > 5) throw new Error('clock gone'); return T0 + reads; } });
     eq([late.end.reason, late.end.error.side], ['error', 'clock'], late.end.error.message);
+    // Whichever read fails, the runner's or the one a record is stamped with, it is the clock's fault.
+    for (const n of [1, 2, 3, 4, 7, 8]) {
+      let at_ = 0;
+      const r = await at.runTrajectory(at.createTrajectory(chain(), agent()), { userModel: scriptedUser(), sink: new at.MemorySink(), clock: () => { if (++at_ > n) throw new Error('clock gone'); return T0 + at_; } });
+      eq([r.end.reason, r.end.error?.side, r.end.error?.message.includes('clock gone')], ['error', 'clock', true], `a clock failing after ${n} reads`);
+    }
     const records = sink.records();
     const last = records.at(-1);
     eq([last?.payload.kind, last?.payload.outcome?.status], ['run_ended', 'error'], 'the stream ends');

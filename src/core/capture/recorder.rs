@@ -25,6 +25,8 @@ pub struct Recorder {
     last_ms: Option<f64>,
     /// The run is recording its end (see [`Recorder::time_for`]).
     closing: bool,
+    /// The last record was refused for the clock's failure ([`Recorder::time_for`]).
+    clock_failed: bool,
     /// The run ids of this recorder's tree (the top-level run and its child
     /// runs at any depth), shared by them all: they write to one sink, and
     /// a reader tells their records apart by run id alone.
@@ -97,11 +99,19 @@ impl Recorder {
     /// end is still recorded when the clock fails, at the last time it gave
     /// (the stream keeps its end, and its times never go back). Any other
     /// record is refused with the clock's error.
-    pub fn time_for(&self, payload: &Payload, reading: Result<f64>) -> Result<f64> {
-        match (reading, self.last_ms) {
+    pub fn time_for(&mut self, payload: &Payload, reading: Result<f64>) -> Result<f64> {
+        let time = match (reading, self.last_ms) {
             (Err(_), Some(last)) if self.closing || matches!(payload, Payload::RunEnded { .. }) => Ok(last),
             (reading, _) => reading,
-        }
+        };
+        self.clock_failed = time.is_err();
+        time
+    }
+
+    /// Whether the last record was refused because the clock failed: a run
+    /// says so as the clock's fault, not the recorder's.
+    pub fn clock_failed(&self) -> bool {
+        self.clock_failed
     }
 
     /// Stamps a payload. Refuses (state unchanged) a second `run_started`,

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use super::concurrency::{race, with_deadline, Either};
 use super::definition::Trajectory;
-use super::env::Env;
+use super::env::{Env, RunEvents};
 use super::fork::Fork;
 use super::graph::{PredicateContext, StepDefinition};
 use super::policy::{detect_loop, LoopFound, PolicyContext};
@@ -126,15 +126,15 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
     let identity = RunIdentity { run_id: conversation_id.clone(), parent_run_id: parent.clone(), agent: None, model_id: None };
     let mut outcome = match reading {
         Err(e) => Err(Interrupt::Fault(Side::Clock, e)),
-        Ok(_) => env.events.record(Payload::RunStarted { identity }).map_err(|e| Interrupt::Fault(Side::Recorder, e)),
+        Ok(_) => env.events.record(Payload::RunStarted { identity }).map_err(recording(env.events)),
     };
     if let (Ok(()), Some(g)) = (&outcome, &t.steps) {
         let data = g.to_record_data(t.max_turns, t.min_turns);
-        outcome = env.events.record(Payload::Custom { name: well_known::STEP_GRAPH.into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+        outcome = env.events.record(Payload::Custom { name: well_known::STEP_GRAPH.into(), data }).map_err(recording(env.events));
     }
     if let (Ok(()), Some(parent)) = (&outcome, parent) {
         let data = serde_json::json!({ "parentRunId": parent, "atTurn": r.kept.len() });
-        outcome = env.events.record(Payload::Custom { name: well_known::FORK.into(), data }).map_err(|e| Interrupt::Fault(Side::Recorder, e));
+        outcome = env.events.record(Payload::Custom { name: well_known::FORK.into(), data }).map_err(recording(env.events));
     }
     let mut turn = 0u32;
     while outcome.is_ok() {
@@ -149,6 +149,12 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
 
 fn fault(side: Side) -> impl Fn(Error) -> Interrupt {
     move |e| Interrupt::Fault(side, e)
+}
+
+/// A record refused: the clock's fault when it could not be stamped (the
+/// recorder reads the run's clock), else the recorder's.
+fn recording(events: &dyn RunEvents) -> impl Fn(Error) -> Interrupt + '_ {
+    move |e| Interrupt::Fault(if events.clock_failed() { Side::Clock } else { Side::Recorder }, e)
 }
 
 impl Runner<'_, '_> {
@@ -183,7 +189,7 @@ impl Runner<'_, '_> {
     }
 
     fn record(&self, payload: Payload) -> std::result::Result<(), Interrupt> {
-        self.env.events.record(payload).map_err(fault(Side::Recorder))
+        self.env.events.record(payload).map_err(recording(self.env.events))
     }
 
     /// A model call's deadline: the step's `timeoutMs` when given (for the

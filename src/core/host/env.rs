@@ -81,6 +81,11 @@ pub trait ToolObservers {
 /// Where a run's records go: stamped and handed to the sink.
 pub trait Records {
     fn record(&self, payload: Payload) -> Result<()>;
+    /// Whether the last record refused was refused because the clock it is
+    /// stamped with failed: the clock's fault then, not the recorder's.
+    fn clock_failed(&self) -> bool {
+        false
+    }
     /// What follows are the run's closing records: stamped even when the
     /// clock has failed (see `Recorder::close`).
     fn closing(&self) {}

@@ -123,8 +123,12 @@ impl Usage {
         const AI_SDK: [&str; 5] = ["reasoningTokens", "cachedInputTokens", "inputTokenDetails", "outputTokenDetails", "raw"];
         // Other libraries' names for the two counts (OpenAI's, the AI SDK's
         // before version 5) are near none of ours, and would pass unread.
-        const THEIRS: [(&str, &str); 4] =
-            [("prompt_tokens", "inputTokens"), ("promptTokens", "inputTokens"), ("completion_tokens", "outputTokens"), ("completionTokens", "outputTokens")];
+        const THEIRS: [(&str, &str); 4] = [
+            ("prompt_tokens", "inputTokens"),
+            ("promptTokens", "inputTokens"),
+            ("completion_tokens", "outputTokens"),
+            ("completionTokens", "outputTokens"),
+        ];
         if let Some((key, ours)) = THEIRS.iter().find(|(key, ours)| obj.contains_key(*key) && !obj.contains_key(*ours)) {
             return Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage: unknown field {key:?}; did you mean {ours:?}?")));
         }

@@ -166,6 +166,11 @@ impl TrajectoryRecorder {
         TrajectoryRecorder { state: Rc::new(RefCell::new(Recorder::new(None))), chan: Rc::new(chan), clock }
     }
 
+    /// The last record was refused because the clock failed (`Recorder::clock_failed`).
+    pub(crate) fn clock_failed(&self) -> bool {
+        self.state.try_borrow().is_ok_and(|s| s.clock_failed())
+    }
+
     /// The run is recording its end (`Recorder::close`).
     pub(crate) fn close(&self) {
         if let Ok(mut state) = self.state.try_borrow_mut() {

@@ -404,6 +404,10 @@ impl JsEvents {
 }
 
 impl Records for JsEvents {
+    fn clock_failed(&self) -> bool {
+        self.recorder.as_ref().is_some_and(TrajectoryRecorder::clock_failed)
+    }
+
     fn closing(&self) {
         if let Some(r) = &self.recorder {
             r.close();

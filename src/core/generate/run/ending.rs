@@ -64,7 +64,7 @@ impl Runner<'_, '_> {
         let recorded = states.and(ended);
         let delivered = match recorded {
             Ok(()) => self.flush().await,
-            Err(e) => Err(Interrupt::Fault(Side::Recorder, e)),
+            Err(e) => Err(super::recording(self.env.events)(e)),
         };
         if let (Err(Interrupt::Aborted), true) = (&delivered, end.error.is_none() && reason != StopReason::Aborted) {
             end = End::new(
