@@ -3,6 +3,7 @@
 import { checks as capture } from './capture-scenario.mjs';
 import { checks as observe } from './observe-scenario.mjs';
 import { checks as generate } from './generate-scenario.mjs';
+import { inputChecks as generateInput } from './generate-input-scenario.mjs';
 import { checks as models } from './models-scenario.mjs';
 import { checks as background } from './background-scenario.mjs';
 import { checks as simulation, batchChecks as batch, replayChecks as replay } from './simulation-scenario.mjs';
@@ -10,7 +11,7 @@ import { forkChecks as fork } from './fork-scenario.mjs';
 import { recordChecks as records } from './records-scenario.mjs';
 import { judgeChecks as judge } from './judge-scenario.mjs';
 
-export const suites = { capture, observe, generate, models, background, simulation, batch, replay, fork, records, judge };
+export const suites = { capture, observe, generate, 'generate input': generateInput, models, background, simulation, batch, replay, fork, records, judge };
 
 // A suite that exports no checks (a renamed export, an emptied object) would
 // pass in every host without running anything: refuse it when loading.
