@@ -461,22 +461,15 @@ mod tests {
     #[test]
     fn files_are_listed_sorted_with_the_overlay_over_the_mounts() {
         let mut v = Vfs::new(VfsLimits::default());
-        let mounted = ["b", "d", "f", "h"].map(|n| (n.to_owned(), format!("mounted {n}")));
-        v.mount("m", &mounted).unwrap();
+        v.mount("m", &["b", "d", "f", "h"].map(|n| (n.to_owned(), format!("mounted {n}")))).unwrap();
         // Before every mount, between two, over one, deleting one, after every one.
-        v.write("a.txt", "new a").unwrap();
-        v.write("m/c", "new c").unwrap();
-        v.write("m/d", "new d").unwrap();
+        for path in ["a.txt", "m/c", "m/d", "m/g", "z", "zz"] {
+            v.write(path, &format!("new {path}")).unwrap();
+        }
         v.rm("m/f").unwrap();
-        v.write("m/g", "new g").unwrap();
-        v.write("z", "new z").unwrap();
         v.rm("z").unwrap();
-        v.write("zz", "new zz").unwrap();
-        let listed: Vec<(&str, &str)> = v.files().collect();
-        assert_eq!(
-            listed,
-            [("a.txt", "new a"), ("m/b", "mounted b"), ("m/c", "new c"), ("m/d", "new d"), ("m/g", "new g"), ("m/h", "mounted h"), ("zz", "new zz")]
-        );
+        let listed: Vec<String> = v.files().map(|(p, t)| format!("{p}={t}")).collect();
+        assert_eq!(listed, ["a.txt=new a.txt", "m/b=mounted b", "m/c=new m/c", "m/d=new m/d", "m/g=new m/g", "m/h=mounted h", "zz=new zz"]);
     }
 
     #[test]
