@@ -83,6 +83,9 @@ pub fn describe(v: &JsValue) -> String {
         let name = text_property(v, "name").unwrap_or_else(|| "Error".into());
         return format!("{name}: {}", message_of(v).unwrap_or_default());
     }
+    if super::is_package_object(v) {
+        return super::PACKAGE_OBJECT.into();
+    }
     match js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()) {
         Some(json) => shorten(json),
         None if super::is_array(v) => "an array".into(),

@@ -203,14 +203,23 @@ pub(crate) fn option_keys(obj: &JsValue, place: &str) -> Result<Vec<String>, Err
     let keys = js_sys::Reflect::own_keys(obj)
         .map_err(|e| Error::invalid_argument(format!("{place}: its keys could not be read: {}", error::describe(&e))).caused_by(error::cause(&e)))?;
     let keys: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
-    // One of this package's own objects (a recorder, a sink, a pipeline)
-    // where its options go: say so, never the binding's field name.
-    if keys.iter().any(|k| k == "__wbg_ptr") {
+    // One of this package's own objects where its options go: say so, never the binding's field name.
+    if keys.iter().any(|k| k == PACKAGE_OBJECT_KEY) {
         return Err(Error::invalid_argument(format!(
-            "{place} must be an options object, got one of this package's objects (a recorder, a sink or a pipeline): pass it under its option name, e.g. {{ recorder }}"
+            "{place} must be an options object, got {PACKAGE_OBJECT}: pass it under its option name, e.g. {{ recorder }}"
         )));
     }
     Ok(keys)
+}
+
+/// The own key every object of this package's classes has (wasm-bindgen's
+/// pointer to its Rust half), and what a message calls such an object.
+const PACKAGE_OBJECT_KEY: &str = "__wbg_ptr";
+pub(crate) const PACKAGE_OBJECT: &str = "one of this package's objects (a recorder, a sink or a pipeline)";
+
+/// Whether `v` is an object of this package's classes (a sink, a recorder, a pipeline, an index).
+pub(crate) fn is_package_object(v: &JsValue) -> bool {
+    v.is_object() && js_sys::Reflect::get(v, &key(PACKAGE_OBJECT_KEY)).is_ok_and(|p| p.as_f64().is_some())
 }
 
 /// Refuses keys of `obj` not in `allowed`, naming the nearest (for the JS layer's options).

@@ -41,6 +41,13 @@ export const inputChecks = {
   async 'runTrajectory refuses unknown option keys naming the nearest one, and throwing option getters'(at) {
     const t = at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, agent());
     const userModel = scriptedUser();
+    // One of the package's own objects where a definition or text goes is named so, never by its binding's fields.
+    const sink = new at.MemorySink();
+    eq(expectThrow(() => at.createTrajectory(sink, agent()), 'INVALID_TRAJECTORY', 'a sink as the definition').message,
+      "a trajectory definition must be an object, got one of this package's objects (a recorder, a sink or a pipeline)", 'a sink as the definition');
+    eq(expectThrow(() => at.parseTrajectoryJsonl(sink), 'INVALID_ARGUMENT', 'a sink as the text').message,
+      "parseTrajectoryJsonl(text): text must be JSONL text or a Uint8Array of it, got one of this package's objects (a recorder, a sink or a pipeline)", 'a sink as the text');
+    sink.free();
     for (const [opts, near] of [
       [{ userModel, observer: [] }, 'observers'],
       [{ userModel, onSinkErorr: 'fail' }, 'onSinkError'],

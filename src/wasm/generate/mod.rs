@@ -33,7 +33,7 @@ use crate::wasm::{
 /// A shallow copy of a definition without the `skip` keys, read key by
 /// key: a getter that throws is named (with its cause) instead of escaping.
 fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
-    if !def.is_object() {
+    if !def.is_object() || crate::wasm::is_package_object(def) {
         return Err(Error::new(ErrorCode::InvalidTrajectory, format!("a trajectory definition must be an object, got {}", describe(def))));
     }
     let copy = Object::new();
