@@ -48,6 +48,9 @@ export const inputChecks = {
     eq(expectThrow(() => at.parseTrajectoryJsonl(sink), 'INVALID_ARGUMENT', 'a sink as the text').message,
       "parseTrajectoryJsonl(text): text must be JSONL text or a Uint8Array of it, got one of this package's objects (a recorder, a sink or a pipeline)", 'a sink as the text');
     sink.free();
+    // JSON.stringify does not say where a BigInt sits; the message does.
+    eq(expectThrow(() => at.createTrajectory({ goal: 'g', persona: { description: 'd' }, metadata: { rows: [{ id: 5n }] } }, agent()), 'INVALID_TRAJECTORY', 'a BigInt').message,
+      'trajectory.metadata.rows[0].id is not JSON data: Do not know how to serialize a BigInt', 'a BigInt named by its path');
     for (const [opts, near] of [
       [{ userModel, observer: [] }, 'observers'],
       [{ userModel, onSinkErorr: 'fail' }, 'onSinkError'],
