@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::{Error, ErrorCode, Result};
+use crate::number::quoted;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -136,7 +137,8 @@ impl ModelMessage {
             other => return Err(invalid(format!("expected an object, got {}", kind_of(&other)))),
         };
         let role_str = obj.get("role").and_then(Value::as_str).ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
-        let role = Role::parse(role_str).ok_or_else(|| invalid(format!("unknown role {role_str:?}; expected system, user, assistant or tool")))?;
+        let role = Role::parse(role_str)
+            .ok_or_else(|| invalid(format!("unknown role {role_str}; expected system, user, assistant or tool", role_str = quoted(&role_str))))?;
         let content = match obj.remove("content") {
             Some(Value::String(s)) => Content::Text(s),
             Some(Value::Array(items)) => {
@@ -205,7 +207,12 @@ fn normalise_part(v: Value) -> Result<Part> {
         // `reasoning-file`, is another part, not a slip.)
         ty => match crate::options::nearest(ty, &PARTS).filter(|p| !ty.starts_with(*p)) {
             Some(near) => {
-                return Err(invalid(format!("part type {ty:?} is not one this library reads; did you mean {near:?}? ({})", PARTS.join(", "))))
+                return Err(invalid(format!(
+                    "part type {ty} is not one this library reads; did you mean {near}? ({})",
+                    PARTS.join(", "),
+                    ty = quoted(&ty),
+                    near = quoted(&near)
+                )))
             }
             None => PartKind::Other,
         },

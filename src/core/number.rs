@@ -66,9 +66,26 @@ pub fn show_value(v: &serde_json::Value) -> String {
     }
 }
 
+/// A name or a word as a message quotes it (a run id, a key, a step id):
+/// its JSON form, as a JS string shows and as [`show_value`] shows a
+/// string; never Rust's debug form, which writes a control character as
+/// `\u{1}` and escapes some letters (a combining accent) besides.
+pub fn quoted(s: &(impl AsRef<str> + ?Sized)) -> String {
+    crate::write::json(s.as_ref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_quoted_as_js_shows_a_string_not_in_rusts_debug_form() {
+        assert_eq!(quoted("run-1"), "\"run-1\"");
+        // A control character, a quote, a backslash, a combining accent, an emoji.
+        assert_eq!(quoted("a\u{1}\"\\e\u{301}\u{1F600}\n"), "\"a\\u0001\\\"\\\\e\u{301}\u{1F600}\\n\"");
+        // As every message quotes a name of the caller's.
+        assert_eq!(crate::options::unknown_key_message("r\u{1}", &["runId"], "o"), "o: unknown option \"r\\u0001\" (valid: runId)");
+    }
 
     #[test]
     fn counts_stay_exact() {

@@ -4,6 +4,7 @@
 //! unknown keys are refused with the nearest valid key named.
 
 use super::error::{Error, Result};
+use crate::number::quoted;
 
 /// Refuses the first key of `given` that is not in `allowed`, naming the
 /// place (`"runTrajectory options"`) and the nearest valid key.
@@ -28,7 +29,9 @@ pub fn refuse_slips(obj: &serde_json::Map<String, serde_json::Value>, known: &[&
         .filter(|k| !known.contains(&k.as_str()) && !theirs.contains(&k.as_str()))
         .find_map(|k| nearest(k, known).filter(|near| !obj.contains_key(*near)).map(|near| (k, near)));
     match slip {
-        Some((key, near)) => Err(Error::invalid_argument(format!("{place}: unknown field {key:?}; did you mean {near:?}?"))),
+        Some((key, near)) => {
+            Err(Error::invalid_argument(format!("{place}: unknown field {key}; did you mean {near}?", key = quoted(&key), near = quoted(&near))))
+        }
         None => Ok(()),
     }
 }
@@ -42,8 +45,8 @@ pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
 pub fn unknown_message(what: &str, key: &str, allowed: &[&str], place: &str) -> String {
     let valid = allowed.join(", ");
     match nearest(key, allowed) {
-        Some(near) => format!("{place}: unknown {what} {key:?}; did you mean {near:?}? (valid: {valid})"),
-        None => format!("{place}: unknown {what} {key:?} (valid: {valid})"),
+        Some(near) => format!("{place}: unknown {what} {key}; did you mean {near}? (valid: {valid})", key = quoted(&key), near = quoted(&near)),
+        None => format!("{place}: unknown {what} {key} (valid: {valid})", key = quoted(&key)),
     }
 }
 

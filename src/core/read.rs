@@ -193,7 +193,7 @@ macro_rules! from_json_enum {
             fn from_json(v: Option<serde_json::Value>, at: &$crate::read::At) -> Result<Self, String> {
                 match $crate::read::present(v, at)? {
                     $( serde_json::Value::String(s) if s == $name => Ok($ty::$variant), )*
-                    serde_json::Value::String(s) => Err(format!("{at}: unknown value {s:?}, expected {}", $expected)),
+                    serde_json::Value::String(s) => Err(format!("{at}: unknown value {s}, expected {}", $expected, s = $crate::number::quoted(&s))),
                     other => Err($crate::read::wrong(&other, at, $expected)),
                 }
             }

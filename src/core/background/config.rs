@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::host::{CallTimeout, MAX_TIMEOUT_MS};
 use crate::message::kind_of;
+use crate::number::quoted;
 use crate::number::show_value as shown;
 use crate::options::check_keys;
 use crate::vfs::VfsLimits;
@@ -228,9 +229,10 @@ impl Objective {
             check_keys(m.keys().map(String::as_str), &["path", "files"], &place)?;
             let path = text(m.get("path"), &format!("{place}.path"))?.to_owned();
             let files = match m.get("files") {
-                Some(Value::Object(f)) => {
-                    f.iter().map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k:?}]"))?.to_owned()))).collect::<Result<Vec<_>>>()?
-                }
+                Some(Value::Object(f)) => f
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k}]", k = quoted(&k)))?.to_owned())))
+                    .collect::<Result<Vec<_>>>()?,
                 other => {
                     return Err(Error::invalid_argument(format!(
                         "{place}.files must be an object of path -> text, got {}",
@@ -252,7 +254,8 @@ fn ascii_objective(s: &str) -> Result<String> {
     if out.contains('\u{FFFD}') {
         let odd: String = s.chars().filter(|c| to_ascii(&c.to_string()).contains('\u{FFFD}')).take(5).collect();
         return Err(Error::invalid_argument(format!(
-            "objective.objective holds characters with no ASCII form ({odd:?}); the objective is normalised to ASCII, so write it in ASCII"
+            "objective.objective holds characters with no ASCII form ({odd}); the objective is normalised to ASCII, so write it in ASCII",
+            odd = quoted(&odd)
         )));
     }
     Ok(out)

@@ -12,6 +12,7 @@ use super::config::{Config, Objective};
 use super::state::State;
 use crate::host::{ModelRequest, Purpose, ResponseFormat, ToolSpec};
 use crate::message::{ModelMessage, Role};
+use crate::number::quoted;
 use crate::write::{put, put_int};
 
 /// Longest tool input or result quoted in a prompt, in characters.
@@ -229,7 +230,7 @@ pub fn parse_reflection(text: &str) -> Result<(Verdict, String), String> {
         other => {
             return Err(format!(
                 "the reflection answer's action is {}; expected retry, continue, reset_plan, abandon or complete",
-                other.map_or("missing".into(), |a| format!("{a:?}"))
+                other.map_or("missing".into(), quoted)
             ))
         }
     };

@@ -23,6 +23,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::generate::concurrency::{race, Either};
 use crate::host::{LocalBoxFuture, ToolSpec, Usage};
 use crate::message::Part;
+use crate::number::quoted;
 use crate::number::show;
 use crate::observe::ToolCallInput;
 
@@ -354,7 +355,12 @@ impl Runner<'_, '_> {
         let (status, reason) = match a.str("status")? {
             "completed" => (Status::Completed, "model-completed"),
             "abandoned" => (Status::Abandoned, "model-abandoned"),
-            other => return Err(Error::invalid_argument(format!("finish: status must be \"completed\" or \"abandoned\", got {other:?}"))),
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "finish: status must be \"completed\" or \"abandoned\", got {other}",
+                    other = quoted(&other)
+                )))
+            }
         };
         let summary = a.opt_str("summary")?.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
         let proposed = a.get("deliverable").filter(|d| !d.is_null()).cloned();
@@ -402,8 +408,8 @@ impl Runner<'_, '_> {
             }
             None => {
                 let known: Vec<&str> = self.specs.iter().map(|t| t.name.as_str()).collect();
-                let near = crate::options::nearest(name, &known).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
-                Err(Error::invalid_argument(format!("there is no tool {name:?}{near} (tools: {})", known.join(", "))))
+                let near = crate::options::nearest(name, &known).map(|n| format!("; did you mean {n}?", n = quoted(&n))).unwrap_or_default();
+                Err(Error::invalid_argument(format!("there is no tool {name}{near} (tools: {})", known.join(", "), name = quoted(&name))))
             }
         };
         let empty = outcome.as_ref().is_ok_and(|o| o.1);

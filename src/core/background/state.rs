@@ -11,6 +11,7 @@ use super::config::Objective;
 use super::config::{list, text};
 use super::plan::{Plan, PlanStep, StepStatus};
 use crate::error::{Cause, Error, Result};
+use crate::number::quoted;
 use crate::vfs::{Change, Vfs, VfsLimits};
 
 /// How many tool calls the snapshot (and the prompt) keeps.
@@ -146,12 +147,16 @@ impl State {
         }
         let was = text(v.get("objective"), "resumeFrom.objective")?;
         if was != objective {
-            return Err(r.bad(&format!("is a snapshot of the objective {was:?}, not of {objective:?}; resume with the same objective")));
+            return Err(r.bad(&format!(
+                "is a snapshot of the objective {was}, not of {objective}; resume with the same objective",
+                was = quoted(&was),
+                objective = quoted(&objective)
+            )));
         }
         let overlay = r.get(v, "overlay")?;
         if let Some(written) = r.get(overlay, "written")?.as_object() {
             for (path, text) in written {
-                let text = text.as_str().ok_or_else(|| r.bad(&format!("overlay.written[{path:?}] must be a string")))?;
+                let text = text.as_str().ok_or_else(|| r.bad(&format!("overlay.written[{path}] must be a string", path = quoted(&path))))?;
                 self.vfs.write(path, text).map_err(|e| r.bad(&e.message))?;
             }
         }

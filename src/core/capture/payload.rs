@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::outcome::EndedOutcome;
 use crate::message::ModelMessage;
+use crate::number::quoted;
 use crate::observe::Assessment;
 use crate::read::{field, object, present, At, FromJson};
 
@@ -241,8 +242,8 @@ pub struct KindDoc {
 /// index's filter say of a kind this build does not know.
 pub fn unknown_kind_message(kind: &str, place: &str) -> String {
     match crate::options::nearest(kind, KINDS) {
-        Some(near) => format!("{place}: kind {kind:?} is not a record kind (did you mean {near:?}?)"),
-        None => format!("{place}: kind {kind:?} is not a record kind (the kinds: {})", KINDS.join(", ")),
+        Some(near) => format!("{place}: kind {kind} is not a record kind (did you mean {near}?)", kind = quoted(&kind), near = quoted(&near)),
+        None => format!("{place}: kind {kind} is not a record kind (the kinds: {})", KINDS.join(", "), kind = quoted(&kind)),
     }
 }
 

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use super::payload::Payload;
 use super::record::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::{Error, ErrorCode, Result};
+use crate::number::quoted;
 use crate::value::{check_clock, Arg};
 
 #[derive(Debug, Clone, Default)]
@@ -46,8 +47,7 @@ impl Recorder {
     fn claim(&self, id: &str, place: &str) -> Result<()> {
         if !self.ids.borrow_mut().insert(id.to_owned()) {
             return Err(Error::invalid_argument(format!(
-                "{place}: run id {id:?} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart"
-            )));
+                "{place}: run id {id} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart", id = quoted(&id))));
         }
         Ok(())
     }
@@ -140,12 +140,20 @@ impl Recorder {
             }
             if let Some(id) = &self.run_id {
                 if *id != identity.run_id {
-                    return Err(Error::invalid_argument(format!("run_started names run {:?} but this recorder records run {id:?}", identity.run_id)));
+                    return Err(Error::invalid_argument(format!(
+                        "run_started names run {} but this recorder records run {id}",
+                        quoted(&identity.run_id),
+                        id = quoted(&id)
+                    )));
                 }
             }
             if let (Some(mine), Some(theirs)) = (&self.parent_run_id, &identity.parent_run_id) {
                 if mine != theirs {
-                    return Err(Error::invalid_argument(format!("run_started names parent {theirs:?} but this recorder is a child of {mine:?}")));
+                    return Err(Error::invalid_argument(format!(
+                        "run_started names parent {theirs} but this recorder is a child of {mine}",
+                        theirs = quoted(&theirs),
+                        mine = quoted(&mine)
+                    )));
                 }
             }
             if self.run_id.is_none() {
@@ -191,7 +199,7 @@ impl SinkPolicy {
         match s {
             "drop" => Ok(SinkPolicy::Drop),
             "fail" => Ok(SinkPolicy::Fail),
-            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other:?}"))),
+            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other}", other = quoted(&other)))),
         }
     }
 

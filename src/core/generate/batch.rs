@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::trace::Verdict;
 use crate::error::{Error, Result};
 use crate::number;
+use crate::number::quoted;
 
 /// A fork's run id: the caller's `runId` unless it is the parent's own,
 /// else `{parent}-fork-{atTurn}`. One rule for a run and for a batch that
@@ -50,7 +51,10 @@ pub fn matrix_id(scenario: &str, persona: &str, agent: &str) -> String {
 /// Refuses a matrix entry name that holds `/`.
 pub fn check_matrix_name(group: &str, name: &str, place: &str) -> Result<()> {
     if name.contains('/') {
-        return Err(Error::invalid_argument(format!("{place}: {group} name {name:?} holds \"/\", which separates the parts of an id")));
+        return Err(Error::invalid_argument(format!(
+            "{place}: {group} name {name} holds \"/\", which separates the parts of an id",
+            name = quoted(&name)
+        )));
     }
     Ok(())
 }

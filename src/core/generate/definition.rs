@@ -10,6 +10,7 @@ use super::fields::{invalid, Fields};
 use super::graph::{find_cycle, reachable, read_graph, Precondition, StepGraph};
 use super::simulator::SimulatorChecks;
 use crate::error::Result;
+use crate::number::quoted;
 
 /// The only turn cap when a definition gives none.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -194,7 +195,7 @@ impl Trajectory {
         for s in &g.steps {
             for p in &s.preconditions {
                 if let Precondition::Custom { evaluate: None, .. } = p {
-                    return Err(invalid(format!("step {:?}: precondition {} has no evaluate(ctx) function", s.id, p.label())).at_step(&s.id));
+                    return Err(invalid(format!("step {}: precondition {} has no evaluate(ctx) function", quoted(&s.id), p.label())).at_step(&s.id));
                 }
             }
         }
@@ -208,10 +209,13 @@ impl Trajectory {
                 let step = &g.steps[t];
                 let blocker = step.requires().find(|d| g.position(d).is_some_and(|i| !reachable[i] || g.terminals.contains(&i))).unwrap_or("?");
                 let why = match g.position(blocker) {
-                    Some(i) if g.terminals.contains(&i) => format!("it waits for terminal {blocker:?}, and satisfying a terminal ends the run"),
-                    _ => format!("it waits for {blocker:?}, which can never run"),
+                    Some(i) if g.terminals.contains(&i) => {
+                        format!("it waits for terminal {blocker}, and satisfying a terminal ends the run", blocker = quoted(&blocker))
+                    }
+                    _ => format!("it waits for {blocker}, which can never run", blocker = quoted(&blocker)),
                 };
-                return Err(invalid(format!("terminal {:?} is unreachable from start {:?}: {why}", step.id, g.steps[g.start].id)).at_step(&step.id));
+                return Err(invalid(format!("terminal {} is unreachable from start {}: {why}", quoted(&step.id), quoted(&g.steps[g.start].id)))
+                    .at_step(&step.id));
             }
         }
         Ok(())

@@ -13,6 +13,7 @@ use super::state::StepStates;
 use super::trace::StepTrace;
 use crate::error::{Error, Result};
 use crate::host::{LocalBoxFuture, MAX_TIMEOUT_MS};
+use crate::number::quoted;
 
 /// What a custom precondition or `isSatisfied` callback sees.
 pub struct PredicateContext<'a> {
@@ -108,29 +109,32 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
         let id = s.required("id")?;
         s.only(STEP_KEYS).map_err(|e| e.at_step(&id))?;
         if let Some(first) = index.insert(id.clone(), i) {
-            return Err(invalid(format!("duplicate step id {id:?} (steps.steps[{first}] and steps.steps[{i}])")).at_step(&id));
+            return Err(invalid(format!("duplicate step id {id} (steps.steps[{first}] and steps.steps[{i}])", id = quoted(&id))).at_step(&id));
         }
         let at = |e: Error| e.at_step(&id);
         let mut preconditions = Vec::new();
         if let Some(list) = s.get("preconditions") {
-            let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id:?}: preconditions must be an array"))))?;
+            let list = list.as_array().ok_or_else(|| at(invalid(format!("step {id}: preconditions must be an array", id = quoted(&id)))))?;
             for (j, p) in list.iter().enumerate() {
-                let place = format!("step {id:?}: preconditions[{j}]");
+                let place = format!("step {id}: preconditions[{j}]", id = quoted(&id));
                 let pf = Fields::of(p, &place).map_err(at)?;
                 pf.only(PRECONDITION_KEYS).map_err(at)?;
                 let pre = match pf.string("type").map_err(at)?.as_deref() {
                     Some("stepSatisfied") => Precondition::StepSatisfied(
-                        pf.string("stepId").map_err(at)?.ok_or_else(|| at(invalid(format!("step {id:?}: preconditions[{j}] needs a stepId"))))?,
+                        pf.string("stepId")
+                            .map_err(at)?
+                            .ok_or_else(|| at(invalid(format!("step {id}: preconditions[{j}] needs a stepId", id = quoted(&id)))))?,
                     ),
                     Some("custom") => Precondition::Custom { name: pf.string("name").map_err(at)?, evaluate: None },
                     other => {
-                        let got = other.map_or("nothing".to_owned(), |t| format!("{t:?}"));
+                        let got = other.map_or("nothing".to_owned(), quoted);
                         let hint = other
                             .and_then(|t| crate::options::nearest(t, &["stepSatisfied", "custom"]))
-                            .map(|n| format!("; did you mean {n:?}?"))
+                            .map(|n| format!("; did you mean {n}?", n = quoted(&n)))
                             .unwrap_or_default();
                         return Err(at(invalid(format!(
-                            "step {id:?}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}"
+                            "step {id}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}",
+                            id = quoted(&id)
                         ))));
                     }
                 };
@@ -153,7 +157,8 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
             id,
         });
     }
-    let known = |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id:?}")).at_step(id));
+    let known =
+        |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id}", id = quoted(&id))).at_step(id));
     let start = known(&f.required("start")?, "steps.start")?;
     let terminals = f.strings("terminals")?.iter().map(|t| known(t, "steps.terminals")).collect::<Result<Vec<_>>>()?;
     let mut deps = Vec::with_capacity(steps.len());
@@ -161,9 +166,9 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
     for (i, s) in steps.iter().enumerate() {
         let mut mine = Vec::new();
         for dep in s.requires() {
-            let j = *index
-                .get(dep)
-                .ok_or_else(|| invalid(format!("step {:?}: precondition stepSatisfied names unknown step {dep:?}", s.id)).at_step(&s.id))?;
+            let j = *index.get(dep).ok_or_else(|| {
+                invalid(format!("step {}: precondition stepSatisfied names unknown step {dep}", quoted(&s.id), dep = quoted(&dep))).at_step(&s.id)
+            })?;
             mine.push(j);
             dependents[j].push(i);
         }

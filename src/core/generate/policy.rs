@@ -10,6 +10,7 @@ use super::trace::{StepTrace, StopReason};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::LocalBoxFuture;
 use crate::message::kind_of;
+use crate::number::quoted;
 use crate::options::check_keys;
 
 /// A loop found in the selected step ids.
@@ -102,15 +103,16 @@ impl PolicyDecision {
                 // criterion), which a policy's stop does not have.
                 use StopReason::*;
                 let reason = match obj.get("reason") {
-                    Some(Value::String(r)) => match StopReason::parse(r) {
-                        Some(reason @ (GoalReached | MaxTurns | PolicyViolation | AgentLoop | NoStepMatch)) => reason,
-                        own => {
-                            let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
-                            return Err(garbage(format!(
-                                "a stop with reason {r:?}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}"
-                            )));
+                    Some(Value::String(r)) => {
+                        match StopReason::parse(r) {
+                            Some(reason @ (GoalReached | MaxTurns | PolicyViolation | AgentLoop | NoStepMatch)) => reason,
+                            own => {
+                                let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
+                                return Err(garbage(format!(
+                                "a stop with reason {r}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}", r = quoted(&r))));
+                            }
                         }
-                    },
+                    }
                     _ => return Err(garbage("a stop without a reason".into())),
                 };
                 let completed = match obj.get("completed") {
@@ -146,7 +148,7 @@ impl DefaultPolicy {
     pub fn decide(ctx: &PolicyContext<'_>) -> PolicyDecision {
         if let Some(g) = ctx.graph {
             if let Some(&t) = g.terminals.iter().find(|&&t| ctx.snapshot.satisfied(t)) {
-                return PolicyDecision::stop(StopReason::GoalReached, true, format!("terminal step {:?} satisfied", g.steps[t].id));
+                return PolicyDecision::stop(StopReason::GoalReached, true, format!("terminal step {} satisfied", quoted(&g.steps[t].id)));
             }
             if g.terminals.is_empty() && (0..g.steps.len()).all(|i| ctx.snapshot.satisfied(i)) {
                 return PolicyDecision::stop(StopReason::GoalReached, true, "every step satisfied");

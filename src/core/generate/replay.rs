@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::number::quoted;
 use crate::observe::fingerprint::FastBuild;
 
 /// The recording's `format`, and the newest `version` this build reads and writes.
@@ -111,7 +112,9 @@ impl Replay {
     /// Reads a recording (`{ format, version, entries }`); every entry's key is recomputed,
     /// so a hand-edited request still matches.
     pub fn read(recording: &Value) -> Result<Replay> {
-        let not_one = || Error::invalid_argument(format!("replayModel: not a model recording (expected format {FORMAT:?} with entries)"));
+        let not_one = || {
+            Error::invalid_argument(format!("replayModel: not a model recording (expected format {FORMAT} with entries)", FORMAT = quoted(&FORMAT)))
+        };
         let Some(entries) = recording.get("format").filter(|f| f.as_str() == Some(FORMAT)).and(recording.get("entries")).and_then(Value::as_array)
         else {
             return Err(not_one());

@@ -30,6 +30,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::host::ShownAssessment;
 use crate::host::{LocalBoxFuture, Usage};
 use crate::message::{ModelMessage, Role};
+use crate::number::quoted;
 use crate::observe::with_text_part;
 
 mod ending;
@@ -454,7 +455,7 @@ impl Runner<'_, '_> {
     fn describe_loop(&self, found: &LoopFound) -> String {
         let g = self.t.steps.as_ref().expect("loops need steps");
         match found {
-            LoopFound::SameStep { step, times } => format!("step {:?} selected {times} times in a row", g.steps[*step].id),
+            LoopFound::SameStep { step, times } => format!("step {} selected {times} times in a row", quoted(&g.steps[*step].id)),
             LoopFound::Cycle { steps, repetitions } => {
                 let ids: Vec<&str> = steps.iter().map(|&i| g.steps[i].id.as_str()).collect();
                 format!("cycle {} repeated {repetitions} times", ids.join(" -> "))

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::error::{Error, ErrorCode, Result};
 use super::message::{kind_of, ModelMessage, Part};
 use super::value::check_clock;
+use crate::number::quoted;
 
 mod env;
 pub use env::{yields_before, Abort, Records, ShownAssessment, Timer, ToolObservers, YIELD_AFTER_PARTS, YIELD_EVERY};
@@ -130,7 +131,10 @@ impl Usage {
             ("completionTokens", "outputTokens"),
         ];
         if let Some((key, ours)) = THEIRS.iter().find(|(key, ours)| obj.contains_key(*key) && !obj.contains_key(*ours)) {
-            return Err(Error::new(ErrorCode::CallbackFailed, format!("{what}.usage: unknown field {key:?}; did you mean {ours:?}?")));
+            return Err(Error::new(
+                ErrorCode::CallbackFailed,
+                format!("{what}.usage: unknown field {key}; did you mean {ours}?", key = quoted(&key), ours = quoted(&ours)),
+            ));
         }
         crate::options::refuse_slips(obj, &KNOWN, &AI_SDK, "")
             .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("{what}.usage{}", e.message)))?;

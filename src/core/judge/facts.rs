@@ -10,6 +10,7 @@ use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, P
 use agent_trajectories_core::error::{Error, Result};
 use agent_trajectories_core::message::ModelMessage;
 use agent_trajectories_core::number;
+use agent_trajectories_core::number::quoted;
 use agent_trajectories_core::observe::Severity;
 
 /// A run as callers hand it over: record JSONL text, an array of records,
@@ -157,11 +158,11 @@ impl RunFacts {
             }
             ids
         };
-        let shown = |ids: &[Option<&str>]| ids.iter().map(|i| format!("{:?}", i.unwrap_or(""))).collect::<Vec<_>>().join(", ");
+        let shown = |ids: &[Option<&str>]| ids.iter().map(|i| quoted(i.unwrap_or(""))).collect::<Vec<_>>().join(", ");
         let chosen = match run_id {
             Some(id) => {
                 if !records.iter().any(|r| r.run_id.as_deref() == Some(id)) {
-                    return Err(Error::invalid_argument(format!("{place}: no run {id:?} in the records (runs: {})", shown(&top))));
+                    return Err(Error::invalid_argument(format!("{place}: no run {id} in the records (runs: {})", shown(&top), id = quoted(&id))));
                 }
                 Some(id)
             }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::facts::Call;
 use agent_trajectories_core::error::{Error, ErrorCode, Result};
 use agent_trajectories_core::number;
+use agent_trajectories_core::number::quoted;
 use agent_trajectories_core::options::{check_keys, nearest};
 use agent_trajectories_core::value::Opts;
 use agent_trajectories_core::write::{array, Obj};
@@ -80,8 +81,9 @@ impl MatchOptions {
                 for (tool, m) in tools.iter().filter(|(t, _)| !custom.contains(t)) {
                     let m = m.as_str().and_then(|w| ARGS_MODES.iter().find(|(n, _)| *n == w)).map(|(_, a)| *a).ok_or_else(|| {
                         Error::invalid_argument(format!(
-                            "{place}.args[{tool:?}] must be one of 'exact', 'ignore', 'subset', or a function (expected, actual) => boolean, got {}",
-                            number::show_value(m)
+                            "{place}.args[{tool}] must be one of 'exact', 'ignore', 'subset', or a function (expected, actual) => boolean, got {}",
+                            number::show_value(m),
+                            tool = quoted(&tool)
                         ))
                     })?;
                     opts.per_tool.push((tool.clone(), m));
@@ -258,7 +260,11 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
     let names: Vec<&str> = expected.iter().map(|e| e.name.as_str()).chain(actual.iter().map(|a| a.name.as_str())).collect();
     for (tool, _) in opts.per_tool.iter().filter(|(t, _)| !names.contains(&t.as_str())) {
         if let Some(near) = nearest(tool, &names) {
-            return Err(Error::invalid_argument(format!("{place}.args[{tool:?}]: no call is to tool {tool:?}; did you mean {near:?}?")));
+            return Err(Error::invalid_argument(format!(
+                "{place}.args[{tool}]: no call is to tool {tool}; did you mean {near}?",
+                tool = quoted(&tool),
+                near = quoted(&near)
+            )));
         }
     }
     // Which expected call each actual call may stand for.
@@ -271,7 +277,7 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
                     (Some(x), Args::Exact) => same(x, &a.args),
                     (Some(x), Args::Subset) => within(x, &a.args),
                     (Some(x), Args::Custom) => {
-                        let what = format!("{place}.args[{:?}]", e.name);
+                        let what = format!("{place}.args[{}]", quoted(&e.name));
                         custom(&e.name, &what, x, &a.args)?
                             .map_err(|got| Error::new(ErrorCode::CallbackFailed, format!("{what} must return true or false, returned {got}")))?
                     }

@@ -15,6 +15,7 @@ pub use agent_trajectories_core::generate::env::JudgeVerdict;
 use agent_trajectories_core::host::{LocalBoxFuture, ModelRequest, ModelResponse, Purpose, ResponseFormat, Usage};
 use agent_trajectories_core::message::{Content, ModelMessage, Part, Role, ToolOutput};
 use agent_trajectories_core::number;
+use agent_trajectories_core::number::quoted;
 use agent_trajectories_core::observe::Assessment;
 use agent_trajectories_core::options::check_keys;
 
@@ -58,7 +59,7 @@ pub fn read_criteria(v: &Value, place: &str) -> Result<Vec<Criterion>> {
             return Err(bad(format!("{at}: a criterion needs a name")));
         }
         if out.iter().any(|o| o.name == c.name) {
-            return Err(bad(format!("{at}: two criteria are named {:?}; the judge answers by name", c.name)));
+            return Err(bad(format!("{at}: two criteria are named {}; the judge answers by name", quoted(&c.name))));
         }
         out.push(c);
     }
@@ -114,7 +115,7 @@ impl Judgement {
         let lines = criteria
             .iter()
             .filter(|c| c.verdict != JudgeVerdict::Pass)
-            .map(|c| format!("- {:?}: {} {when}: {}", c.name, c.verdict.as_str(), c.reasoning));
+            .map(|c| format!("- {}: {} {when}: {}", quoted(&c.name), c.verdict.as_str(), c.reasoning));
         let head = format!(
             "judge: {} {when} ({} of {} criteria passed)",
             verdict.as_str(),
@@ -236,20 +237,24 @@ pub fn read_answer(text: &str, criteria: &[Criterion]) -> std::result::Result<Ve
     let mut found: Vec<Option<CriterionVerdict>> = vec![None; criteria.len()];
     for (i, item) in items.iter().enumerate() {
         let name = item.get("name").and_then(Value::as_str).ok_or_else(|| format!("criteria[{i}] has no \"name\""))?;
-        let k = criteria.iter().position(|c| c.name == name).ok_or_else(|| format!("criteria[{i}] names {name:?}, which is not a criterion"))?;
+        let k = criteria
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| format!("criteria[{i}] names {name}, which is not a criterion", name = quoted(&name)))?;
         let verdict = item.get("verdict").and_then(Value::as_str);
         let verdict = verdict.and_then(JudgeVerdict::parse).ok_or_else(|| {
             format!(
-                "criteria[{i}] ({name:?}) has verdict {}, not \"pass\", \"fail\" or \"inconclusive\"",
-                item.get("verdict").map_or("none".into(), number::show_value)
+                "criteria[{i}] ({name}) has verdict {}, not \"pass\", \"fail\" or \"inconclusive\"",
+                item.get("verdict").map_or("none".into(), number::show_value),
+                name = quoted(&name)
             )
         })?;
         let reasoning = item.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_owned();
         if found[k].replace(CriterionVerdict { name: name.to_owned(), verdict, reasoning }).is_some() {
-            return Err(format!("criterion {name:?} is graded twice"));
+            return Err(format!("criterion {name} is graded twice", name = quoted(&name)));
         }
     }
-    let missing: Vec<String> = criteria.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(c, _)| format!("{:?}", c.name)).collect();
+    let missing: Vec<String> = criteria.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(c, _)| quoted(&c.name)).collect();
     if !missing.is_empty() {
         return Err(format!("the answer does not grade {}", missing.join(", ")));
     }

@@ -14,6 +14,7 @@ use super::detector::{Detector, Usage};
 use super::log::CallFacts;
 use super::Outcome;
 use crate::error::{Error, Result};
+use crate::number::quoted;
 use crate::read::{read, FromJson};
 
 fn options<T: FromJson + Default>(v: Option<&Value>, who: &str) -> Result<T> {
@@ -66,9 +67,9 @@ macro_rules! builtins {
                     return Ok(Builtin::$variant(config, Default::default()));
                 } )*
                 Err(Error::invalid_argument(format!(
-                    "{who}: unknown observer {kind:?}; expected one of {} or a custom observer object",
+                    "{who}: unknown observer {kind}; expected one of {} or a custom observer object",
                     BUILTIN_NAMES.join(", ")
-                )))
+                , kind = quoted(&kind))))
             }
 
             pub fn kind(&self) -> &'static str {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::fingerprint::{file_op, hash_str, mix, normalize_error, param_facts, FastBuild, FileOp};
 use crate::error::{Error, Result};
+use crate::number::quoted;
 use crate::value::check_clock;
 
 /// One call as the host reports it. `params_json` is the params as JSON text.
@@ -247,6 +248,6 @@ from_json_struct!(CallFacts {
 impl crate::read::FromJson for Fp {
     fn from_json(v: Option<serde_json::Value>, at: &crate::read::At) -> std::result::Result<Self, String> {
         let s = <String as crate::read::FromJson>::from_json(v, at)?;
-        u64::from_str_radix(&s, 16).map(Fp).map_err(|_| format!("{at}: {s:?} is not a fingerprint (16 hex digits)"))
+        u64::from_str_radix(&s, 16).map(Fp).map_err(|_| format!("{at}: {s} is not a fingerprint (16 hex digits)", s = quoted(&s)))
     }
 }

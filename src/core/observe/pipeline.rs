@@ -17,6 +17,7 @@ use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::ModelMessage;
+use crate::number::quoted;
 use crate::number::MAX_SAFE_INTEGER;
 use crate::value::check_clock;
 
@@ -137,8 +138,9 @@ impl PipelineSnapshot {
         let schema = v.get("schema").and_then(Value::as_str);
         if schema != Some(SNAPSHOT_SCHEMA) {
             return Err(Error::invalid_argument(format!(
-                "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA:?})",
-                schema.map_or("missing".to_owned(), |s| format!("{s:?}"))
+                "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA})",
+                schema.map_or("missing".to_owned(), quoted),
+                SNAPSHOT_SCHEMA = quoted(&SNAPSHOT_SCHEMA)
             )));
         }
         let version = v.get("version").and_then(Value::as_u64);
@@ -362,8 +364,9 @@ impl Pipeline {
     pub fn restore(snapshot: PipelineSnapshot, mut slots: Vec<Slot>) -> Result<Pipeline> {
         if snapshot.schema != SNAPSHOT_SCHEMA {
             return Err(Error::invalid_argument(format!(
-                "not an observer pipeline snapshot (schema {:?}, expected {SNAPSHOT_SCHEMA:?})",
-                snapshot.schema
+                "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA})",
+                quoted(&snapshot.schema),
+                SNAPSHOT_SCHEMA = quoted(&SNAPSHOT_SCHEMA)
             )));
         }
         if !reads_version(u64::from(snapshot.version)) {
@@ -382,8 +385,9 @@ impl Pipeline {
             let who = format!("observers[{i}] ({})", slot.name());
             if saved.observer != slot.kind() || saved.name != slot.name() {
                 return Err(Error::invalid_argument(format!(
-                    "restore: {who} does not match the snapshot's {} observer {:?}",
-                    saved.observer, saved.name
+                    "restore: {who} does not match the snapshot's {} observer {}",
+                    saved.observer,
+                    quoted(&saved.name)
                 )));
             }
             if let Observer::Builtin(b) = &mut slot.observer {

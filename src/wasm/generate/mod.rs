@@ -19,6 +19,7 @@ use self::model::JsModel;
 use self::signal::{JsAbort, JsTimer};
 use crate::core::generate::{run, DefaultPolicy, Env, Fork, Policy, Precondition, Trajectory};
 use crate::core::host::ToolObservers;
+use crate::core::number::quoted;
 use crate::core::{Error, ErrorCode};
 use crate::judge::export::{summarize as summary_of, to_conversation, to_jsonl};
 use crate::judge::run_judge::Rubric;
@@ -80,12 +81,12 @@ fn read_definition(def: &JsValue, mirror: &Rc<Mirror>) -> Result<Trajectory, Err
                     .map_err(|e| Error::new(ErrorCode::InvalidTrajectory, e.message).at_step(&id))
                     .map(|f| f.map(|f| Rc::new(JsPredicate { f, what, mirror: mirror.clone() }) as Rc<dyn crate::core::generate::Predicate>))
             };
-            step.is_satisfied = callback(property(&js, "isSatisfied"), format!("step {id:?}: isSatisfied"))?;
+            step.is_satisfied = callback(property(&js, "isSatisfied"), format!("step {id}: isSatisfied", id = quoted(&id)))?;
             let pre_js = property(&js, "preconditions");
             for (j, p) in step.preconditions.iter_mut().enumerate() {
                 let p_js = Reflect::get_u32(&pre_js, j as u32).unwrap_or(JsValue::UNDEFINED);
                 if let Precondition::Custom { name, evaluate } = p {
-                    let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
+                    let what = format!("step {id}: precondition {}", name.as_deref().unwrap_or("custom"), id = quoted(&id));
                     *evaluate = callback(property(&p_js, "evaluate"), what)?;
                 }
             }

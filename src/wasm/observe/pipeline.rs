@@ -14,6 +14,7 @@ use super::context::ObserverContext;
 use crate::core::capture::Payload;
 use crate::core::host::{ShownAssessment, ToolObservers};
 use crate::core::message::normalize_messages;
+use crate::core::number::quoted;
 use crate::core::observe::call::{call_of, RecordAssessment, SharedPipeline, CALL_KEYS};
 use crate::core::observe::{Assessment, CurrentAssessment, Outcome, Pipeline, PipelineSnapshot, Placement, ToolCallInput, INJECT_OPTIONS};
 use crate::core::value::Arg;
@@ -123,19 +124,19 @@ impl Parts {
         let ctx: JsValue = ObserverContext::new(self.inner.clone()).into();
         let attempt = || -> Result<Option<Assessment>, Error> {
             if let Some(should) = &obs.should_run {
-                let go = should.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} shouldRun", obs.name), &e))?;
+                let go = should.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {} shouldRun", quoted(&obs.name)), &e))?;
                 if crate::wasm::is_thenable(&go) {
                     crate::wasm::settle_quietly(&go);
                     return Err(Error::new(
                         ErrorCode::CallbackFailed,
-                        format!("observer {:?} shouldRun returned a Promise; it must answer true or false at once", obs.name),
+                        format!("observer {} shouldRun returned a Promise; it must answer true or false at once", quoted(&obs.name)),
                     ));
                 }
                 if !go.is_truthy() {
                     return Ok(None);
                 }
             }
-            let out = obs.observe.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {:?} observe", obs.name), &e))?;
+            let out = obs.observe.call1(&obs.object, &ctx).map_err(|e| from_callback(&format!("observer {} observe", quoted(&obs.name)), &e))?;
             if out.is_undefined() || out.is_null() {
                 return Ok(None);
             }
@@ -145,18 +146,18 @@ impl Parts {
                 return Err(Error::new(
                     ErrorCode::CallbackFailed,
                     format!(
-                        "observer {:?} observe returned a Promise; observers run synchronously, inside recordToolCall: return the assessment itself",
-                        obs.name
+                        "observer {} observe returned a Promise; observers run synchronously, inside recordToolCall: return the assessment itself",
+                        quoted(&obs.name)
                     ),
                 ));
             }
-            let mut v: Value = from_js(&out, &format!("observer {:?} observe", obs.name), ErrorCode::CallbackFailed)?;
+            let mut v: Value = from_js(&out, &format!("observer {} observe", quoted(&obs.name)), ErrorCode::CallbackFailed)?;
             if let Some(o) = v.as_object_mut() {
                 o.entry("observerName").or_insert_with(|| Value::String(obs.name.clone()));
             }
             // What the caller's observer wrote: a key an assessment does not have is refused, not dropped.
             crate::core::read::read_written(v, "").map(Some).map_err(|e| {
-                Error::new(ErrorCode::CallbackFailed, format!("observer {:?} returned something that is not an assessment: {e}", obs.name))
+                Error::new(ErrorCode::CallbackFailed, format!("observer {} returned something that is not an assessment: {e}", quoted(&obs.name)))
             })
         };
         match attempt() {
@@ -172,7 +173,7 @@ impl Parts {
                     match f.call2(&JsValue::UNDEFINED, &err, &obs.name.clone().into()) {
                         Ok(answer) => {
                             // Handed over; a later rejection is said on the console, as a line (not the error object and its stack).
-                            let said = format!("agent-trajectories: onError rejected, told that observer {:?} failed:", obs.name);
+                            let said = format!("agent-trajectories: onError rejected, told that observer {} failed:", quoted(&obs.name));
                             crate::wasm::warn_if_rejected(&answer, said, line);
                             true
                         }

@@ -147,6 +147,7 @@ impl Runner<'_, '_> {
     }
 }
 
+/// Names as a message lists them, each quoted.
 fn quoted(names: &[String]) -> String {
-    names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+    names.iter().map(crate::number::quoted).collect::<Vec<_>>().join(", ")
 }

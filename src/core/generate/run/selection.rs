@@ -10,6 +10,7 @@ use crate::generate::prompt::{parse_ranking, rank_request};
 use crate::generate::state::StepStatus;
 use crate::generate::trace::{Candidate, Selection, SelectionMethod, Side};
 use crate::host::LocalBoxFuture;
+use crate::number::quoted;
 
 impl Runner<'_, '_> {
     /// Turn 0 takes `start`; later turns take the next eligible step with
@@ -44,14 +45,14 @@ impl Runner<'_, '_> {
             let step = k.step_id.as_deref().and_then(|id| g.position(id));
             // (At turn 0 no eligibility was computed: the start step runs.)
             let (allowed, rule) = match if turn == 0 { None } else { Some(ordered()) } {
-                None => (step == Some(g.start), format!("turn 0 runs the start step {:?}", g.steps[g.start].id)),
-                Some(Some(next)) => (step == Some(next), format!("the next eligible step in graph order was {:?}", g.steps[next].id)),
+                None => (step == Some(g.start), format!("turn 0 runs the start step {}", quoted(&g.steps[g.start].id))),
+                Some(Some(next)) => (step == Some(next), format!("the next eligible step in graph order was {}", quoted(&g.steps[next].id))),
                 Some(None) => {
                     (step.is_none_or(|i| eligible[i]), "it was not eligible then: done, failed, or its preconditions do not hold".to_owned())
                 }
             };
             if !allowed {
-                let which = step.map_or("no step".to_owned(), |i| format!("step {:?}", g.steps[i].id));
+                let which = step.map_or("no step".to_owned(), |i| format!("step {}", quoted(&g.steps[i].id)));
                 let message = format!("resumeFrom.result.steps[{turn}] ran {which}, which this trajectory would not have run there ({rule}); the result is not a run of this trajectory as it is now");
                 return Err(Interrupt::Fault(Side::Precondition, Error::invalid_argument(message)));
             }
@@ -124,7 +125,7 @@ impl Runner<'_, '_> {
         for ((i, name), answer) in owners.into_iter().zip(answers) {
             let id = &g.steps[i].id;
             let holds = answer.map_err(|e| {
-                let what = format!("step {id:?}: precondition {}", name.as_deref().unwrap_or("custom"));
+                let what = format!("step {id}: precondition {}", name.as_deref().unwrap_or("custom"), id = quoted(&id));
                 // A host callback's error already names it (`step "s": precondition p threw: ...`).
                 let e = if e.message.starts_with(&what) { e } else { e.within(&what) };
                 Interrupt::Fault(Side::Precondition, e.at_step(id))
