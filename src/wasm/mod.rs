@@ -75,24 +75,25 @@ pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
 fn not_json(value: &JsValue, what: &str, e: &JsValue) -> Error {
     let why = error::message_of(e).unwrap_or_else(|| error::describe(e));
     let mut budget = 10_000u32;
-    let at = bigint_at(value, &mut budget).unwrap_or_default();
+    let at = bigint_at(value, &mut budget, 0).unwrap_or_default();
     Error::invalid_argument(format!("{what}{at} is not JSON data: {why}")).caused_by(error::cause(e))
 }
 
 /// The path to the first BigInt in `v` (`""` for `v` itself, `.a[2]`),
-/// looking at no more than `budget` values (a cycle, a huge value).
-fn bigint_at(v: &JsValue, budget: &mut u32) -> Option<String> {
+/// looking at no more than `budget` values, none deeper than 128 (a cycle,
+/// a huge value; each level is a frame of the module's stack).
+fn bigint_at(v: &JsValue, budget: &mut u32, depth: u32) -> Option<String> {
     if v.is_bigint() {
         return Some(String::new());
     }
     *budget = budget.checked_sub(1)?;
-    if !v.is_object() || *budget == 0 {
+    if !v.is_object() || *budget == 0 || depth >= 128 {
         return None;
     }
     let listed = is_array(v);
     for k in js_sys::Reflect::own_keys(v).ok()?.iter() {
         let Some(name) = k.as_string() else { continue };
-        let Some(rest) = js_sys::Reflect::get(v, &k).ok().and_then(|child| bigint_at(&child, budget)) else { continue };
+        let Some(rest) = js_sys::Reflect::get(v, &k).ok().and_then(|child| bigint_at(&child, budget, depth + 1)) else { continue };
         return Some(if listed { format!("[{name}]{rest}") } else { format!(".{name}{rest}") });
     }
     None

@@ -51,6 +51,17 @@ export const inputChecks = {
     // JSON.stringify does not say where a BigInt sits; the message does.
     eq(expectThrow(() => at.createTrajectory({ goal: 'g', persona: { description: 'd' }, metadata: { rows: [{ id: 5n }] } }, agent()), 'INVALID_TRAJECTORY', 'a BigInt').message,
       'trajectory.metadata.rows[0].id is not JSON data: Do not know how to serialize a BigInt', 'a BigInt named by its path');
+    // A cycle, or nesting past any stack, is a coded error too, and the module goes on working.
+    const deep = {};
+    let at_ = deep;
+    for (let i = 0; i < 50_000; i++) at_ = at_.c = {};
+    for (const [data, what] of [[(() => { const o = {}; o.self = o; return o; })(), 'a cycle'], [deep, '50,000 levels']]) {
+      const held = new at.MemorySink();
+      const e = expectThrow(() => new at.TrajectoryRecorder(held).record({ kind: 'custom', name: 'x', data }), 'INVALID_RECORD', what);
+      assert(e.message.startsWith('payload is not JSON data: '), e.message);
+      eq(new at.TrajectoryRecorder(held).record({ kind: 'custom', name: 'x', data: 1 }), 0, `recording after ${what}`);
+      held.free();
+    }
     for (const [opts, near] of [
       [{ userModel, observer: [] }, 'observers'],
       [{ userModel, onSinkErorr: 'fail' }, 'onSinkError'],
