@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 
 use agent_trajectories::core::background::{run, Config, Env, Host, Objective, RunResult, RunSnapshot, Status};
 use agent_trajectories::core::capture::{EndedOutcome, OutcomeStatus, Payload};
-use agent_trajectories::core::error::Result;
+use agent_trajectories::core::error::{Cause, Result};
 use agent_trajectories::core::generate::concurrency::block_on;
 use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ToolSpec, Usage};
 use agent_trajectories::core::{Error, ErrorCode};
@@ -62,7 +62,8 @@ struct Tools {
 impl Host for Tools {
     fn call_tool<'a>(&'a self, name: &'a str, input: &'a Value, _id: &'a str) -> LocalBoxFuture<'a, Result<Value>> {
         let out = match (name, &self.lint_fails) {
-            ("lint", Some(m)) => Err(Error::new(ErrorCode::CallbackFailed, m.clone())),
+            // As the binding gives a tool's failure: its own thrown value as the cause.
+            ("lint", Some(m)) => Err(Error::new(ErrorCode::CallbackFailed, m.clone()).caused_by(Cause(std::rc::Rc::new(m.clone())))),
             ("lint", None) => Ok(json!({ "warnings": [], "checked": input["path"] })),
             _ => unreachable!("only lint is declared"),
         };
@@ -305,6 +306,21 @@ fn garbage_answers_are_counted_failures_the_model_sees() {
     assert!(errors[1].contains("not valid JSON"), "{errors:?}");
     assert!(errors[2].starts_with("VFS_PATH"), "{errors:?}");
     assert!(errors[3].contains("linter crashed"), "{errors:?}");
+}
+
+#[test]
+fn a_caller_tool_that_always_fails_ends_the_run_with_what_it_threw_as_the_cause() {
+    let model = scripted(|_, req| match req.purpose {
+        Purpose::Decide => calls(json!([{ "toolName": "lint", "input": { "path": "x" } }])),
+        _ => text("the linter is broken"),
+    });
+    let tools = Tools { lint_fails: Some("linter crashed".into()), ..Tools::default() };
+    let cfg = Config { max_failures: 2, enable_reflection: false, ..Config::default() };
+    let (r, _) = go(&review(), &cfg, &model, &tools, None);
+    assert_eq!((r.status, r.reason.as_str()), (Status::Failed, "max-failures: last error: CALLBACK_FAILED: linter crashed"));
+    let error = r.error.expect("the last failure");
+    let thrown = error.cause.as_ref().and_then(|c| c.0.downcast_ref::<String>());
+    assert_eq!((error.message.as_str(), thrown.map(String::as_str)), ("linter crashed", Some("linter crashed")));
 }
 
 #[test]

@@ -141,6 +141,12 @@ export const checks = {
     const r2 = await new at.BackgroundAgentRunner({ model, clock, onRecord: () => { throw bad; } }).run('Summarise diff/');
     eq([r2.status, r2.error?.code], ['failed', 'CALLBACK_FAILED'], r2.reason);
     assert(r2.error.cause === bad, 'onRecord\'s own error is the cause');
+    // So does a tool of the caller's that always throws.
+    const down = new Error('connection reset');
+    const calling = async (req) => (req.purpose === 'decide' ? { toolCalls: [{ toolName: 'query', input: {} }] } : 'done');
+    const tools = { query: { description: 'q', inputSchema: { type: 'object' }, execute: () => { throw down; } } };
+    const r3 = await new at.BackgroundAgentRunner({ model: calling, clock, tools, config: { maxFailures: 2, enableReflection: false } }).run('Summarise diff/');
+    eq([r3.status, r3.error?.message, r3.error?.cause === down], ['failed', 'tool query threw: connection reset', true], r3.reason);
     assert(/^max-failures: last error: CALLBACK_FAILED: .*provider down/.test(r.reason), `the reason names the last error: ${r.reason}`);
     assert(/provider down/.test(r.finalSummary), `the summary names the error: ${r.finalSummary}`);
     const kinds = sink.records().map((x) => x.payload.kind);

@@ -19,12 +19,11 @@ use super::state::{Invocation, LastError, Retry, State};
 use super::tools::{self, Workspace, FINISH};
 use super::{Env, RunResult, Status};
 use crate::capture::{ModelUsage, Payload, RunIdentity};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::generate::concurrency::{race, Either};
 use crate::host::{LocalBoxFuture, ToolSpec, Usage};
 use crate::message::Part;
-use crate::number::quoted;
-use crate::number::show;
+use crate::number::{quoted, show};
 use crate::observe::ToolCallInput;
 
 mod ending;
@@ -226,16 +225,16 @@ impl Runner<'_, '_> {
         let d = deadline.as_ref();
         let mut terminal = None;
         let mut decision_error: Option<Error> = None;
-        // Calls that failed or found nothing, for reflection: (tool, input, result, failed).
-        let mut notable: Option<(String, Value, Value, bool)> = None;
+        // Calls that failed or found nothing, for reflection: (tool, input, result, failed, what the tool threw).
+        let mut notable: Option<(String, Value, Value, bool, Option<Cause>)> = None;
         let mut names = Vec::new();
         let mut any_failed = false;
         let decision = if let Some(retry) = self.s.retry.take() {
-            let (ok, empty, result) = self.act(&retry.tool_name, &retry.input, &format!("retry-{i}"), d).await?;
+            let (ok, empty, (result, cause)) = self.act(&retry.tool_name, &retry.input, &format!("retry-{i}"), d).await?;
             names.push(retry.tool_name.clone());
             any_failed |= !ok;
             if !ok || empty {
-                notable = Some((retry.tool_name, retry.input, result, !ok));
+                notable = Some((retry.tool_name, retry.input, result, !ok, cause));
             }
             "retry"
         } else {
@@ -285,16 +284,16 @@ impl Runner<'_, '_> {
                                             args: input.clone(),
                                         };
                                         self.record(started)?;
-                                        let result = self.ended(i, tool_call_id, tool_name, input, Err(e))?;
-                                        notable = Some((tool_name.clone(), input.clone(), result, true));
+                                        let (result, cause) = self.ended(i, tool_call_id, tool_name, input, Err(e))?;
+                                        notable = Some((tool_name.clone(), input.clone(), result, true, cause));
                                         continue;
                                     }
                                 }
                             }
-                            let (ok, empty, result) = self.act(tool_name, input, tool_call_id, d).await?;
+                            let (ok, empty, (result, cause)) = self.act(tool_name, input, tool_call_id, d).await?;
                             any_failed |= !ok;
                             if (!ok || empty) && notable.as_ref().is_none_or(|n| !n.3) {
-                                notable = Some((tool_name.clone(), input.clone(), result, !ok));
+                                notable = Some((tool_name.clone(), input.clone(), result, !ok, cause));
                             }
                         }
                         "tools"
@@ -302,12 +301,15 @@ impl Runner<'_, '_> {
                 }
             }
         };
-        let mut error = decision_error.as_ref().map(failure).or_else(|| notable.as_ref().filter(|n| n.3).map(|n| split_error(&n.2)));
+        let mut error = decision_error
+            .as_ref()
+            .map(failure)
+            .or_else(|| notable.as_ref().filter(|n| n.3).map(|n| LastError { cause: n.4.clone(), ..split_error(&n.2) }));
         if terminal.is_none() {
             if self.cfg.enable_reflection {
                 let topic = match (&decision_error, &notable) {
                     (Some(e), _) => Some(Topic::Decision { error: &e.message }),
-                    (None, Some((tool, input, result, failed))) => Some(Topic::Action { tool, input, result, failed: *failed }),
+                    (None, Some((tool, input, result, failed, _))) => Some(Topic::Action { tool, input, result, failed: *failed }),
                     (None, None) if self.s.plan.as_ref().is_some_and(|p| p.all_done()) => Some(Topic::PlanDone),
                     _ => None,
                 };
@@ -378,8 +380,14 @@ impl Runner<'_, '_> {
     }
 
     /// Runs one tool call: recorded, fed to the observers, kept for the
-    /// prompt. Returns (ok, found nothing, the result or error text).
-    async fn act(&mut self, name: &str, input: &Value, id: &str, d: Option<&Deadline>) -> std::result::Result<(bool, bool, Value), Fatal> {
+    /// prompt. Returns (ok, found nothing, what [`Runner::ended`] returns).
+    async fn act(
+        &mut self,
+        name: &str,
+        input: &Value,
+        id: &str,
+        d: Option<&Deadline>,
+    ) -> std::result::Result<(bool, bool, (Value, Option<Cause>)), Fatal> {
         self.record(Payload::ToolStarted { tool_call_id: id.into(), tool_name: name.into(), args: input.clone() })?;
         // Some models send arguments as JSON text.
         let parsed;
@@ -414,16 +422,24 @@ impl Runner<'_, '_> {
         };
         let empty = outcome.as_ref().is_ok_and(|o| o.1);
         let ok = outcome.is_ok();
-        let result = self.ended(self.s.iteration, id, name, input, outcome.map(|o| o.0))?;
-        Ok((ok, empty, result))
+        let ended = self.ended(self.s.iteration, id, name, input, outcome.map(|o| o.0))?;
+        Ok((ok, empty, ended))
     }
 
     /// Records a call's end, feeds the observers, keeps it for the prompt;
-    /// returns the result as the prompt quotes it.
-    fn ended(&mut self, iteration: u64, id: &str, name: &str, input: &Value, outcome: Result<Value>) -> std::result::Result<Value, Fatal> {
-        let (ok, result, error_message) = match outcome {
-            Ok(v) => (true, v, None),
-            Err(e) => (false, Value::String(format!("{}: {}", e.code.as_str(), e.message)), Some(e.message)),
+    /// returns the result as the prompt quotes it, and what a failed call
+    /// threw (a caller tool's own error, kept for the run's `error.cause`).
+    fn ended(
+        &mut self,
+        iteration: u64,
+        id: &str,
+        name: &str,
+        input: &Value,
+        outcome: Result<Value>,
+    ) -> std::result::Result<(Value, Option<Cause>), Fatal> {
+        let (ok, result, error_message, cause) = match outcome {
+            Ok(v) => (true, v, None, None),
+            Err(e) => (false, Value::String(format!("{}: {}", e.code.as_str(), e.message)), Some(e.message), e.cause),
         };
         self.record(Payload::ToolEnded { tool_call_id: id.into(), tool_name: name.into(), result: result.clone(), is_error: !ok })?;
         if let Some(o) = self.env.observers {
@@ -437,7 +453,7 @@ impl Runner<'_, '_> {
             o.tool_call(call).map_err(|e| Fatal::Host("observers", e))?;
         }
         self.s.push(Invocation { iteration, tool_call_id: id.into(), tool_name: name.into(), input: input.clone(), ok, result: result.clone() });
-        Ok(result)
+        Ok((result, cause))
     }
 
     /// Asks the model to reflect; a call that fails or an answer that

@@ -10,8 +10,7 @@ use super::definition::Trajectory;
 use super::trace::{Candidate, Selection, SelectionMethod, StepTrace};
 use crate::error::{Error, Result};
 use crate::message::{kind_of, normalize_messages, ModelMessage, Role};
-use crate::number::quoted;
-use crate::number::MAX_SAFE_INTEGER;
+use crate::number::{quoted, MAX_SAFE_INTEGER};
 use crate::options::check_keys;
 
 const PLACE: &str = "runTrajectory options.resumeFrom";

@@ -17,8 +17,7 @@ use super::trigger::{ObserverState, Trigger};
 use super::Outcome;
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::ModelMessage;
-use crate::number::quoted;
-use crate::number::MAX_SAFE_INTEGER;
+use crate::number::{quoted, MAX_SAFE_INTEGER};
 use crate::value::check_clock;
 
 pub const SNAPSHOT_SCHEMA: &str = "agent-trajectories/observer-pipeline";
