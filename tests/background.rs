@@ -245,6 +245,16 @@ fn a_model_that_always_throws_fails_after_max_failures_naming_the_error() {
 }
 
 #[test]
+fn a_replay_that_misses_ends_the_run_at_once() {
+    let model = scripted(|_, _| Err(Error::new(ErrorCode::ReplayMiss, "no recorded answer for this request")));
+    let (r, _) = go(&review(), &Config::default(), &model, &Tools::default(), None);
+    assert_eq!((r.status, r.reason.as_str()), (Status::Failed, "error: replay failed: no recorded answer for this request"));
+    // One decision, not retried as a model's failure (up to maxFailures); then the summary's request.
+    assert_eq!((r.iterations, model.calls.get()), (0, 2));
+    assert_eq!(r.error.map(|e| e.code), Some("REPLAY_MISS".to_owned()));
+}
+
+#[test]
 fn a_model_that_never_finishes_stops_at_max_iterations() {
     let model = scripted(|_, req| match req.purpose {
         Purpose::Decide => calls(json!([{ "toolName": "ls", "input": {} }])),

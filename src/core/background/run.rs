@@ -31,7 +31,8 @@ mod ending;
 /// What ends a run at once.
 enum Fatal {
     Aborted,
-    /// The harness's own part failed: the recorder, the observers, the clock.
+    /// The harness's own part failed: the recorder, the observers, the
+    /// clock, a replay that missed.
     Host(&'static str, Error),
 }
 
@@ -167,12 +168,17 @@ impl Runner<'_, '_> {
             }),
             None => fut,
         };
-        match self.env.abort {
+        let settled = match self.env.abort {
             Some(a) => match race(timed, a.wait()).await {
-                Either::Left(r) => Ok(r),
-                Either::Right(()) => Err(Fatal::Aborted),
+                Either::Left(r) => r,
+                Either::Right(()) => return Err(Fatal::Aborted),
             },
-            None => Ok(timed.await),
+            None => timed.await,
+        };
+        match settled {
+            // A replay that misses will miss again: the recording is out of date, not the model wrong.
+            Err(e) if e.code == ErrorCode::ReplayMiss => Err(Fatal::Host("replay", e)),
+            r => Ok(r),
         }
     }
 
