@@ -298,7 +298,7 @@ fn bad_input_is_refused_and_changes_nothing() {
     assert_eq!(e.code, ErrorCode::CallbackFailed);
     assert_eq!(p.snapshot(), before);
     let e = Builtin::from_config("stal", None, "observers[0]").unwrap_err();
-    assert!(e.message.starts_with("observers[0]: unknown observer \"stal\""), "{}", e.message);
+    assert!(e.message.starts_with("observers[0]: unknown observer \"stal\"; did you mean \"stall\"? expected one of"), "{}", e.message);
     let e = Builtin::from_config("drift", None, "observers[1]").unwrap_err();
     assert!(e.message.contains("scope"), "{}", e.message);
     let e = Builtin::from_config("stall", Some(&json!({ "windw": 3 })), "observers[2]").unwrap_err();

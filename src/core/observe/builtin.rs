@@ -66,10 +66,12 @@ macro_rules! builtins {
                     <$detector as Detector>::check_options(&config).map_err(|e| e.within(who))?;
                     return Ok(Builtin::$variant(config, Default::default()));
                 } )*
+                let near = crate::options::nearest(kind, BUILTIN_NAMES).map(|n| format!("did you mean {}? ", quoted(n))).unwrap_or_default();
                 Err(Error::invalid_argument(format!(
-                    "{who}: unknown observer {kind}; expected one of {} or a custom observer object",
+                    "{who}: unknown observer {}; {near}expected one of {} or a custom observer object",
+                    quoted(kind),
                     BUILTIN_NAMES.join(", ")
-                , kind = quoted(&kind))))
+                )))
             }
 
             pub fn kind(&self) -> &'static str {
