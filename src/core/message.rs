@@ -138,7 +138,7 @@ impl ModelMessage {
         };
         let role_str = obj.get("role").and_then(Value::as_str).ok_or_else(|| invalid("`role` must be one of system, user, assistant, tool"))?;
         let role = Role::parse(role_str)
-            .ok_or_else(|| invalid(format!("unknown role {role_str}; expected system, user, assistant or tool", role_str = quoted(&role_str))))?;
+            .ok_or_else(|| invalid(format!("unknown role {role_str}; expected system, user, assistant or tool", role_str = quoted(role_str))))?;
         let content = match obj.remove("content") {
             Some(Value::String(s)) => Content::Text(s),
             Some(Value::Array(items)) => {
@@ -210,8 +210,8 @@ fn normalise_part(v: Value) -> Result<Part> {
                 return Err(invalid(format!(
                     "part type {ty} is not one this library reads; did you mean {near}? ({})",
                     PARTS.join(", "),
-                    ty = quoted(&ty),
-                    near = quoted(&near)
+                    ty = quoted(ty),
+                    near = quoted(near)
                 )))
             }
             None => PartKind::Other,

@@ -70,8 +70,8 @@ pub fn show_value(v: &serde_json::Value) -> String {
 /// its JSON form, as a JS string shows and as [`show_value`] shows a
 /// string; never Rust's debug form, which writes a control character as
 /// `\u{1}` and escapes some letters (a combining accent) besides.
-pub fn quoted(s: &(impl AsRef<str> + ?Sized)) -> String {
-    crate::write::json(s.as_ref())
+pub fn quoted(s: &str) -> String {
+    crate::write::json(s)
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ pub fn refuse_slips(obj: &serde_json::Map<String, serde_json::Value>, known: &[&
         .find_map(|k| nearest(k, known).filter(|near| !obj.contains_key(*near)).map(|near| (k, near)));
     match slip {
         Some((key, near)) => {
-            Err(Error::invalid_argument(format!("{place}: unknown field {key}; did you mean {near}?", key = quoted(&key), near = quoted(&near))))
+            Err(Error::invalid_argument(format!("{place}: unknown field {key}; did you mean {near}?", key = quoted(key), near = quoted(near))))
         }
         None => Ok(()),
     }
@@ -45,8 +45,8 @@ pub fn unknown_key_message(key: &str, allowed: &[&str], place: &str) -> String {
 pub fn unknown_message(what: &str, key: &str, allowed: &[&str], place: &str) -> String {
     let valid = allowed.join(", ");
     match nearest(key, allowed) {
-        Some(near) => format!("{place}: unknown {what} {key}; did you mean {near}? (valid: {valid})", key = quoted(&key), near = quoted(&near)),
-        None => format!("{place}: unknown {what} {key} (valid: {valid})", key = quoted(&key)),
+        Some(near) => format!("{place}: unknown {what} {key}; did you mean {near}? (valid: {valid})", key = quoted(key), near = quoted(near)),
+        None => format!("{place}: unknown {what} {key} (valid: {valid})", key = quoted(key)),
     }
 }
 

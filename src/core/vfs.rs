@@ -43,14 +43,14 @@ fn limit_error(message: String) -> Error {
 /// and paths or names over the limits. A leading `/` means the VFS root.
 pub fn normalize(path: &str, limits: &VfsLimits) -> Result<String> {
     if path.contains('\0') {
-        return Err(path_error(format!("path {path} contains a NUL character", path = quoted(&path))));
+        return Err(path_error(format!("path {path} contains a NUL character", path = quoted(path))));
     }
     if path.chars().count() > limits.max_path_chars {
         return Err(path_error(format!("path is longer than {} characters", limits.max_path_chars)));
     }
     let host = path.starts_with('~') || path.starts_with("\\\\") || path.as_bytes().get(1) == Some(&b':');
     if host {
-        return Err(path_error(format!("path {path} is a host path; files are only reachable inside the virtual filesystem", path = quoted(&path))));
+        return Err(path_error(format!("path {path} is a host path; files are only reachable inside the virtual filesystem", path = quoted(path))));
     }
     let mut segments: Vec<&str> = Vec::new();
     for segment in path.split(['/', '\\']) {
@@ -58,11 +58,11 @@ pub fn normalize(path: &str, limits: &VfsLimits) -> Result<String> {
             "" | "." => {}
             ".." => {
                 if segments.pop().is_none() {
-                    return Err(path_error(format!("path {path} leaves the root of the virtual filesystem", path = quoted(&path))));
+                    return Err(path_error(format!("path {path} leaves the root of the virtual filesystem", path = quoted(path))));
                 }
             }
             name if name.chars().count() > limits.max_name_chars => {
-                return Err(path_error(format!("a name in path {path} is longer than {} characters", limits.max_name_chars, path = quoted(&path))));
+                return Err(path_error(format!("a name in path {path} is longer than {} characters", limits.max_name_chars, path = quoted(path))));
             }
             name => segments.push(name),
         }
@@ -147,7 +147,7 @@ impl Vfs {
         for (rel, text) in files {
             let path = normalize(&format!("{base}/{rel}"), &self.limits)?;
             if path.is_empty() || path == base {
-                return Err(path_error(format!("mount {at}: file {rel} needs a name", at = quoted(&at), rel = quoted(&rel))));
+                return Err(path_error(format!("mount {at}: file {rel} needs a name", at = quoted(at), rel = quoted(rel))));
             }
             self.check_kind(&path)?;
             self.check_size(&path, text.len())?;

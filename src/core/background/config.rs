@@ -231,7 +231,7 @@ impl Objective {
             let files = match m.get("files") {
                 Some(Value::Object(f)) => f
                     .iter()
-                    .map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k}]", k = quoted(&k)))?.to_owned())))
+                    .map(|(k, v)| Ok((k.clone(), text(Some(v), &format!("{place}.files[{k}]", k = quoted(k)))?.to_owned())))
                     .collect::<Result<Vec<_>>>()?,
                 other => {
                     return Err(Error::invalid_argument(format!(

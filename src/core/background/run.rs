@@ -366,7 +366,7 @@ impl Runner<'_, '_> {
             other => {
                 return Err(Error::invalid_argument(format!(
                     "finish: status must be \"completed\" or \"abandoned\", got {other}",
-                    other = quoted(&other)
+                    other = quoted(other)
                 )))
             }
         };
@@ -422,8 +422,8 @@ impl Runner<'_, '_> {
             }
             None => {
                 let known: Vec<&str> = self.specs.iter().map(|t| t.name.as_str()).collect();
-                let near = crate::options::nearest(name, &known).map(|n| format!("; did you mean {n}?", n = quoted(&n))).unwrap_or_default();
-                Err(Error::invalid_argument(format!("there is no tool {name}{near} (tools: {})", known.join(", "), name = quoted(&name))))
+                let near = crate::options::nearest(name, &known).map(|n| format!("; did you mean {n}?", n = quoted(n))).unwrap_or_default();
+                Err(Error::invalid_argument(format!("there is no tool {name}{near} (tools: {})", known.join(", "), name = quoted(name))))
             }
         };
         let empty = outcome.as_ref().is_ok_and(|o| o.1);

@@ -149,14 +149,14 @@ impl State {
         if was != objective {
             return Err(r.bad(&format!(
                 "is a snapshot of the objective {was}, not of {objective}; resume with the same objective",
-                was = quoted(&was),
-                objective = quoted(&objective)
+                was = quoted(was),
+                objective = quoted(objective)
             )));
         }
         let overlay = r.get(v, "overlay")?;
         if let Some(written) = r.get(overlay, "written")?.as_object() {
             for (path, text) in written {
-                let text = text.as_str().ok_or_else(|| r.bad(&format!("overlay.written[{path}] must be a string", path = quoted(&path))))?;
+                let text = text.as_str().ok_or_else(|| r.bad(&format!("overlay.written[{path}] must be a string", path = quoted(path))))?;
                 self.vfs.write(path, text).map_err(|e| r.bad(&e.message))?;
             }
         }

@@ -206,7 +206,7 @@ pub fn call(name: &str, input: &Value, ws: &mut Workspace<'_>) -> Option<Result<
                 let status = match a.opt_str("status")? {
                     None => None,
                     Some(s) => Some(StepStatus::parse(s).ok_or_else(|| {
-                        Error::invalid_argument(format!("plan_update_step: status must be pending, in_progress or done, got {s}", s = quoted(&s)))
+                        Error::invalid_argument(format!("plan_update_step: status must be pending, in_progress or done, got {s}", s = quoted(s)))
                     })?),
                 };
                 let note = a.opt_str("note")?;

@@ -164,7 +164,7 @@ impl LoopEnd {
                     }
                     "length" => "the model's answer was cut off at its token limit".to_owned(),
                     "content-filter" => "the provider's content filter stopped the answer".to_owned(),
-                    other => format!("the model stopped with finish reason {other}", other = quoted(&other)),
+                    other => format!("the model stopped with finish reason {other}", other = quoted(other)),
                 });
                 RunOutcome {
                     status: OutcomeStatus::of(completed, false, false),

@@ -242,8 +242,8 @@ pub struct KindDoc {
 /// index's filter say of a kind this build does not know.
 pub fn unknown_kind_message(kind: &str, place: &str) -> String {
     match crate::options::nearest(kind, KINDS) {
-        Some(near) => format!("{place}: kind {kind} is not a record kind (did you mean {near}?)", kind = quoted(&kind), near = quoted(&near)),
-        None => format!("{place}: kind {kind} is not a record kind (the kinds: {})", KINDS.join(", "), kind = quoted(&kind)),
+        Some(near) => format!("{place}: kind {kind} is not a record kind (did you mean {near}?)", kind = quoted(kind), near = quoted(near)),
+        None => format!("{place}: kind {kind} is not a record kind (the kinds: {})", KINDS.join(", "), kind = quoted(kind)),
     }
 }
 

@@ -47,7 +47,7 @@ impl Recorder {
     fn claim(&self, id: &str, place: &str) -> Result<()> {
         if !self.ids.borrow_mut().insert(id.to_owned()) {
             return Err(Error::invalid_argument(format!(
-                "{place}: run id {id} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart", id = quoted(&id))));
+                "{place}: run id {id} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart", id = quoted(id))));
         }
         Ok(())
     }
@@ -143,7 +143,7 @@ impl Recorder {
                     return Err(Error::invalid_argument(format!(
                         "run_started names run {} but this recorder records run {id}",
                         quoted(&identity.run_id),
-                        id = quoted(&id)
+                        id = quoted(id)
                     )));
                 }
             }
@@ -151,8 +151,8 @@ impl Recorder {
                 if mine != theirs {
                     return Err(Error::invalid_argument(format!(
                         "run_started names parent {theirs} but this recorder is a child of {mine}",
-                        theirs = quoted(&theirs),
-                        mine = quoted(&mine)
+                        theirs = quoted(theirs),
+                        mine = quoted(mine)
                     )));
                 }
             }
@@ -199,7 +199,7 @@ impl SinkPolicy {
         match s {
             "drop" => Ok(SinkPolicy::Drop),
             "fail" => Ok(SinkPolicy::Fail),
-            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other}", other = quoted(&other)))),
+            other => Err(Error::invalid_argument(format!("onSinkError must be 'drop' or 'fail', got {other}", other = quoted(other)))),
         }
     }
 

@@ -40,7 +40,7 @@ impl SeqCheck {
             return None;
         }
         let run = match run_id {
-            Some(id) => format!("run {id}", id = quoted(&id)),
+            Some(id) => format!("run {id}", id = quoted(id)),
             None => "the records without a run_id".to_owned(),
         };
         let problem = if seq > want {

@@ -53,7 +53,7 @@ pub fn check_matrix_name(group: &str, name: &str, place: &str) -> Result<()> {
     if name.contains('/') {
         return Err(Error::invalid_argument(format!(
             "{place}: {group} name {name} holds \"/\", which separates the parts of an id",
-            name = quoted(&name)
+            name = quoted(name)
         )));
     }
     Ok(())

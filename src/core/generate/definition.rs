@@ -210,9 +210,9 @@ impl Trajectory {
                 let blocker = step.requires().find(|d| g.position(d).is_some_and(|i| !reachable[i] || g.terminals.contains(&i))).unwrap_or("?");
                 let why = match g.position(blocker) {
                     Some(i) if g.terminals.contains(&i) => {
-                        format!("it waits for terminal {blocker}, and satisfying a terminal ends the run", blocker = quoted(&blocker))
+                        format!("it waits for terminal {blocker}, and satisfying a terminal ends the run", blocker = quoted(blocker))
                     }
-                    _ => format!("it waits for {blocker}, which can never run", blocker = quoted(&blocker)),
+                    _ => format!("it waits for {blocker}, which can never run", blocker = quoted(blocker)),
                 };
                 return Err(invalid(format!("terminal {} is unreachable from start {}: {why}", quoted(&step.id), quoted(&g.steps[g.start].id)))
                     .at_step(&step.id));

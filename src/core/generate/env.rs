@@ -24,7 +24,7 @@ pub fn check_run_options(keys: &[String]) -> Result<()> {
     match keys.iter().find(|k| !RUN_OPTIONS.contains(&k.as_str())) {
         Some(key) if super::definition::TRAJECTORY_KEYS.contains(&key.as_str()) => Err(Error::invalid_argument(format!(
             "{PLACE}: {key} is not an option of runTrajectory but of the trajectory: give it in createTrajectory's definition",
-            key = quoted(&key)
+            key = quoted(key)
         ))),
         _ => crate::options::check_keys(keys.iter().map(String::as_str), RUN_OPTIONS, PLACE),
     }
@@ -70,7 +70,7 @@ impl AgentAnswer {
     pub fn not_an_answer(got: &str, keys: &[String]) -> Error {
         let mut message = format!("agent.respond returned {got}; expected {{ messages: ModelMessage[], usage? }} or an array of messages");
         if let Some(key) = keys.iter().find(|k| *k != "messages" && crate::options::nearest(k, &["messages"]).is_some()) {
-            message.push_str(&format!("; its key {key}: did you mean \"messages\"?", key = quoted(&key)));
+            message.push_str(&format!("; its key {key}: did you mean \"messages\"?", key = quoted(key)));
         }
         Error::new(ErrorCode::CallbackFailed, message)
     }

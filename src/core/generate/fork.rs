@@ -116,7 +116,7 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
     let step_id = text(s.get("stepId"), "stepId")?;
     if let Some(id) = &step_id {
         if t.steps.as_ref().and_then(|g| g.position(id)).is_none() {
-            return Err(format!(".stepId: {id} is not a step of this trajectory", id = quoted(&id)));
+            return Err(format!(".stepId: {id} is not a step of this trajectory", id = quoted(id)));
         }
     }
     // It dates the kept turn and the state changes it makes.
@@ -131,8 +131,8 @@ fn read_turn(s: &Value, i: usize, t: &Trajectory) -> std::result::Result<StepTra
     if step_id.is_some() == (selection.method == SelectionMethod::None) {
         return Err(format!(
             ".selection.method is {} for {}",
-            quoted(&selection.method.as_str()),
-            step_id.as_ref().map_or("a turn without a step".to_owned(), |id| format!("step {id}", id = quoted(&id)))
+            quoted(selection.method.as_str()),
+            step_id.as_ref().map_or("a turn without a step".to_owned(), |id| format!("step {id}", id = quoted(id)))
         ));
     }
     Ok(StepTrace {
@@ -154,7 +154,7 @@ fn read_selection(v: &Value) -> std::result::Result<Selection, String> {
     let Some(obj) = v.as_object() else { return Err(format!(".selection: expected {{ method, candidates?, rankerError? }}, got {}", kind_of(v))) };
     let name = obj.get("method").and_then(Value::as_str).unwrap_or("");
     let method = SelectionMethod::parse(name)
-        .ok_or_else(|| format!(".selection.method: {name} is none of start, preconditions-ordered, llm-ranked, none", name = quoted(&name)))?;
+        .ok_or_else(|| format!(".selection.method: {name} is none of start, preconditions-ordered, llm-ranked, none", name = quoted(name)))?;
     let candidates = match obj.get("candidates") {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(

@@ -130,7 +130,7 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
                         let got = other.map_or("nothing".to_owned(), quoted);
                         let hint = other
                             .and_then(|t| crate::options::nearest(t, &["stepSatisfied", "custom"]))
-                            .map(|n| format!("; did you mean {n}?", n = quoted(&n)))
+                            .map(|n| format!("; did you mean {n}?", n = quoted(n)))
                             .unwrap_or_default();
                         return Err(at(invalid(format!(
                             "step {id}: preconditions[{j}].type must be 'stepSatisfied' or 'custom', got {got}{hint}",
@@ -158,7 +158,7 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
         });
     }
     let known =
-        |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id}", id = quoted(&id))).at_step(id));
+        |id: &str, what: &str| index.get(id).copied().ok_or_else(|| invalid(format!("{what} names unknown step {id}", id = quoted(id))).at_step(id));
     let start = known(&f.required("start")?, "steps.start")?;
     let terminals = f.strings("terminals")?.iter().map(|t| known(t, "steps.terminals")).collect::<Result<Vec<_>>>()?;
     let mut deps = Vec::with_capacity(steps.len());
@@ -167,7 +167,7 @@ pub(super) fn read_graph(v: &Value) -> Result<StepGraph> {
         let mut mine = Vec::new();
         for dep in s.requires() {
             let j = *index.get(dep).ok_or_else(|| {
-                invalid(format!("step {}: precondition stepSatisfied names unknown step {dep}", quoted(&s.id), dep = quoted(&dep))).at_step(&s.id)
+                invalid(format!("step {}: precondition stepSatisfied names unknown step {dep}", quoted(&s.id), dep = quoted(dep))).at_step(&s.id)
             })?;
             mine.push(j);
             dependents[j].push(i);

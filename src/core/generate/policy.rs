@@ -109,7 +109,7 @@ impl PolicyDecision {
                             own => {
                                 let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
                                 return Err(garbage(format!(
-                                "a stop with reason {r}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}", r = quoted(&r))));
+                                "a stop with reason {r}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}", r = quoted(r))));
                             }
                         }
                     }

@@ -113,7 +113,7 @@ impl Replay {
     /// so a hand-edited request still matches.
     pub fn read(recording: &Value) -> Result<Replay> {
         let not_one = || {
-            Error::invalid_argument(format!("replayModel: not a model recording (expected format {FORMAT} with entries)", FORMAT = quoted(&FORMAT)))
+            Error::invalid_argument(format!("replayModel: not a model recording (expected format {FORMAT} with entries)", FORMAT = quoted(FORMAT)))
         };
         let Some(entries) = recording.get("format").filter(|f| f.as_str() == Some(FORMAT)).and(recording.get("entries")).and_then(Value::as_array)
         else {

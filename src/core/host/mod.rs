@@ -133,7 +133,7 @@ impl Usage {
         if let Some((key, ours)) = THEIRS.iter().find(|(key, ours)| obj.contains_key(*key) && !obj.contains_key(*ours)) {
             return Err(Error::new(
                 ErrorCode::CallbackFailed,
-                format!("{what}.usage: unknown field {key}; did you mean {ours}?", key = quoted(&key), ours = quoted(&ours)),
+                format!("{what}.usage: unknown field {key}; did you mean {ours}?", key = quoted(key), ours = quoted(ours)),
             ));
         }
         crate::options::refuse_slips(obj, &KNOWN, &AI_SDK, "")

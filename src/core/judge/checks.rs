@@ -137,7 +137,7 @@ fn list(items: &[String]) -> String {
 pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
     let mut checks = Vec::new();
     let mut add = |check: &'static str, pass: bool, message: String| checks.push(Check { check, pass, message });
-    let run = f.run_id.as_deref().map_or("the run".to_owned(), |id| format!("run {id}", id = quoted(&id)));
+    let run = f.run_id.as_deref().map_or("the run".to_owned(), |id| format!("run {id}", id = quoted(id)));
     let ended = |e: &agent_trajectories_core::capture::EndRead| format!("verdict {}, reason {}", e.verdict, e.reason.as_deref().unwrap_or(&e.status));
     if let Some(v) = &o.verdicts {
         match &f.end {
@@ -213,7 +213,7 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
         add(
             "reachedSteps",
             pass,
-            format!("step {s} {} (reached: {})", if pass { "was reached" } else { "was never reached" }, list(&f.steps), s = quoted(&s)),
+            format!("step {s} {} (reached: {})", if pass { "was reached" } else { "was never reached" }, list(&f.steps), s = quoted(s)),
         );
     }
     // The last word of the judge: the whole conversation, as far as it went, was in front of it.
@@ -223,11 +223,11 @@ pub fn check_run(f: &RunFacts, o: &CheckOptions) -> CheckResult {
             (false, Some(t)) => format!("after turn {t}"),
             (false, None) => "on the run".to_owned(),
         };
-        let failed: Vec<String> = j.failed.iter().map(|(n, r)| if r.is_empty() { quoted(n) } else { format!("{n} ({r})", n = quoted(&n)) }).collect();
+        let failed: Vec<String> = j.failed.iter().map(|(n, r)| if r.is_empty() { quoted(n) } else { format!("{n} ({r})", n = quoted(n)) }).collect();
         let message = match j.verdict.as_str() {
             "fail" if !failed.is_empty() => format!("the judge failed {} {when}", failed.join(", ")),
             v @ ("pass" | "fail" | "inconclusive") => format!("the judge's last judgement ({when}) is {v}"),
-            v => format!("the judge's last judgement ({when}) has verdict {v}, which is not pass, fail or inconclusive", v = quoted(&v)),
+            v => format!("the judge's last judgement ({when}) has verdict {v}, which is not pass, fail or inconclusive", v = quoted(v)),
         };
         add("judge", j.holds(), message);
     }

@@ -162,7 +162,7 @@ impl RunFacts {
         let chosen = match run_id {
             Some(id) => {
                 if !records.iter().any(|r| r.run_id.as_deref() == Some(id)) {
-                    return Err(Error::invalid_argument(format!("{place}: no run {id} in the records (runs: {})", shown(&top), id = quoted(&id))));
+                    return Err(Error::invalid_argument(format!("{place}: no run {id} in the records (runs: {})", shown(&top), id = quoted(id))));
                 }
                 Some(id)
             }

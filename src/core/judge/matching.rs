@@ -83,7 +83,7 @@ impl MatchOptions {
                         Error::invalid_argument(format!(
                             "{place}.args[{tool}] must be one of 'exact', 'ignore', 'subset', or a function (expected, actual) => boolean, got {}",
                             number::show_value(m),
-                            tool = quoted(&tool)
+                            tool = quoted(tool)
                         ))
                     })?;
                     opts.per_tool.push((tool.clone(), m));
@@ -262,8 +262,8 @@ pub fn match_calls(actual: &[Call], expected: &[Expected], opts: &MatchOptions, 
         if let Some(near) = nearest(tool, &names) {
             return Err(Error::invalid_argument(format!(
                 "{place}.args[{tool}]: no call is to tool {tool}; did you mean {near}?",
-                tool = quoted(&tool),
-                near = quoted(&near)
+                tool = quoted(tool),
+                near = quoted(near)
             )));
         }
     }

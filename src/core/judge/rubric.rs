@@ -240,18 +240,18 @@ pub fn read_answer(text: &str, criteria: &[Criterion]) -> std::result::Result<Ve
         let k = criteria
             .iter()
             .position(|c| c.name == name)
-            .ok_or_else(|| format!("criteria[{i}] names {name}, which is not a criterion", name = quoted(&name)))?;
+            .ok_or_else(|| format!("criteria[{i}] names {name}, which is not a criterion", name = quoted(name)))?;
         let verdict = item.get("verdict").and_then(Value::as_str);
         let verdict = verdict.and_then(JudgeVerdict::parse).ok_or_else(|| {
             format!(
                 "criteria[{i}] ({name}) has verdict {}, not \"pass\", \"fail\" or \"inconclusive\"",
                 item.get("verdict").map_or("none".into(), number::show_value),
-                name = quoted(&name)
+                name = quoted(name)
             )
         })?;
         let reasoning = item.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_owned();
         if found[k].replace(CriterionVerdict { name: name.to_owned(), verdict, reasoning }).is_some() {
-            return Err(format!("criterion {name} is graded twice", name = quoted(&name)));
+            return Err(format!("criterion {name} is graded twice", name = quoted(name)));
         }
     }
     let missing: Vec<String> = criteria.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(c, _)| quoted(&c.name)).collect();

@@ -139,7 +139,7 @@ impl PipelineSnapshot {
             return Err(Error::invalid_argument(format!(
                 "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA})",
                 schema.map_or("missing".to_owned(), quoted),
-                SNAPSHOT_SCHEMA = quoted(&SNAPSHOT_SCHEMA)
+                SNAPSHOT_SCHEMA = quoted(SNAPSHOT_SCHEMA)
             )));
         }
         let version = v.get("version").and_then(Value::as_u64);
@@ -365,7 +365,7 @@ impl Pipeline {
             return Err(Error::invalid_argument(format!(
                 "not an observer pipeline snapshot (schema {}, expected {SNAPSHOT_SCHEMA})",
                 quoted(&snapshot.schema),
-                SNAPSHOT_SCHEMA = quoted(&SNAPSHOT_SCHEMA)
+                SNAPSHOT_SCHEMA = quoted(SNAPSHOT_SCHEMA)
             )));
         }
         if !reads_version(u64::from(snapshot.version)) {

@@ -149,5 +149,5 @@ impl Runner<'_, '_> {
 
 /// Names as a message lists them, each quoted.
 fn quoted(names: &[String]) -> String {
-    names.iter().map(crate::number::quoted).collect::<Vec<_>>().join(", ")
+    names.iter().map(|n| crate::number::quoted(n)).collect::<Vec<_>>().join(", ")
 }

@@ -125,7 +125,7 @@ impl Runner<'_, '_> {
         for ((i, name), answer) in owners.into_iter().zip(answers) {
             let id = &g.steps[i].id;
             let holds = answer.map_err(|e| {
-                let what = format!("step {id}: precondition {}", name.as_deref().unwrap_or("custom"), id = quoted(&id));
+                let what = format!("step {id}: precondition {}", name.as_deref().unwrap_or("custom"), id = quoted(id));
                 // A host callback's error already names it (`step "s": precondition p threw: ...`).
                 let e = if e.message.starts_with(&what) { e } else { e.within(&what) };
                 Interrupt::Fault(Side::Precondition, e.at_step(id))
