@@ -21,7 +21,7 @@ use super::{Env, RunResult, Status};
 use crate::capture::{ModelUsage, Payload, RunIdentity};
 use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::generate::concurrency::{race, Either};
-use crate::host::{LocalBoxFuture, ToolSpec, Usage};
+use crate::host::{LocalBoxFuture, ModelRequest, ModelResponse, ToolSpec, Usage};
 use crate::message::Part;
 use crate::number::{quoted, show};
 use crate::observe::ToolCallInput;
@@ -168,17 +168,22 @@ impl Runner<'_, '_> {
             }),
             None => fut,
         };
-        let settled = match self.env.abort {
+        match self.env.abort {
             Some(a) => match race(timed, a.wait()).await {
-                Either::Left(r) => r,
-                Either::Right(()) => return Err(Fatal::Aborted),
+                Either::Left(r) => Ok(r),
+                Either::Right(()) => Err(Fatal::Aborted),
             },
-            None => timed.await,
-        };
-        match settled {
-            // A replay that misses will miss again: the recording is out of date, not the model wrong.
+            None => Ok(timed.await),
+        }
+    }
+
+    /// Asks the model, [`Runner::bounded`]. A replay that misses ends the
+    /// run: asked again, it would miss again (its recording is out of date,
+    /// the model is not wrong).
+    async fn ask(&self, request: ModelRequest, d: Option<&Deadline>, what: &str) -> std::result::Result<Result<ModelResponse>, Fatal> {
+        match self.bounded(self.env.model.complete(request), d, what).await? {
             Err(e) if e.code == ErrorCode::ReplayMiss => Err(Fatal::Host("replay", e)),
-            r => Ok(r),
+            answer => Ok(answer),
         }
     }
 
@@ -248,7 +253,7 @@ impl Runner<'_, '_> {
             let request = prompt::decide(self.o, self.cfg, &self.s, &self.specs, shown.as_deref());
             self.s.pending_reflection = None;
             self.s.nudge = None;
-            match self.bounded(self.env.model.complete(request), d, "the model (decide)").await? {
+            match self.ask(request, d, "the model (decide)").await? {
                 Err(e) => {
                     decision_error = Some(e);
                     "error"
@@ -467,7 +472,7 @@ impl Runner<'_, '_> {
     async fn reflect(&mut self, topic: &Topic<'_>) -> std::result::Result<Result<(Verdict, String)>, Fatal> {
         let request = prompt::reflect(self.o, self.cfg, &self.s, topic);
         let deadline = self.deadline();
-        let answer = match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (reflect)").await? {
+        let answer = match self.ask(request, deadline.as_ref(), "the model (reflect)").await? {
             Ok(a) => a,
             Err(e) => return Ok(Err(e)),
         };

@@ -26,7 +26,7 @@ impl Runner<'_, '_> {
         } else {
             let request = prompt::summarize(self.o, self.cfg, &self.s, status.as_str(), &reason, ask_deliverable);
             let deadline = self.deadline();
-            match self.bounded(self.env.model.complete(request), deadline.as_ref(), "the model (summarize)").await {
+            match self.ask(request, deadline.as_ref(), "the model (summarize)").await {
                 Ok(Ok(answer)) => {
                     let _ = self.spend(&answer.usage, "summarize");
                     match (ask_deliverable, prompt::json_object(&answer.text)) {
