@@ -52,6 +52,9 @@ const OBJECTS = [
   ['toPrimitive throws', () => tag({ [Symbol.toPrimitive]() { throw boom('toPrimitive'); } }, '{ [Symbol.toPrimitive]() { throw new Error("fuzz: toPrimitive") } }')],
   ['moderately deep object', () => { let o = { k: 1 }; for (let i = 0; i < 300; i++) o = { a: o }; return tag(o, 'Array.from({ length: 300 }).reduce((o) => ({ a: o }), { k: 1 })'); }],
   ['cyclic object', () => { const o = { a: 1 }; o.self = o; return tag(o, '(() => { const o = { a: 1 }; o.self = o; return o })()'); }],
+  // Its only key the cycle: a walk that follows it takes no other step first.
+  ['object that is only its cycle', () => { const o = {}; o.self = o; return tag(o, '(() => { const o = {}; o.self = o; return o })()'); }],
+  ['cycle through a child', () => { const o = {}; o.child = { parent: o }; return tag(o, '(() => { const o = {}; o.child = { parent: o }; return o })()'); }],
   ['cyclic array', () => { const a = [1]; a.push(a); return tag(a, '(() => { const a = [1]; a.push(a); return a })()'); }],
   ['frozen', () => tag(Object.freeze({ a: [1] }), 'Object.freeze({ a: [1] })')],
   ['array with a throwing element getter', () => tag(Object.defineProperty([1, 2], 1, { get() { throw boom('element getter'); }, enumerable: true }), 'Object.defineProperty([1, 2], 1, { get() { throw new Error("fuzz: element getter") } })')],
