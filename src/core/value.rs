@@ -150,9 +150,43 @@ impl<'a> Opts<'a> {
     }
 }
 
+/// A host value's JSON text, as `JSON.stringify` writes it, with each
+/// lone half of a UTF-16 pair (`\ud83d`, as a string cut inside an emoji
+/// leaves) as U+FFFD, the character `String.prototype.toWellFormed` puts
+/// there: no Rust string holds a lone surrogate, and a record refused for
+/// one is a record lost. `JSON.stringify` escapes a surrogate only when it
+/// is alone (a whole pair it writes as the character), so every `\ud8`-`\udf`
+/// escape in its text is one; `\\` is an escaped backslash, not an escape.
+pub fn well_formed(json: String) -> String {
+    let mut b = json.into_bytes();
+    let mut i = 0;
+    while i + 5 < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b[i + 1] == b'u' && b[i + 2] == b'd' && matches!(b[i + 3], b'8'..=b'9' | b'a'..=b'f') {
+            b[i + 2..i + 6].copy_from_slice(b"fffd");
+        }
+        i += 2;
+    }
+    // ASCII replaced by ASCII: the text is UTF-8 still.
+    String::from_utf8(b).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_surrogate_escape_becomes_the_replacement_character() {
+        // As JSON.stringify writes "a😀".slice(0, 2) and "😀".slice(1); an escaped backslash and other escapes stay.
+        let fixed = |s: &str| well_formed(s.to_owned());
+        assert_eq!(fixed(r#"{"a":"a\ud83d","b":"\ude00x"}"#), r#"{"a":"a\ufffd","b":"\ufffdx"}"#);
+        assert_eq!(fixed(r#"["😀","\\ud83d","\u00e9","\ud7ff"]"#), r#"["😀","\\ud83d","\u00e9","\ud7ff"]"#);
+        let read: serde_json::Value = serde_json::from_str(&fixed(r#"{"t":"cut \ud83d"}"#)).unwrap();
+        assert_eq!(read["t"], "cut \u{fffd}");
+    }
 
     #[test]
     fn null_and_absent_callbacks_are_none_and_others_are_refused() {

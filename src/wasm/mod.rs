@@ -63,40 +63,28 @@ pub(crate) fn string_keys(keys: &js_sys::Array) -> Vec<String> {
 
 /// A JS value as JSON text. `undefined`, functions and symbols have no JSON
 /// form; BigInts and cycles make `JSON.stringify` throw: all are refused.
+/// A lone half of a UTF-16 pair is read as U+FFFD ([`crate::core::value::well_formed`]).
 pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
-    let text = js_sys::JSON::stringify(value).map_err(|e| not_json(value, what, &e))?;
-    text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
+    let text = js_sys::JSON::stringify(value).map_err(|e| not_json(what, &e))?;
+    text.as_string().map(whole).ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
 
-/// `JSON.stringify(value)` threw `e`: said with where a BigInt sits, when
-/// one does (`payload.data.id is not JSON data: Do not know how to
-/// serialize a BigInt`), as JSON.stringify does not say it. A cycle it
-/// says itself.
-fn not_json(value: &JsValue, what: &str, e: &JsValue) -> Error {
+/// JSON text with a string cut inside an emoji (`\ud83d` alone) read with
+/// its half as U+FFFD, or it would not read. Not inlined: every reader of a
+/// JS value calls it.
+#[inline(never)]
+fn whole(text: String) -> String {
+    if text.contains("\\ud") {
+        crate::core::value::well_formed(text)
+    } else {
+        text
+    }
+}
+
+/// `JSON.stringify(value)` threw `e` (a BigInt, a cycle, a `toJSON` that throws).
+fn not_json(what: &str, e: &JsValue) -> Error {
     let why = error::message_of(e).unwrap_or_else(|| error::describe(e));
-    let mut budget = 10_000u32;
-    let at = bigint_at(value, &mut budget, 0).unwrap_or_default();
-    Error::invalid_argument(format!("{what}{at} is not JSON data: {why}")).caused_by(error::cause(e))
-}
-
-/// The path to the first BigInt in `v` (`""` for `v` itself, `.a[2]`),
-/// looking at no more than `budget` values, none deeper than 128 (a cycle,
-/// a huge value; each level is a frame of the module's stack).
-fn bigint_at(v: &JsValue, budget: &mut u32, depth: u32) -> Option<String> {
-    if v.is_bigint() {
-        return Some(String::new());
-    }
-    *budget = budget.checked_sub(1)?;
-    if !v.is_object() || *budget == 0 || depth >= 128 {
-        return None;
-    }
-    let listed = is_array(v);
-    for k in js_sys::Reflect::own_keys(v).ok()?.iter() {
-        let Some(name) = k.as_string() else { continue };
-        let Some(rest) = js_sys::Reflect::get(v, &k).ok().and_then(|child| bigint_at(&child, budget, depth + 1)) else { continue };
-        return Some(if listed { format!("[{name}]{rest}") } else { format!(".{name}{rest}") });
-    }
-    None
+    Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(e))
 }
 
 /// A property name as a JS string, made once per name: a `&str` crosses
@@ -152,7 +140,7 @@ pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error>
             v
         }
     });
-    let text = js_sys::JSON::stringify_with_replacer(value, replacer.as_ref().unchecked_ref()).map_err(|e| not_json(value, what, &e))?;
+    let text = js_sys::JSON::stringify_with_replacer(value, replacer.as_ref().unchecked_ref()).map_err(|e| not_json(what, &e))?;
     text.as_string().ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
 

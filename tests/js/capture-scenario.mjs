@@ -141,9 +141,13 @@ export const checks = {
     eq(JSON.parse(JSON.stringify(js)).message, js.message, 'a JS layer error as JSON');
     assert(slip.message.startsWith('payload: unknown field "is_eror"; did you mean "is_error"?'), slip.message);
     const camel = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: 1, isError: true }), 'INVALID_RECORD', 'the AI SDK\'s spelling');
-    // Half of a UTF-16 pair (a cut emoji) is said as what it is, not as serde's "hex escape".
-    const half = expectCode(() => rec.record({ kind: 'tool_ended', tool_call_id: 'c', tool_name: 'x', result: `ok ${'😀'.slice(0, 1)}`, is_error: false }), 'INVALID_RECORD', 'a lone surrogate');
-    assert(half.message.startsWith('payload: a string holds half of a UTF-16 surrogate pair'), half.message);
+    // Half of a UTF-16 pair (a string cut inside an emoji) is recorded as U+FFFD, not refused: the record would be lost.
+    const cut = new at.MemorySink();
+    const cutter = new at.TrajectoryRecorder(cut, { runId: 'r', clock: () => 1 });
+    cutter.record({ kind: 'tool_ended', tool_call_id: 'a', tool_name: 't', result: { text: '👍 great'.slice(1), pair: '😀', written: '\\ud83d' }, is_error: false });
+    eq(cut.records()[0].payload.result, { text: '\ufffd great', pair: '😀', written: '\\ud83d' }, 'the lone half as U+FFFD; a whole pair, and a backslash written before "ud83d", kept');
+    eq(at.parseTrajectoryJsonl(at.serializeTrajectoryJsonl(cut.records())).length, 1, 'and the line reads back');
+    cut.free();
     assert(camel.message.startsWith('payload: unknown field "isError"; did you mean "is_error"?'), camel.message);
     const nested = expectCode(() => rec.record({ kind: 'run_started', identity: { run_id: 'r', agnet: 'a' } }), 'INVALID_RECORD', 'an unknown field of the identity');
     assert(nested.message.startsWith('payload.identity: unknown field "agnet"; did you mean "agent"?'), nested.message);

@@ -48,9 +48,8 @@ export const inputChecks = {
     eq(expectThrow(() => at.parseTrajectoryJsonl(sink), 'INVALID_ARGUMENT', 'a sink as the text').message,
       "parseTrajectoryJsonl(text): text must be JSONL text or a Uint8Array of it, got one of this package's objects (a recorder, a sink or a pipeline)", 'a sink as the text');
     sink.free();
-    // JSON.stringify does not say where a BigInt sits; the message does.
     eq(expectThrow(() => at.createTrajectory({ goal: 'g', persona: { description: 'd' }, metadata: { rows: [{ id: 5n }] } }, agent()), 'INVALID_TRAJECTORY', 'a BigInt').message,
-      'trajectory.metadata.rows[0].id is not JSON data: Do not know how to serialize a BigInt', 'a BigInt named by its path');
+      'trajectory is not JSON data: Do not know how to serialize a BigInt', 'a BigInt, as JSON.stringify says it');
     // A cycle, or nesting past any stack, is a coded error too, and the module goes on working.
     const deep = {};
     let at_ = deep;
