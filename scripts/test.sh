@@ -141,6 +141,7 @@ run_node "tarball: agent-trajectories/vitest matchers in a vitest 4 project, str
 run_node "tarball: observeMastra in @mastra/core agents, strict TS" tests/consumers/mastra/*.test.mjs
 run_node "tarball: BackgroundAgentRunner (zod, ai tool(), replay, faults), strict TS" tests/consumers/background/*.test.mjs
 run_node "README examples" tests/js/readme.test.mjs
+run_node "a file's kind (www/kind.js): what the viewer page and the command read" tests/js/kind.test.mjs
 run_node "API reference (target/api, built by the build): pages and links" tests/js/api-reference.test.mjs
 # The tarball unpacked as it lands in node_modules: the viewer serves the
 # package's files from it, and the index suite imports it by path.

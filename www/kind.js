@@ -10,6 +10,12 @@
 //   or its runs alone (an array of runs, each with its `verdict`).
 
 /**
+ * A step of an export: a trace (`userMessage`) or a `toJSONL` line (`stepIndex`).
+ * @param {unknown} s
+ */
+const isStep = (s) => s !== null && typeof s === 'object' && ('stepIndex' in s || 'userMessage' in s);
+
+/**
  * A file's kind from its first bytes (its head: 64 KB is plenty). 'json'
  * means one JSON value over the whole file: read it with `jsonKind`. A
  * record file is never parsed whole here (it may be 100 MB).
@@ -28,21 +34,23 @@ export function headKind(head) {
   }
   if (Array.isArray(first)) return 'json';
   if (first === null || typeof first !== 'object' || 'payload' in first) return 'records';
-  if ('stepIndex' in first || 'userMessage' in first) return 'steps';
+  if (isStep(first)) return 'steps';
   // A `runs` key makes it a batch (its runs read, or refused as not a list), never a record.
   return 'runs' in first ? 'json' : 'records';
 }
 
 /**
  * What a file that is one JSON value holds: a batch (`{ runs }`, or its
- * runs alone), step traces (an array of them), or null for anything else.
+ * runs alone), step traces (an array of steps only), or null for anything else.
  * @param {unknown} value
  * @returns {{ batch: { runs: any[] } } | { steps: any[] } | null}
  */
 export function jsonKind(value) {
   if (Array.isArray(value)) {
     const isRun = (/** @type {unknown} */ r) => r !== null && typeof r === 'object' && !Array.isArray(r) && 'verdict' in r;
-    return value.every(isRun) ? { batch: { runs: value } } : { steps: value };
+    if (value.every(isRun)) return { batch: { runs: value } };
+    // Anything else (numbers, chat messages) is no step export: read as records, it is refused by its line.
+    return value.every(isStep) ? { steps: value } : null;
   }
   const runs = value !== null && typeof value === 'object' ? /** @type {{ runs?: unknown }} */ (value).runs : undefined;
   return Array.isArray(runs) ? { batch: /** @type {{ runs: any[] }} */ (value) } : null;

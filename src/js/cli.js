@@ -192,8 +192,10 @@ function kindOf(text, file, kind = headKind(text.slice(0, 65536))) {
       const value = jsonKind(JSON.parse(text.replace(/^\uFEFF/, '')));
       return value && 'steps' in value ? { steps: value.steps, bad: [] } : value;
     } catch (e) {
-      // An array is one JSON value (JSONL lines are objects): say where it breaks.
-      if (/^\uFEFF?\s*\[/.test(text)) throw fail('INVALID_ARGUMENT', `${file}: not a JSON array: ${why(e)}`, e);
+      // An array, or an object written over many lines (a record's line is never `{` alone),
+      // is one JSON value: say where it breaks, not that each of its lines is a bad record.
+      const one = /^\uFEFF?\s*(\[|\{\s*\n)/.exec(text);
+      if (one) throw fail('INVALID_ARGUMENT', `${file}: not a JSON ${one[1] === '[' ? 'array' : 'object'}: ${why(e)}`, e);
       return null; // Not one JSON value: read as JSONL, which names the bad line.
     }
   }
