@@ -52,7 +52,7 @@ export interface AISdkAbortEvent {
   readonly reason?: unknown;
 }
 
-export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
+export interface ObserveAISdkOptions<PrepareOptions = unknown, PrepareResult = unknown, Step = unknown, End = unknown, Stop = unknown, StepError = unknown> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
   /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). Records you made before the loop stay before run_started. */
@@ -86,7 +86,7 @@ export interface ObserveAISdkOptions<PrepareOptions, PrepareResult, Step, End, S
 }
 
 /** The settings to spread into `generateText`, `streamText` or `new ToolLoopAgent(...)`. */
-export interface AISdkLoopSettings<PrepareOptions, PrepareResult, Step, End, Stop, StepError> {
+export interface AISdkLoopSettings<PrepareOptions = unknown, PrepareResult = unknown, Step = unknown, End = unknown, Stop = unknown, StepError = unknown> {
   prepareStep: (options: PrepareOptions & AISdkPrepareStepOptions) => Promise<PrepareResult | { instructions?: AISdkInstructions } | undefined>;
   onStepEnd: (step: Step & AISdkStepResult) => Promise<void>;
   onStepError: (event: StepError & AISdkStepErrorEvent) => Promise<void>;

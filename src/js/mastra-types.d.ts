@@ -31,7 +31,7 @@ export interface MastraTrajectoryEnd {
   processOutputResult<List>(args: { messageList: List; result: { finishReason?: string; steps?: readonly unknown[] } }): List;
 }
 
-export interface ObserveMastraOptions<Input extends readonly unknown[], Output extends readonly unknown[], Errors extends readonly unknown[]> {
+export interface ObserveMastraOptions<Input extends readonly unknown[] = unknown[], Output extends readonly unknown[] = unknown[], Errors extends readonly unknown[] = unknown[]> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into each model call's prompt. */
   observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
   /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). */
@@ -51,7 +51,7 @@ export interface ObserveMastraOptions<Input extends readonly unknown[], Output e
 }
 
 /** The processor lists to spread into `new Agent({...})` or `agent.generate / stream(messages, {...})`. */
-export interface MastraProcessors<Input extends readonly unknown[], Output extends readonly unknown[], Errors extends readonly unknown[]> {
+export interface MastraProcessors<Input extends readonly unknown[] = unknown[], Output extends readonly unknown[] = unknown[], Errors extends readonly unknown[] = unknown[]> {
   inputProcessors: [...Input, MastraTrajectoryProcessor];
   outputProcessors: [MastraTrajectoryProcessor, ...Output, MastraTrajectoryEnd];
   errorProcessors: [...Errors, MastraTrajectoryProcessor];
