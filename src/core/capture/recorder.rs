@@ -47,7 +47,9 @@ impl Recorder {
     fn claim(&self, id: &str, place: &str) -> Result<()> {
         if !self.ids.borrow_mut().insert(id.to_owned()) {
             return Err(Error::invalid_argument(format!(
-                "{place}: run id {id} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart", id = quoted(id))));
+                "{place}: run id {id} is already used by another run of this recorder (itself, its parent or another child); give each run its own id, so its records can be told apart",
+                id = quoted(id)
+            )));
         }
         Ok(())
     }

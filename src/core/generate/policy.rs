@@ -103,16 +103,16 @@ impl PolicyDecision {
                 // criterion), which a policy's stop does not have.
                 use StopReason::*;
                 let reason = match obj.get("reason") {
-                    Some(Value::String(r)) => {
-                        match StopReason::parse(r) {
-                            Some(reason @ (GoalReached | MaxTurns | PolicyViolation | AgentLoop | NoStepMatch)) => reason,
-                            own => {
-                                let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
-                                return Err(garbage(format!(
-                                "a stop with reason {r}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}", r = quoted(r))));
-                            }
+                    Some(Value::String(r)) => match StopReason::parse(r) {
+                        Some(reason @ (GoalReached | MaxTurns | PolicyViolation | AgentLoop | NoStepMatch)) => reason,
+                        own => {
+                            let own = if own.is_some() { " (the run's own end; a policy that fails throws)" } else { "" };
+                            return Err(garbage(format!(
+                                "a stop with reason {r}, which is none of goal-reached, max-turns, policy-violation, agent-loop, no-step-match{own}",
+                                r = quoted(r)
+                            )));
                         }
-                    }
+                    },
                     _ => return Err(garbage("a stop without a reason".into())),
                 };
                 let completed = match obj.get("completed") {
