@@ -30,7 +30,7 @@ const glue = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps
  * specifier bundlers leave alone, as the viewer loads node:fs.
  * @typedef {{
  *   util: { parseArgs(config: object): { values: Record<string, any>, positionals: string[], tokens: Token[] } },
- *   fs: { readFile(path: string | URL): Promise<Uint8Array>, writeFile(path: string, data: string): Promise<void>, appendFile(path: string, data: string): Promise<void>, mkdir(path: string, options: { recursive: true }): Promise<unknown> },
+ *   fs: { readFile(path: string | URL): Promise<Uint8Array>, writeFile(path: string, data: string): Promise<void>, appendFile(path: string, data: string): Promise<void>, mkdir(path: string): Promise<unknown>, stat(path: string): Promise<unknown> },
  *   path: { dirname(path: string): string, basename(path: string): string },
  *   os: { hostname(): string },
  * }} Node
@@ -170,10 +170,36 @@ async function read(node, file) {
  */
 async function write(node, file, text, append = false) {
   try {
-    await node.fs.mkdir(node.path.dirname(file), { recursive: true });
+    await mkdirs(node, node.path.dirname(file));
     await (append ? node.fs.appendFile(file, text) : node.fs.writeFile(file, text));
   } catch (e) {
     throw fail('SINK_FAILED', `cannot write ${file}: ${why(e)}`, e);
+  }
+}
+
+/**
+ * Makes `dir` and its missing parents one at a time: Node 20's
+ * `mkdir(dir, { recursive: true })` never returns under /proc (it retries
+ * ENOENT), and a CI job would wait for it until its own timeout.
+ * @param {Node} node
+ * @param {string} dir
+ */
+async function mkdirs(node, dir) {
+  const missing = [];
+  for (let d = dir; ; d = node.path.dirname(d)) {
+    try {
+      await node.fs.stat(d);
+      break;
+    } catch {
+      missing.push(d);
+      if (node.path.dirname(d) === d) break;
+    }
+  }
+  for (const d of missing.reverse()) {
+    // Made meanwhile (another output of the same run, into the same new folder): there it is.
+    await node.fs.mkdir(d).catch((/** @type {any} */ e) => {
+      if (e?.code !== 'EEXIST') throw e;
+    });
   }
 }
 
