@@ -9,14 +9,6 @@ import { fail, why, ours, guard, sealed, isObject, isArray, plain } from './util
 /** @typedef {import('./generate-types').ModelRecording} ModelRecording */
 /** @typedef {import('./generate-types').Model} Model */
 
-/**
- * `s` with lone surrogates as U+FFFD (String.prototype.toWellFormed, where
- * the runtime has it): JSON the core can read.
- * @param {string} s
- * @returns {string}
- */
-const wellFormed = (s) => /** @type {{ toWellFormed?: () => string }} */ (/** @type {unknown} */ (s)).toWellFormed?.() ?? s;
-
 // Record/replay. The core owns the recording's format, a request's
 // canonical form and key, matching and the words of a miss
 // (core::generate::replay); here a request becomes plain JSON. Only plain
@@ -34,9 +26,7 @@ const canonical = (v, path, seen = new Set()) => {
   // primitive's value (so a request keys as it travels to a model).
   if (isObject(v) && typeof v.toJSON === 'function') v = v.toJSON();
   if (v instanceof String || v instanceof Number || v instanceof Boolean) v = v.valueOf();
-  // A lone surrogate has no JSON the core can read: written as U+FFFD, on
-  // both sides of a replay alike.
-  if (typeof v === 'string') return wellFormed(v);
+  // A lone surrogate (a cut emoji) the core reads as U+FFFD, on both sides of a replay alike.
   if (!isObject(v)) return v;
   if (seen.has(v)) throw fail('INVALID_ARGUMENT', `${path} refers back to an object that contains it (a cycle); a model request must be plain JSON`);
   seen.add(v);
@@ -48,7 +38,7 @@ const canonical = (v, path, seen = new Set()) => {
     for (const k of Object.keys(v)) {
       const x = guard(`${path}.${k}: reading it threw`, () => v[k]);
       // Defined, not assigned: a key named `__proto__` (JSON.parse makes one) stays a key.
-      if (x !== undefined) Object.defineProperty(out, wellFormed(k), { value: canonical(x, `${path}.${k}`, seen), enumerable: true, writable: true, configurable: true });
+      if (x !== undefined) Object.defineProperty(out, k, { value: canonical(x, `${path}.${k}`, seen), enumerable: true, writable: true, configurable: true });
     }
   }
   seen.delete(v);

@@ -69,11 +69,11 @@ pub(crate) fn json_of(value: &JsValue, what: &str) -> Result<String, Error> {
     text.as_string().map(whole).ok_or_else(|| Error::invalid_argument(format!("{what} is missing or not JSON data")))
 }
 
-/// JSON text with a string cut inside an emoji (`\ud83d` alone) read with
-/// its half as U+FFFD, or it would not read. Not inlined: every reader of a
-/// JS value calls it.
+/// JSON text from JS (`JSON.stringify`'s) with a string cut inside an emoji
+/// (`\ud83d` alone) read with its half as U+FFFD, or it would not read. Not
+/// inlined: every reader of a JS value calls it.
 #[inline(never)]
-fn whole(text: String) -> String {
+pub(crate) fn whole(text: String) -> String {
     if text.contains("\\ud") {
         crate::core::value::well_formed(text)
     } else {

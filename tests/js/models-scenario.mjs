@@ -22,6 +22,12 @@ export const checks = {
     eq(at.modelRequestKey({ purpose: 'user-message', messages: [], system: 's' }), at.modelRequestKey({ system: 's', messages: [], purpose: 'user-message' }), 'key ignores key order');
     const keys = Array.from({ length: 300 }, (_, i) => at.modelRequestKey({ purpose: 'user-message', messages: [{ role: 'user', content: `q${i * 7919}` }] }));
     eq(keys.filter((k) => !/^[0-9a-f]{16}$/.test(k)), [], 'every key is 16 hex digits');
+    // A cut emoji (half of a UTF-16 pair) in a request or an answer is recorded, and read as U+FFFD, as any value from JS is.
+    const cutReq = { purpose: 'user-message', messages: [{ role: 'user', content: `q${'😀'.slice(1)}` }] };
+    eq(at.modelRequestKey(cutReq), at.modelRequestKey({ ...cutReq, messages: [{ role: 'user', content: 'q\ufffd' }] }), 'the key of a lone half is its U+FFFD\'s');
+    const cutting = at.recordingModel(async () => `cut ${'😀'.slice(0, 1)}`);
+    eq(await cutting(cutReq), `cut ${'😀'.slice(0, 1)}`, 'the answer passes through as the model gave it');
+    eq(await at.replayModel(JSON.parse(JSON.stringify(cutting.recording)))(cutReq), 'cut \ufffd', 'and replays with U+FFFD');
   },
   async "a definition's own userModel drives a run without options; the options' wins; a bad one is named where it was given"(at) {
     const own = at.createTrajectory(chain({ userModel: scriptedUser() }), agent());

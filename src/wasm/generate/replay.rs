@@ -10,8 +10,10 @@ use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{IntoJs, JsResult};
 use crate::wasm::to_js;
 
+/// The JS layer's JSON text (`JSON.stringify` of a plain copy), read as any JS value is ([`crate::wasm::whole`]).
 fn parse(text: &str, what: &str) -> Result<Value, Error> {
-    serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("{what} is not JSON: {}", crate::core::error::plain_serde(&e))))
+    serde_json::from_str(&crate::wasm::whole(text.to_owned()))
+        .map_err(|e| Error::invalid_argument(format!("{what} is not JSON: {}", crate::core::error::plain_serde(&e))))
 }
 
 fn answer_to_js(a: &Answer) -> JsResult<JsValue> {
