@@ -198,10 +198,8 @@ impl Vfs {
         Error::invalid_argument(format!("{path}: no such file"))
     }
 
-    /// Every visible file, sorted: the mounts and the overlay (both kept
-    /// sorted) merged as they are walked, an overlay entry hiding the mount
-    /// of its path. Not collected and sorted: a background run lists the
-    /// files every iteration, and sorting them was a tenth of its cost.
+    /// Every visible file, sorted: the two sorted layers merged as they are
+    /// walked (an overlay entry hides its path's mount), never re-sorted.
     pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
         let (mut mounts, mut overlay) = (self.mounts.0.iter().peekable(), self.overlay.0.iter().peekable());
         std::iter::from_fn(move || loop {
