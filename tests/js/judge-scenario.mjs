@@ -249,4 +249,24 @@ export const judgeChecks = {
     eq(checks.checks.map((c) => [c.check, c.pass]), [['verdict', false], ['judge', false]], 'checkRun reads the judgement');
     eq(checks.checks[1].message, 'the judge failed "books" (turn 1) after turn 1', 'and says which criterion, when');
   },
+
+  async 'records before a late run id are that run\'s: one run for the index and checkRun, as for the parser'(at) {
+    // A recorder given no runId stamps the records before run_started
+    // without one; the run's seq goes on from them.
+    const sink = new at.MemorySink();
+    const rec = new at.TrajectoryRecorder(sink, { clock: () => 1 });
+    rec.record({ kind: 'custom', name: 'setup', data: 1 });
+    rec.record({ kind: 'run_started', identity: { run_id: 'late' } });
+    rec.record({ kind: 'turn_started', turn_index: 0 });
+    rec.record({ kind: 'run_ended', outcome: { status: 'completed' } });
+    const text = sink.toJsonl();
+    eq(at.parseTrajectoryJsonl(text).map((r) => [r.seq, r.run_id ?? null]), [[0, null], [1, 'late'], [2, 'late'], [3, 'late']], 'the parser takes the seq as one run\'s');
+    const index = at.TrajectoryIndex.fromJsonl(text);
+    eq(index.errors(), [], 'no seq gap');
+    eq(index.runs().map((r) => [r.runId, r.first, r.records, r.turns]), [['late', 0, 4, 1]], 'one run, from its first record');
+    eq(index.filter({ runId: 'late' }).length, 4, 'the first record is found by the run\'s id');
+    index.free();
+    const c = at.checkRun(text);
+    eq([c.pass, c.checks.map((x) => x.message)], [true, ['run "late" ended with verdict pass, reason completed; passing: pass']], 'checkRun sees one run, named');
+  },
 };

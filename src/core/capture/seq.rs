@@ -18,6 +18,9 @@ pub struct SeqCheck {
     /// The run of the last record and its next seq: records of one run
     /// mostly follow each other, and this spares a lookup for each.
     last: Option<(Box<str>, u64)>,
+    /// Whether the last record checked named the run the records without
+    /// a run_id before it carry on (see [`SeqCheck::adopted`]).
+    adopted: bool,
 }
 
 impl SeqCheck {
@@ -31,6 +34,15 @@ impl SeqCheck {
             None => Ok(()),
             Some(problem) => Err(Error::new(ErrorCode::SeqGap, problem).at_line(line)),
         }
+    }
+
+    /// Whether the record just checked named the run that the records
+    /// without a run_id before it (since the last such record) belong to:
+    /// a recorder given no runId stamps the records before `run_started`
+    /// without one, and the run's seq goes on from them. Which run a
+    /// record belongs to follows this, wherever records are grouped.
+    pub fn adopted(&self) -> bool {
+        self.adopted
     }
 
     /// What is wrong with the next record being seq `seq` of `run_id`, if anything.
@@ -59,6 +71,7 @@ impl SeqCheck {
     /// (after a gap the check follows the stream from where it is).
     fn advance(&mut self, run_id: Option<&str>, seq: u64) -> u64 {
         let past = |want: u64| want.max(seq.saturating_add(1));
+        self.adopted = false;
         let Some(id) = run_id else {
             let want = self.unnamed.unwrap_or(0);
             self.unnamed = Some(past(want));
@@ -82,6 +95,7 @@ impl SeqCheck {
             None => match self.unnamed {
                 Some(n) if n == seq => {
                     self.unnamed = None;
+                    self.adopted = true;
                     n
                 }
                 _ => 0,
@@ -119,5 +133,21 @@ mod tests {
     fn unnamed_records_before_run_started_carry_on() {
         assert!(problems(&[(None, 0), (None, 1), (Some("r"), 2), (Some("r"), 3)]).is_empty());
         assert_eq!(problems(&[(Some("a"), 0), (Some("a"), 2)]), ["line 2: run \"a\" jumps from seq 0 to 2: seq 1 is missing"]);
+    }
+
+    #[test]
+    fn records_before_a_late_run_id_belong_to_that_run() {
+        let mut c = SeqCheck::default();
+        let adopted: Vec<bool> = [(None, 0), (None, 1), (Some("r"), 2), (None, 0), (Some("s"), 0)]
+            .iter()
+            .enumerate()
+            .map(|(i, (run, seq))| {
+                c.check(i + 1, *run, *seq).unwrap();
+                c.adopted()
+            })
+            .collect();
+        // The second unnamed record 0 starts a sequence of its own; run s
+        // starts afresh at 0, so it does not carry that one on.
+        assert_eq!(adopted, [false, false, true, false, false]);
     }
 }

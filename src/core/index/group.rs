@@ -3,8 +3,10 @@
 //! the one place a stream's turns are decided; the index's queries, the
 //! viewer and its charts read them from here.
 //!
-//! The rules: a record belongs to the run its `run_id` names (records
-//! without one form one run of their own). A turn opens on `turn_started`
+//! The rules: a record belongs to the run its `run_id` names; records
+//! without one belong to the run named after them that carries their seq
+//! on (the seq check's rule: a recorder given no runId before
+//! `run_started`), or else form one run of their own. A turn opens on `turn_started`
 //! (numbered by its `turn_index`, else one past the last) or, in a run
 //! without turns, on a background `iteration_started`; a record names its
 //! turn by `turn_index`, or joins the open one; `turn_ended` (or the
@@ -349,6 +351,26 @@ mod tests {
         );
         assert_eq!(r.outside, [0]);
         assert_eq!(g.turn_of, [NONE, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn records_before_a_late_run_id_are_that_runs() {
+        let unnamed =
+            |seq: u32, payload: &str| format!(r#"{{"schema_version":1,"seq":{seq},"depth":0,"recorded_at_unix_ms":1,"payload":{payload}}}"#);
+        let text = [
+            unnamed(0, r#"{"kind":"custom","name":"setup","data":1}"#),
+            line(1, "late", r#"{"kind":"run_started","identity":{"run_id":"late"}}"#),
+            line(2, "late", r#"{"kind":"run_ended","outcome":{"status":"completed"}}"#),
+            unnamed(0, r#"{"kind":"custom","name":"after","data":1}"#),
+        ]
+        .join("\n");
+        let ix = TrajectoryIndex::from_bytes(text.into_bytes());
+        assert!(ix.problems.is_empty());
+        let g = ix.groups();
+        let runs: Vec<(Option<&str>, u32)> =
+            g.runs.iter().map(|r| ((r.key != NONE).then(|| &*ix.strings.names[r.key as usize]), r.records)).collect();
+        // The last record starts a sequence of its own, which no run carries on.
+        assert_eq!(runs, [(Some("late"), 3), (None, 1)]);
     }
 
     #[test]

@@ -4,10 +4,13 @@
 use std::borrow::Cow;
 
 use super::scan::{unescape, Cursor, Scan, Str};
-use super::{Problem, TrajectoryIndex, NONE};
+use super::{column, Problem, TrajectoryIndex, COLUMNS, NONE};
 use crate::capture::well_known::{total_tokens, MODEL_ERROR, MODEL_USAGE, USAGE_KEYS};
 use crate::capture::{TrajectoryRecord, TRAJECTORY_SCHEMA_VERSION};
 use crate::error::ErrorCode;
+
+const W: usize = COLUMNS.len();
+const RUN: usize = column(&COLUMNS, "run");
 
 /// The fields of one line the index looks at.
 #[derive(Default)]
@@ -278,6 +281,19 @@ impl TrajectoryIndex {
         ];
         self.cols.extend_from_slice(&row);
         self.nums.extend_from_slice(&[f.seq.unwrap_or_default(), f.at.unwrap_or_default(), tokens.unwrap_or(f64::NAN)]);
+        if self.seqs.adopted() {
+            // The records without a run_id since the last such record are
+            // this run's: it carries their seq on (the seq check's rule).
+            let run = row[RUN];
+            let mut i = self.unnamed_since * W + RUN;
+            while let Some(r) = self.cols.get_mut(i) {
+                if *r == NONE {
+                    *r = run;
+                }
+                i += W;
+            }
+            self.unnamed_since = self.len();
+        }
     }
 }
 

@@ -117,6 +117,8 @@ pub struct TrajectoryIndex {
     pub problems: Vec<Problem>,
     /// The seq check `parseTrajectoryJsonl` makes, over the same stream.
     seqs: SeqCheck,
+    /// The first row a run named later may yet claim (see `ingest`).
+    unnamed_since: usize,
 }
 
 impl TrajectoryIndex {
@@ -130,6 +132,7 @@ impl TrajectoryIndex {
             strings: Interner::default(),
             problems: Vec::new(),
             seqs: SeqCheck::default(),
+            unnamed_since: 0,
         };
         index.ingest(&bytes);
         index.bytes = bytes;

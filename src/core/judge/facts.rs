@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::steps::steps_to_jsonl;
-use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, TrajectoryRecord};
+use agent_trajectories_core::capture::{jsonl, well_known, EndRead, ModelUsage, Payload, SeqCheck, TrajectoryRecord};
 use agent_trajectories_core::error::{Error, Result};
 use agent_trajectories_core::message::ModelMessage;
 use agent_trajectories_core::number;
@@ -149,11 +149,14 @@ impl RunFacts {
     /// the only top-level run when `run_id` is `None`. Child runs' records
     /// (depth > 0) are their own runs'. `place` names the argument.
     pub fn of_records(records: &[TrajectoryRecord], run_id: Option<&str>, place: &str) -> Result<RunFacts> {
+        // A record belongs to the run its run_id names, or to the run
+        // named later that carries it on (the core's one rule).
+        let owners = owners(records);
         let top: Vec<Option<&str>> = {
             let mut ids: Vec<Option<&str>> = Vec::new();
-            for r in records.iter().filter(|r| r.depth == 0) {
-                if !ids.contains(&r.run_id.as_deref()) {
-                    ids.push(r.run_id.as_deref());
+            for (r, &owner) in records.iter().zip(&owners) {
+                if r.depth == 0 && !ids.contains(&owner) {
+                    ids.push(owner);
                 }
             }
             ids
@@ -183,7 +186,7 @@ impl RunFacts {
         let mut turn: Option<u64> = None;
         // Whether the turn in progress appended messages of its own.
         let mut appended = false;
-        for r in records.iter().filter(|r| r.run_id.as_deref() == chosen) {
+        for (r, _) in records.iter().zip(&owners).filter(|(_, &owner)| owner == chosen) {
             match &r.payload {
                 Payload::TurnStarted { turn_index } => {
                     turn = Some(turn_index.unwrap_or(f.turns));
@@ -231,6 +234,28 @@ impl RunFacts {
         }
         Ok(f)
     }
+}
+
+/// The run each record belongs to: its `run_id`, or, for a record
+/// without one that a run named later carries on (the core's seq check
+/// says so: [`SeqCheck::adopted`]), that run's.
+fn owners(records: &[TrajectoryRecord]) -> Vec<Option<&str>> {
+    let mut seqs = SeqCheck::default();
+    let mut owners: Vec<Option<&str>> = Vec::new();
+    let mut since = 0;
+    for (i, r) in records.iter().enumerate() {
+        let run = r.run_id.as_deref();
+        // A gap is the parser's to report; here only who owns what matters.
+        let _ = seqs.check(i + 1, run, r.seq);
+        owners.push(run);
+        if seqs.adopted() {
+            for o in &mut owners[since..] {
+                *o = o.or(run);
+            }
+            since = owners.len();
+        }
+    }
+    owners
 }
 
 #[cfg(test)]
@@ -290,6 +315,30 @@ pub(crate) mod tests {
         let e = RunFacts::of_records(&records, Some("t"), "run").unwrap_err();
         assert_eq!(e.message, "run: no run \"t\" in the records (runs: \"r\", \"s\")");
         assert!(RunFacts::of_records(&[], None, "run").is_err());
+    }
+
+    const RECORD: &str = r#"{"schema_version":1,"seq":SEQ,RUN"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"n","data":1}}"#;
+
+    #[test]
+    fn records_before_a_late_run_id_are_that_runs() {
+        let text = [
+            r#"{"schema_version":1,"seq":0,"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started","turn_index":0}}"#,
+            r#"{"schema_version":1,"seq":1,"run_id":"late","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"run_started","identity":{"run_id":"late"}}}"#,
+            r#"{"schema_version":1,"seq":2,"run_id":"late","depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"run_ended","outcome":{"status":"completed"}}}"#,
+        ]
+        .join("\n");
+        // One run, not two: the first record is the run's own.
+        let f = RunFacts::of_records(&jsonl::parse(&text).unwrap(), None, "run").unwrap();
+        assert_eq!((f.run_id.as_deref(), f.turns), (Some("late"), 1));
+        // A record without a run_id after it starts a sequence of its own,
+        // which a run starting afresh at seq 0 does not carry on.
+        let more = format!(
+            "{text}\n{}\n{}",
+            RECORD.replace("SEQ", "0").replace("RUN", ""),
+            RECORD.replace("SEQ", "0").replace("RUN", r#""run_id":"other","#)
+        );
+        let records = jsonl::parse(&more).unwrap();
+        assert_eq!(owners(&records), [Some("late"), Some("late"), Some("late"), None, Some("other")]);
     }
 
     #[test]
