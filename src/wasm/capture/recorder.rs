@@ -178,9 +178,11 @@ impl TrajectoryRecorder {
         }
     }
 
-    /// Stamps and submits a payload from Rust: its seq, and with `keep` a
-    /// copy of the stamped record.
-    pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<TrajectoryRecord>), Error> {
+    /// Stamps and submits a payload from Rust: its seq, and with `keep` the
+    /// stamped record's JSON text (written from the record before the sink
+    /// takes it: a deep copy of the record, to write later, measured
+    /// slower).
+    pub(crate) fn record_payload(&self, payload: Payload, keep: bool) -> Result<(u64, Option<String>), Error> {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(f.clone());
         }
@@ -189,7 +191,7 @@ impl TrajectoryRecorder {
         let now = state.time_for(&payload, reading)?;
         let record = state.stamp(payload, now)?;
         drop(state);
-        let (seq, copy) = (record.seq, keep.then(|| record.copy()));
+        let (seq, copy) = (record.seq, keep.then(|| crate::core::write::json(&record)));
         let submitted = self.chan.dispatcher.borrow_mut().submit(record)?;
         if let Some(now) = submitted {
             pump(&self.chan, now);

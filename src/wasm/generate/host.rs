@@ -422,7 +422,7 @@ impl Records for JsEvents {
         let (_, record) = r.record_payload(payload, on_record.is_some())?;
         let mut outcome = self.late_failure();
         if let (Some(f), Some(record), true) = (on_record, record, outcome.is_ok()) {
-            let v = to_js(&record).map_err(conv)?;
+            let v = js_sys::JSON::parse(&record).map_err(conv)?;
             match f.call1(&JsValue::UNDEFINED, &v) {
                 Ok(ret) if crate::wasm::is_thenable(&ret) => crate::wasm::catch_with(&ret, &self.on_record_catch),
                 Ok(_) => {}
