@@ -273,7 +273,7 @@ fn a_model_that_never_finishes_stops_at_max_iterations() {
 fn a_background_run_records_its_model_usage_and_passes_when_done() {
     let model = scripted(|n, req| {
         let mut r = reviewer(n, req)?;
-        r.usage = Usage { input_tokens: Some(100), output_tokens: Some(10) };
+        r.usage = Usage { input_tokens: Some(100), output_tokens: Some(10), total_tokens: None };
         Ok(r)
     });
     let (r, events) = go(&review(), &Config::default(), &model, &Tools::default(), None);

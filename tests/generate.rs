@@ -162,7 +162,7 @@ fn ranking_picks_above_threshold_and_garbage_is_recorded_not_thrown() {
             _ => "[{\"stepId\":\"b\",\"score\":0.8}]".into(),
         })
     });
-    user.usage.set(agent_trajectories::core::host::Usage { input_tokens: Some(5), output_tokens: Some(2) });
+    user.usage.set(agent_trajectories::core::host::Usage { input_tokens: Some(5), output_tokens: Some(2), total_tokens: None });
     let agent = bot(|n, _| Ok(if n == 1 { says("hi") } else { says("ok") }));
     let (r, events) = go(&t, simple(&user, &agent));
     // The ranking's tokens count in the turn it chose for: recorded after its turn_started.

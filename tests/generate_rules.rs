@@ -197,7 +197,7 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
     let observed = cascade_observed(Budget { max_tokens: Some(10_000), ..Default::default() });
     let t = def(json!({ "goal": "g", "persona": { "description": "d" }, "maxTurns": 4 }));
     let agent = bot(|n, _| Ok(failing_search(n)));
-    agent.usage.set(Usage { input_tokens: Some(100), output_tokens: Some(20) });
+    agent.usage.set(Usage { input_tokens: Some(100), output_tokens: Some(20), total_tokens: None });
     let user = User::new();
     let (r, events) = go(&t, Run { observers: Some(&observed), ..simple(&user, &agent) });
     // The agent was shown the assessment inside the user message, never as a system message.
@@ -345,7 +345,7 @@ impl RunJudge for Costly {
                 verdict: JudgeVerdict::Inconclusive,
                 failed: Vec::new(),
                 judgement: json!({ "verdict": "inconclusive" }),
-                usage: Usage { input_tokens: Some(5), output_tokens: Some(2) },
+                usage: Usage { input_tokens: Some(5), output_tokens: Some(2), total_tokens: None },
             })
         })
     }
@@ -355,7 +355,7 @@ impl RunJudge for Costly {
 fn the_judges_tokens_count_in_the_turn_it_judged_as_in_the_records() {
     let t = def(json!({ "goal": "g", "persona": { "description": "d" }, "maxTurns": 3 }));
     let agent = bot(|_, _| Ok(says("ok")));
-    agent.usage.set(Usage { input_tokens: Some(10), output_tokens: Some(1) });
+    agent.usage.set(Usage { input_tokens: Some(10), output_tokens: Some(1), total_tokens: None });
     let user = User::new();
     // Judged after every turn and once more at the end, or only at the end: the last turn carries the end's judgement.
     for (every_turn, tokens) in [(true, vec![18, 18, 25]), (false, vec![11, 11, 18])] {

@@ -14,8 +14,8 @@ export interface ModelRequest {
   tools?: { name: string; description: string; inputSchema: JsonValue }[];
   responseFormat?: 'text' | 'json';
 }
-/** Tokens a call used; both fields feed the observers' token budget (`budget.tokensUsed`). */
-export interface TokenUsage { inputTokens?: number; outputTokens?: number }
+/** Tokens a call used, as the AI SDK reports them; they feed the observers' token budget (`budget.tokensUsed`). `totalTokens`, when given, is the call's count (its `model_usage` record, the budget, a step's `tokens`); else `inputTokens` + `outputTokens`. */
+export interface TokenUsage { inputTokens?: number; outputTokens?: number; totalTokens?: number }
 export type ModelResponse =
   | string
   | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: TokenUsage };

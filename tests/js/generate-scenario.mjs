@@ -281,6 +281,23 @@ export const checks = {
     eq(own.callCount, 5, 'every call reached the pipeline');
   },
 
+  async 'a usage\'s reported totalTokens is the call\'s count: its record, the budget and the step alike'(at) {
+    const answering = (usage) => ({ async respond() { return { messages: [{ role: 'assistant', content: 'ok' }], usage }; } });
+    const cases = [[{ totalTokens: 10 }, 10], [{ inputTokens: 3, outputTokens: 2, totalTokens: 10 }, 10], [{ inputTokens: 3, outputTokens: 2 }, 5]];
+    for (const [usage, n] of cases) {
+      const sink = new at.MemorySink();
+      const observers = new at.ObserverPipeline({ clock, observers: [], budget: { maxTokens: 1000 } });
+      const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, answering(usage)), { userModel: scriptedUser(), clock, sink, observers });
+      const used = sink.records().filter((x) => x.payload.kind === 'custom' && x.payload.name === 'model_usage').map((x) => x.payload.data.totalTokens);
+      eq([r.steps[0].tokens, observers.budget.tokensUsed, used], [n, n, [n]], `the agent's ${JSON.stringify(usage)}`);
+      observers.free();
+    }
+    // A user model's { text, usage } alike.
+    const sink = new at.MemorySink();
+    const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 1 }, answering(undefined)), { userModel: async () => ({ text: 'hi', usage: { totalTokens: 7 } }), clock, sink });
+    eq([r.steps[0].tokens, sink.records().filter((x) => x.payload.name === 'model_usage').map((x) => [x.payload.data.source, x.payload.data.totalTokens])], [7, [['user-simulator', 7]]], 'the user model\'s total');
+  },
+
   async 'custom preconditions and isSatisfied see the traces and a current snapshot, and run in parallel'(at) {
     const seen = [];
     let running = 0, overlap = 0;

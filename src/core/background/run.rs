@@ -18,7 +18,7 @@ use super::prompt::{self, Topic, Verdict};
 use super::state::{LastError, Retry, State};
 use super::tools::{self, FINISH};
 use super::{Env, RunResult, Status};
-use crate::capture::{ModelUsage, Payload, RunIdentity};
+use crate::capture::{Payload, RunIdentity};
 use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::generate::concurrency::{race, Either};
 use crate::host::{LocalBoxFuture, ModelRequest, ModelResponse, ToolSpec, Usage};
@@ -182,13 +182,7 @@ impl Runner<'_, '_> {
     /// observers' budget.
     fn spend(&self, usage: &Usage, source: &str) -> std::result::Result<(), Fatal> {
         if usage.total() > 0 {
-            let used = ModelUsage {
-                source: Some(source.into()),
-                input_tokens: usage.input_tokens,
-                output_tokens: usage.output_tokens,
-                ..Default::default()
-            };
-            self.record(used.payload())?;
+            self.record(usage.model_usage(Some(source)).payload())?;
         }
         match self.env.observers {
             Some(o) if usage.total() > 0 => o.record_tokens(usage.total()).map_err(|e| Fatal::Host("observers", e)),

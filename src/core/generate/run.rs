@@ -25,7 +25,7 @@ use super::prompt::user_message_request;
 use super::simulator::{check, said_key, Issue};
 use super::state::{StepStates, StepStatus};
 use super::trace::{iso8601, Selection, Side, StepTrace, StopReason, TrajectoryResult};
-use crate::capture::{well_known, ModelUsage, Payload, RunIdentity};
+use crate::capture::{well_known, Payload, RunIdentity};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::ShownAssessment;
 use crate::host::{LocalBoxFuture, Usage};
@@ -180,9 +180,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         self.partial.tokens.set(self.partial.tokens.get().saturating_add(usage.total()));
-        let usage =
-            ModelUsage { source: Some(source.into()), input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, ..Default::default() };
-        self.record(usage.payload())?;
+        self.record(usage.model_usage(Some(source)).payload())?;
         match self.env.observers {
             Some(o) => o.record_tokens(usage.total()).map_err(fault(Side::Observer)),
             None => Ok(()),

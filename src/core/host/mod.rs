@@ -13,6 +13,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::capture::well_known::ModelUsage;
 use super::error::{Error, ErrorCode, Result};
 use super::message::{kind_of, ModelMessage, Part};
 use super::value::check_clock;
@@ -104,12 +105,15 @@ pub struct ToolCallRequest {
 pub struct Usage {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// As the model reported it (absent from a recorded answer that had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
 }
 
 impl Usage {
-    /// Reads `{ inputTokens?, outputTokens? }`: each a whole number of
-    /// tokens, or the AI SDK 7 form `{ total }`; anything else is refused,
-    /// naming `what`.
+    /// Reads `{ inputTokens?, outputTokens?, totalTokens? }`: each a whole
+    /// number of tokens, or the AI SDK 7 form `{ total }`; anything else is
+    /// refused, naming `what`.
     pub fn from_value(v: &Value, what: &str) -> Result<Usage> {
         let Value::Object(obj) = v else {
             return Err(Error::new(
@@ -157,12 +161,24 @@ impl Usage {
                 )),
             }
         };
-        Ok(Usage { input_tokens: count("inputTokens")?, output_tokens: count("outputTokens")? })
+        Ok(Usage { input_tokens: count("inputTokens")?, output_tokens: count("outputTokens")?, total_tokens: count("totalTokens")? })
     }
 
-    /// Input and output tokens together.
+    /// The `model_usage` record's data for this call (`source`: who asked).
+    pub fn model_usage(&self, source: Option<&str>) -> ModelUsage {
+        ModelUsage {
+            source: source.map(str::to_owned),
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            total_tokens: self.total_tokens,
+            finish_reason: None,
+        }
+    }
+
+    /// The tokens the call used, as its `model_usage` record counts them:
+    /// the reported total, else input + output ([`ModelUsage::total`]).
     pub fn total(&self) -> u64 {
-        self.input_tokens.unwrap_or(0).saturating_add(self.output_tokens.unwrap_or(0))
+        self.model_usage(None).total()
     }
 }
 
@@ -315,7 +331,19 @@ mod tests {
         // The AI SDK's other keys are its own.
         let ai = json!({ "inputTokens": 5, "outputTokens": 7, "totalTokens": 12, "reasoningTokens": 2, "cachedInputTokens": 1,
             "inputTokenDetails": { "noCacheTokens": 4 }, "outputTokenDetails": { "textTokens": 5 }, "raw": {} });
-        assert_eq!(Usage::from_value(&ai, "x").unwrap(), Usage { input_tokens: Some(5), output_tokens: Some(7) });
+        assert_eq!(Usage::from_value(&ai, "x").unwrap(), Usage { input_tokens: Some(5), output_tokens: Some(7), total_tokens: Some(12) });
+    }
+
+    #[test]
+    fn a_reported_total_is_the_calls_count_as_its_record_counts_it() {
+        let only = Usage::from_value(&json!({ "totalTokens": 10 }), "x").unwrap();
+        assert_eq!((only.total(), only.model_usage(Some("agent")).data()), (10, json!({ "source": "agent", "totalTokens": 10 })));
+        // A total that is not the sum (reasoning, cached tokens) is the count.
+        let more = Usage::from_value(&json!({ "inputTokens": 3, "outputTokens": 2, "totalTokens": 10 }), "x").unwrap();
+        assert_eq!(more.total(), 10);
+        assert_eq!(Usage::from_value(&json!({ "inputTokens": 3, "outputTokens": { "total": 2 } }), "x").unwrap().total(), 5);
+        let e = Usage::from_value(&json!({ "totalTokens": -1 }), "agent.respond").unwrap_err();
+        assert!(e.message.starts_with("agent.respond.usage.totalTokens"), "{}", e.message);
     }
 
     #[test]

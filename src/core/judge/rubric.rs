@@ -289,6 +289,8 @@ pub fn assess<'a>(
         let mut req = req;
         for attempt in 1..=2 {
             let answer = ask(req.clone()).await?;
+            // Both asks' tokens, each counted as its own record would count it.
+            usage.total_tokens = Some(usage.total().saturating_add(answer.usage.total()));
             usage.input_tokens = add(usage.input_tokens, answer.usage.input_tokens);
             usage.output_tokens = add(usage.output_tokens, answer.usage.output_tokens);
             match read_answer(&answer.text, criteria) {
@@ -397,7 +399,11 @@ mod tests {
             asked.borrow_mut().push(r);
             let a = answers.borrow_mut().next().unwrap();
             Box::pin(async move {
-                a.map(|t| ModelResponse { text: t.into(), usage: Usage { input_tokens: Some(3), output_tokens: Some(1) }, ..Default::default() })
+                a.map(|t| ModelResponse {
+                    text: t.into(),
+                    usage: Usage { input_tokens: Some(3), output_tokens: Some(1), total_tokens: None },
+                    ..Default::default()
+                })
             })
         };
         let req = request(&criteria(), "t", Some(2), false);

@@ -12,7 +12,7 @@
 //! does to the run is decided here.
 
 use super::{Interrupt, Runner};
-use crate::capture::{well_known, ModelUsage, Payload};
+use crate::capture::{well_known, Payload};
 use crate::generate::concurrency::{race, Either};
 use crate::generate::env::{JudgeAnswer, JudgeVerdict};
 use crate::generate::trace::{End, Side, StopReason};
@@ -43,13 +43,7 @@ impl Runner<'_, '_> {
             }
             .map_err(|e| Interrupt::Fault(Side::Judge, e))?;
             if answer.usage.total() > 0 {
-                let u = ModelUsage {
-                    source: Some("judge".into()),
-                    input_tokens: answer.usage.input_tokens,
-                    output_tokens: answer.usage.output_tokens,
-                    ..Default::default()
-                };
-                self.record(u.payload())?;
+                self.record(answer.usage.model_usage(Some("judge")).payload())?;
             }
             self.record(Payload::Custom { name: well_known::JUDGEMENT.into(), data: answer.judgement.clone() })?;
             Ok(Some(answer))
