@@ -125,7 +125,8 @@ function makeState({ tracer, content }) {
     let run = runs.get(id);
     if (!run) {
       const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
-      const parentRun = typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
+      // A child run (depth > 0) nests in its parent; a fork (depth 0) is a trace of its own.
+      const parentRun = r.depth > 0 && typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
       // The parent's open tool call started this run, if there is one (the last one open: a Map keeps the order calls began).
       const parent = (parentRun && [...parentRun.tools.values()].at(-1)) ?? parentRun?.span;
       const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
@@ -261,7 +262,7 @@ function makeState({ tracer, content }) {
     }
     // A seq, when there is one, counts from 0 (a time, from the epoch): anything else is no record's.
     for (const [key, v] of [['seq', r.seq], ['recorded_at_unix_ms', r.recorded_at_unix_ms]]) {
-      if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw fail('INVALID_RECORD', `record ${i}: ${key} must be a whole number (0 or more), got ${why(v)}`);
+      if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw fail('INVALID_RECORD', `record ${i}: ${key} must be a whole number (0 or more), got ${shown(v)}`);
     }
     const p = r.payload;
     const time = r.recorded_at_unix_ms;

@@ -185,6 +185,20 @@ test('a generated turn: its chat span carries the agent\'s usage (not the simula
   assert.equal(run.attributes['agent_trajectories.verdict'], 'agent');
 });
 
+test('a fork (parent_run_id at depth 0) is a trace of its own; a child run (depth 1) nests in its parent', () => {
+  const { exporter, tracer } = memoryTracer();
+  const of = (r, parent, depth) => ({ ...r, parent_run_id: parent, depth });
+  exportSpans([
+    rec(0, 10, { kind: 'run_started', identity: { run_id: 'p', agent: 'parent' } }, 'p'),
+    of(rec(0, 11, { kind: 'run_started', identity: { run_id: 'kid', agent: 'kid', parent_run_id: 'p' } }, 'kid'), 'p', 1),
+    of(rec(1, 12, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'kid'), 'p', 1),
+    rec(1, 13, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'p'),
+    of(rec(0, 20, { kind: 'run_started', identity: { run_id: 'p-fork', agent: 'fork', parent_run_id: 'p' } }, 'p-fork'), 'p', 0),
+    of(rec(1, 21, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'p-fork'), 'p', 0),
+  ], { tracer });
+  assert.deepEqual(tree(exporter.getFinishedSpans()), ['invoke_agent parent', '  invoke_agent kid', 'invoke_agent fork']);
+});
+
 test('an integration step (turn_started, then provider_request_prepared) is one chat span with the request\'s model and the step\'s usage', () => {
   const { exporter, tracer } = memoryTracer();
   exportSpans([
