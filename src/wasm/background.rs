@@ -25,7 +25,7 @@ fn config_of(config: &JsValue) -> Result<Config, Error> {
         return Ok(Config::default());
     }
     let text = options_json(config, "config")?;
-    Config::from_value(&serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("config: {}", crate::core::error::plain_serde(&e))))?)
+    Config::from_value(&serde_json::from_str(&text).map_err(|e| crate::wasm::not_read(&e, "config", ErrorCode::InvalidArgument))?)
 }
 
 /// Checks the constructor's option keys and the config, so mistakes throw
@@ -148,7 +148,7 @@ pub async fn run_background(host: JsValue, objective: JsValue, schema: JsValue, 
         Value::String(objective.as_string().unwrap_or_default())
     } else {
         let text = options_json(&objective, "objective").js()?;
-        serde_json::from_str(&text).map_err(|e| to_js(Error::invalid_argument(format!("objective: {}", crate::core::error::plain_serde(&e)))))?
+        serde_json::from_str(&text).map_err(|e| to_js(crate::wasm::not_read(&e, "objective", ErrorCode::InvalidArgument)))?
     };
     let objective = Objective::from_value(&objective_json, schema).js()?;
     let resume: Option<Value> =

@@ -28,11 +28,16 @@ use crate::core::{Error, ErrorCode};
 
 /// A Rust value as a plain JS value (`JSON.parse` of its serde_json text).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = crate::core::write::json(value);
+    text_to_js(&crate::core::write::json(value))
+}
+
+/// JSON text the core wrote, as a JS value; not generic, so `to_js`'s
+/// copies for each type are a call each.
+fn text_to_js(text: &str) -> Result<JsValue, JsValue> {
     if text.is_empty() {
         return Err(error::to_js(Error::new(ErrorCode::Internal, "could not convert a value for JS")));
     }
-    js_sys::JSON::parse(&text)
+    js_sys::JSON::parse(text)
 }
 
 /// A property descriptor for `value`: writable and configurable, enumerable or not.
@@ -147,7 +152,7 @@ pub(crate) fn options_json(value: &JsValue, what: &str) -> Result<String, Error>
 /// An options object read into a Rust type, every key kept (see [`options_json`]).
 pub(crate) fn options_from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, Error> {
     let text = options_json(value, what)?;
-    serde_json::from_str(&text).map_err(|e| Error::invalid_argument(format!("{what}: {}", crate::core::error::plain_serde(&e))))
+    serde_json::from_str(&text).map_err(|e| not_read(&e, what, ErrorCode::InvalidArgument))
 }
 
 /// An options object read by its hand reader ([`crate::core::read`]);
@@ -182,7 +187,13 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str, code: Er
 /// JSON text of a JS value (`what`) read into a Rust type; a value of the
 /// wrong shape is `code`'s fault.
 fn parsed<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(&e))))
+    serde_json::from_str(text).map_err(|e| not_read(&e, what, code))
+}
+
+/// JSON text from JS (`what`) that could not be read: one copy of the
+/// message's code for every reader.
+pub(crate) fn not_read(e: &serde_json::Error, what: &str, code: ErrorCode) -> Error {
+    Error::new(code, format!("{what}: {}", crate::core::error::plain_serde(e)))
 }
 
 /// `obj[key]` where `obj` is an options object the caller passed: a getter

@@ -51,7 +51,12 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
 /// for text, one for values) where this reuses the text one. (A whole
 /// number held as a float comes back as an integer, as JS would read it.)
 pub fn value<T: Serialize + ?Sized>(value: &T) -> serde_json::Value {
-    serde_json::from_str(&json(value)).unwrap_or(serde_json::Value::Null)
+    read(&json(value))
+}
+
+/// Not generic: `value`'s copy for each type is a write and a call.
+fn read(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
 }
 
 /// Appends each piece. Prompts are built so rather than with `format!`,

@@ -265,8 +265,8 @@ impl Agent for JsAgent {
                 AgentAnswer::check_keys(&crate::wasm::string_keys(&keys))?;
             }
             let text = json_of(&list, "agent.respond messages")?;
-            let messages: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| Error::new(ErrorCode::CallbackFailed, format!("agent.respond messages: {}", crate::core::error::plain_serde(&e))))?;
+            let messages: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| crate::wasm::not_read(&e, "agent.respond messages", ErrorCode::CallbackFailed))?;
             let answer = AgentAnswer::from_parts(messages, || {
                 let usage = if listed { JsValue::UNDEFINED } else { property(&answer, "usage") };
                 Ok(if usage.is_undefined() { None } else { Some(usage_from_js(&usage, "agent.respond usage")?) })

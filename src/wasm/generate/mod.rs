@@ -65,7 +65,7 @@ fn shallow_copy(def: &JsValue, skip: &[&str]) -> Result<Object, Error> {
 fn definition_json(def: &JsValue) -> Result<Value, Error> {
     let copy = shallow_copy(def, &["agent", "userModel"])?;
     let text = options_json(&copy.into(), "trajectory").map_err(|e| Error { code: ErrorCode::InvalidTrajectory, ..e })?;
-    serde_json::from_str(&text).map_err(|e| Error::new(ErrorCode::InvalidTrajectory, format!("trajectory: {}", crate::core::error::plain_serde(&e))))
+    serde_json::from_str(&text).map_err(|e| crate::wasm::not_read(&e, "trajectory", ErrorCode::InvalidTrajectory))
 }
 
 /// Reads and validates a definition, attaching its JS callbacks.
