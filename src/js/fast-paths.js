@@ -1,5 +1,6 @@
 // Fast path for ObserverPipeline.recordToolCall, installed by every main
-// entry on the glue's class. A plain call crosses as values (params as one
+// entry on the glue's class (and the rule that a subclass is called through
+// its methods). A plain call crosses as values (params as one
 // JSON.stringify) through one export; anything else takes the checked path.
 // Rust judges both by the same rules. Measured: tests/bench/observe.mjs.
 /**
@@ -7,6 +8,13 @@
  */
 export function installFastPaths(cls) {
   const checked = cls.prototype.recordToolCall;
+  // A run calls the package's own pipeline directly, not through its JS
+  // methods: a subclass is not the package's own, so its methods (and any
+  // override of them) are called, as any observers object's are.
+  const handle = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(cls.prototype, '__pipelineHandle')).get;
+  Object.defineProperty(cls.prototype, '__pipelineHandle', {
+    get() { return Object.getPrototypeOf(this) === cls.prototype ? handle?.call(this) : undefined; },
+  });
   /**
    * @this {any}
    * @param {any} call

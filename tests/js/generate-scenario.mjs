@@ -279,6 +279,13 @@ export const checks = {
     eq(a.r.steps.map((s) => s.assessment ?? null), b.r.steps.map((s) => s.assessment ?? null), 'the same assessments shown');
     eq([own.callCount, own.budget.tokensUsed], [inner.callCount, inner.budget.tokensUsed], 'the same calls and tokens counted');
     eq(own.callCount, 5, 'every call reached the pipeline');
+    // A subclass is called through its methods: the same run, and its overrides are heard.
+    const Sub = class extends at.ObserverPipeline {};
+    eq((await run(new Sub(options()))).jsonl, a.jsonl, 'a subclass records the same');
+    const boom = new Error('observer bug');
+    const Failing = class extends at.ObserverPipeline { recordToolCall() { throw boom; } };
+    const f = (await run(new Failing(options()))).r;
+    eq([f.end.reason, f.end.verdict, f.end.error?.side, f.end.error?.cause === boom], ['error', 'harness', 'observer', true], 'an override that throws ends the run');
   },
 
   async 'a usage\'s reported totalTokens is the call\'s count: its record, the budget and the step alike'(at) {

@@ -62,12 +62,22 @@ impl SharedPipeline {
 
     /// Runs `f` on the pipeline; `BUSY` while a call holds it.
     pub fn with<R>(&self, f: impl FnOnce(&mut Pipeline) -> R) -> Result<R> {
-        Ok(f(&mut *self.pipeline.try_borrow_mut().map_err(|_| busy())?))
+        Ok(f(&mut *self.borrow_mut()?))
     }
 
     /// Reads the pipeline; `BUSY` while a call is changing it.
     pub fn read<R>(&self, f: impl FnOnce(&Pipeline) -> R) -> Result<R> {
-        Ok(f(&*self.pipeline.try_borrow().map_err(|_| busy())?))
+        Ok(f(&*self.borrow()?))
+    }
+
+    // Not generic: `with`'s and `read`'s copies for each closure share the
+    // borrow and its error.
+    fn borrow_mut(&self) -> Result<std::cell::RefMut<'_, Pipeline>> {
+        self.pipeline.try_borrow_mut().map_err(|_| busy())
+    }
+
+    fn borrow(&self) -> Result<std::cell::Ref<'_, Pipeline>> {
+        self.pipeline.try_borrow().map_err(|_| busy())
     }
 
     /// Records one call: `external` runs the host's observers (slot index),
