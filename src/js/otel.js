@@ -22,7 +22,7 @@ const OPTIONS = ['tracer', 'content'];
  */
 /**
  * What this module uses of a span.
- * @typedef {{ end(time?: [number, number]): void, setStatus(status: { code: number, message?: string }): void, setAttribute(key: string, value: unknown): void, addEvent(name: string, attributes: object, time: [number, number]): void, updateName(name: string): void }} Span
+ * @typedef {{ end(time?: [number, number]): void, setStatus(status: { code: number, message?: string }): void, setAttribute(key: string, value: unknown): void, setAttributes(attributes: object): void, addEvent(name: string, attributes: object, time: [number, number]): void, updateName(name: string): void }} Span
  */
 
 /**
@@ -123,19 +123,29 @@ function makeState({ tracer, content }) {
   const runOf = (r, time) => {
     const id = typeof r.run_id === 'string' ? r.run_id : '';
     let run = runs.get(id);
-    if (!run) {
-      const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
+    if (run) return run;
+    const identity = r.payload.kind === 'run_started' && isObject(r.payload.identity) ? r.payload.identity : {};
+    const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
+    /** @type {Record<string, unknown>} */
+    const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
+    if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
+    const started = r.payload.kind === 'run_started';
+    const unnamed = runs.get('');
+    // Records a recorder made before it knew the run id (without one) are
+    // the run's named next that carries their seq on (the core's seq rule).
+    if (id && unnamed && unnamed.seq === r.seq - 1) {
+      runs.delete('');
+      run = Object.assign(unnamed, { model: identity.model_id, started });
+      run.span.updateName(`invoke_agent ${agent}`);
+      run.span.setAttributes(attributes);
+    } else {
       // A child run (depth > 0) nests in its parent; a fork (depth 0) is a trace of its own.
       const parentRun = r.depth > 0 && typeof r.parent_run_id === 'string' ? runs.get(r.parent_run_id) : undefined;
       // The parent's open tool call started this run, if there is one (the last one open: a Map keeps the order calls began).
       const parent = (parentRun && [...parentRun.tools.values()].at(-1)) ?? parentRun?.span;
-      const agent = typeof identity.agent === 'string' ? identity.agent : 'agent';
-      /** @type {Record<string, unknown>} */
-      const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...(id ? { 'gen_ai.conversation.id': id, 'gen_ai.agent.id': id } : {}) };
-      if (typeof identity.model_id === 'string') attributes['gen_ai.request.model'] = identity.model_id;
-      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, sawTurns: false, tools: new Map(), last: time, ended: false, tokens: 0, started: r.payload.kind === 'run_started' };
-      runs.set(id, run);
+      run = { span: start(`invoke_agent ${agent}`, SpanKind.INTERNAL, attributes, time, parent), model: identity.model_id, sawTurns: false, tools: new Map(), last: time, ended: false, tokens: 0, started };
     }
+    runs.set(id, run);
     return run;
   };
   /**

@@ -199,6 +199,19 @@ test('a fork (parent_run_id at depth 0) is a trace of its own; a child run (dept
   assert.deepEqual(tree(exporter.getFinishedSpans()), ['invoke_agent parent', '  invoke_agent kid', 'invoke_agent fork']);
 });
 
+test('records before a late run id (a recorder given no runId) are that run\'s span, as the core groups them', () => {
+  const { exporter, tracer } = memoryTracer();
+  const unnamed = (seq, at, payload) => { const r = rec(seq, at, payload); delete r.run_id; return r; };
+  exportSpans([
+    unnamed(0, 10, { kind: 'custom', name: 'setup', data: 1 }),
+    rec(1, 11, { kind: 'run_started', identity: { run_id: 'late', agent: 'late-agent', model_id: 'm' } }, 'late'),
+    rec(2, 12, { kind: 'run_ended', outcome: { status: 'completed', reason: 'stop' } }, 'late'),
+  ], { tracer });
+  const spans = exporter.getFinishedSpans();
+  assert.deepEqual(tree(spans, ['gen_ai.conversation.id', 'gen_ai.request.model']), ['invoke_agent late-agent {gen_ai.conversation.id="late", gen_ai.request.model="m"}']);
+  assert.equal(ms(spans[0].startTime), 10, 'from its first record');
+});
+
 test('an integration step (turn_started, then provider_request_prepared) is one chat span with the request\'s model and the step\'s usage', () => {
   const { exporter, tracer } = memoryTracer();
   exportSpans([
