@@ -6,14 +6,14 @@
 //! The rules: a record belongs to the run its `run_id` names; records
 //! without one belong to the run named after them that carries their seq
 //! on (the seq check's rule: a recorder given no runId before
-//! `run_started`), or else form one run of their own. A turn opens on `turn_started`
-//! (numbered by its `turn_index`, else one past the last) or, in a run
-//! without turns, on a background `iteration_started`; a record names its
-//! turn by `turn_index`, or joins the open one; `turn_ended` (or the
-//! iteration's `iteration_completed`) closes it. A tool call counts at its
-//! `tool_started`, or at its `tool_ended` when no call is open (a stream
-//! that lost the start). Every `model_usage` record adds to its run's
-//! tokens, and to its turn's when it is inside one.
+//! `run_started`), or else form one run of their own. A turn opens on
+//! `turn_started` (numbered by its `turn_index`, else one past the last)
+//! or, in a run without turns, on a background `iteration_started`; a
+//! record names its turn by `turn_index`, or joins the open one;
+//! `turn_ended` (or the iteration's `iteration_completed`) closes it. A
+//! tool call counts at its `tool_started`, or at its `tool_ended` when no
+//! call is open (a stream that lost the start). Every `model_usage` record
+//! adds to its run's tokens, and to its turn's when it is inside one.
 
 use std::collections::HashMap;
 
