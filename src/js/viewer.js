@@ -137,7 +137,10 @@ const importNode = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */
  * @returns {Promise<Uint8Array>}
  */
 async function own(file) {
-  const url = new URL(`./${file}`, import.meta.url);
+  // `file`, not a literal: Vite turns `new URL(`./${x}`, import.meta.url)`
+  // into a glob over the whole folder, which broke a Vite app's dev server
+  // that imported this entry, and copied every file of the package into its build.
+  const url = new URL(file, import.meta.url);
   try {
     if (url.protocol === 'file:') return new Uint8Array(await (await importNode('node:fs/promises')).readFile(url));
     const res = await fetch(url);

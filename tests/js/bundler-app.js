@@ -6,6 +6,7 @@ import {
   init, TrajectoryRecorder, MemorySink, ObserverPipeline, createTrajectory, runTrajectory, toJSONL,
   withAISdkAgent, fromAISdkModel,
 } from 'agent-trajectories';
+import { viewerHtml } from 'agent-trajectories/viewer';
 
 const codeOf = (fn) => {
   try { fn(); return 'no error'; } catch (e) { return `${e.code}: ${e.message}`; }
@@ -38,7 +39,13 @@ async function main() {
   let userModelError = 'no error';
   await runTrajectory(trajectory, { userModel: fakeModel }).catch((e) => { userModelError = `${e.code}: ${e.message}`; });
 
+  // The viewer entry bundles without breaking the app (Vite once made its
+  // file reads a glob over the package); it reads the package's files from
+  // beside viewer.js, which a bundle does not serve: a coded error then.
+  const viewer = await viewerHtml({ records: sink.records() }).then(() => 'html', (e) => e.code);
+
   return {
+    viewer,
     records: sink.length,
     kinds: sink.records().map((r) => r.payload.kind),
     observed: assessment?.assessments.map((a) => a.observerName) ?? [],

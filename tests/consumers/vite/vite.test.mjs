@@ -30,6 +30,8 @@ for (const v of versions) {
     const files = filesUnder(outDir);
     assert.ok(files.some((f) => f.endsWith('.wasm')), 'the .wasm is emitted as an asset');
     assert.deepEqual(filesWithAi(files), [], 'nothing from `ai` in the bundle');
+    // (Once a glob over the package's folder copied all of it: README-<hash>.md, cli-<hash>.mjs, index.d-<hash>.cts.)
+    assert.deepEqual(files.filter((f) => /\.(md|mjs|c?ts|html)$/.test(f) && !f.endsWith('index.html')), [], 'none of the package\'s other files');
     t.diagnostic(`report: ${sizeReport(`${v.name} build (dist/)`, files)}`);
     const server = await serveStatic(outDir);
     try {
