@@ -414,7 +414,9 @@ export interface OpenAIChatOptions {
  * non-2xx answer, and an answer without `choices[0].message` reject with
  * CALLBACK_FAILED.
  */
-export function fromOpenAIChat(options: OpenAIChatOptions): Model;
+export function fromOpenAIChat(options: OpenAIChatOptions): OpenAIChatModel;
+/** The Model `fromOpenAIChat` makes: a run passes it `options`, and you may call it yourself without them; it always answers `{ text, toolCalls?, usage? }`. */
+export type OpenAIChatModel = (request: ModelRequest, options?: CallOptions) => Promise<{ text: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: TokenUsage }>;
 export interface ModelRecording {
   format: 'agent-trajectories/model-recording';
   version: 1;

@@ -32,8 +32,13 @@ const count = (v) => {
  */
 const usageOf = (u) => {
   if (!isObject(u)) return {};
-  const inputTokens = count(u.inputTokens), outputTokens = count(u.outputTokens);
-  return inputTokens === undefined && outputTokens === undefined ? {} : { usage: { inputTokens, outputTokens } };
+  /** @type {Record<string, number>} */
+  const usage = {};
+  for (const k of ['inputTokens', 'outputTokens', 'totalTokens']) {
+    const n = count(u[k]);
+    if (n !== undefined) usage[k] = n;
+  }
+  return Object.keys(usage).length ? { usage } : {};
 };
 
 /**
@@ -339,7 +344,7 @@ export function fromOpenAIChat(options) {
     return {
       text: parts ? content.map((/** @type {{ text: string }} */ p) => p.text).join('') : /** @type {string} */ (content),
       ...(toolCalls.length ? { toolCalls } : {}),
-      ...usageOf(isObject(u) ? { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens } : undefined),
+      ...usageOf(isObject(u) ? { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens, totalTokens: u.total_tokens } : undefined),
     };
   });
 }

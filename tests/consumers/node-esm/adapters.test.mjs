@@ -154,13 +154,13 @@ test('usage: each adapter answers with the call\'s total tokens as numbers (AI S
   const history = [{ role: 'user', content: 'a table in Lisbon' }];
   // toolModel: a tool call, then text — two model calls of 3 input + 2 output tokens each.
   const viaAgent = await at.withAISdkAgent(new ToolLoopAgent({ model: toolModel(), tools: { lookup } })).respond(history);
-  assert.deepEqual(viaAgent.usage, { inputTokens: 6, outputTokens: 4 }, 'ToolLoopAgent: both steps');
+  assert.deepEqual(viaAgent.usage, { inputTokens: 6, outputTokens: 4, totalTokens: 10 }, 'ToolLoopAgent: both steps');
   const viaConfig = await at.withAISdkAgent({ model: toolModel(), tools: { lookup }, stopWhen: stepCountIs(3) }).respond(history);
-  assert.deepEqual(viaConfig.usage, { inputTokens: 6, outputTokens: 4 }, 'generateText config: both steps');
+  assert.deepEqual(viaConfig.usage, { inputTokens: 6, outputTokens: 4, totalTokens: 10 }, 'generateText config: both steps');
   const mastra = new MastraAgent({ id: 'booker', name: 'booker', instructions: 'Book tables.', model: new MockLanguageModelV4({ doGenerate: async () => text('Booked.') }) });
-  assert.deepEqual((await at.withMastraAgent(mastra).respond(history)).usage, { inputTokens: 3, outputTokens: 2 }, 'Mastra');
+  assert.deepEqual((await at.withMastraAgent(mastra).respond(history)).usage, { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, 'Mastra');
   const user = await userModel({ purpose: 'user-message', system: 's', messages: history });
-  assert.deepEqual(user, { text: 'I want a table', usage: { inputTokens: 3, outputTokens: 2 } }, 'fromAISdkModel');
+  assert.deepEqual(user, { text: 'I want a table', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } }, 'fromAISdkModel');
 });
 
 test('an AI SDK agent whose model fails: the adapter rejects with a coded error keeping the client\'s error as cause', async () => {
