@@ -23,5 +23,5 @@ test('agent-trajectories/ai resolves its CommonJS file and binds generateText', 
   const model = new MockLanguageModelV4({
     doGenerate: async () => ({ content: [{ type: 'text', text: 'hi there' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] }),
   });
-  assert.deepEqual(await ai.fromAISdkModel(model)({ purpose: 'user-message', messages: [{ role: 'user', content: 'x' }] }), { text: 'hi there', usage: { inputTokens: 1, outputTokens: 1 } });
+  assert.deepEqual(await ai.fromAISdkModel(model)({ purpose: 'user-message', messages: [{ role: 'user', content: 'x' }] }), { text: 'hi there', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } });
 });
