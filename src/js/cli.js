@@ -12,7 +12,7 @@
 import * as main from 'agent-trajectories';
 import { writeViewerHtml } from 'agent-trajectories/viewer';
 import { judgeRuns, junitReport, githubReport, markdownReport, textReport } from 'agent-trajectories/report';
-import { fail, ours, why } from './util.js';
+import { fail, ours, why, utf8 } from './util.js';
 import { nearest } from './nearest.js';
 // The viewer page's rule for what a file holds, so that view refuses no file the page shows.
 import { headKind, jsonKind, stepLines } from '../../www/kind.js';
@@ -366,7 +366,8 @@ async function view(node, values, files) {
   let shown = 0;
   for (const file of files) {
     const bytes = await read(node, file);
-    const text = new TextDecoder().decode(bytes);
+    // Never with replacement characters: the page would show changed data unsaid.
+    const text = utf8(bytes, file);
     const kind = kindOf(text, file);
     if (kind && 'steps' in kind) {
       // A step export goes in as it is: the page reads it into records

@@ -6,7 +6,7 @@
 // layer; the reporters themselves only format what judgeRuns decided.
 
 import { checkRun, TrajectoryIndex } from 'agent-trajectories';
-import { fail, ours, isObject, isArray, why, checkKeys, guard } from './util.js';
+import { fail, ours, isObject, isArray, why, checkKeys, guard, utf8 } from './util.js';
 import { nearest, optionAdvice as advice } from './nearest.js';
 
 const OPTIONS = ['source', 'check', 'failOn'];
@@ -171,18 +171,6 @@ function judgeBatch(runs, summary, j) {
     }
     return judged(r.result, null, facts, j);
   });
-}
-
-/**
- * @param {Uint8Array} bytes
- * @param {string} where
- */
-function utf8(bytes, where) {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (e) {
-    throw fail('INVALID_ARGUMENT', `${where}: not UTF-8 text`, e);
-  }
 }
 
 /** @param {unknown} v */

@@ -81,6 +81,31 @@ export const why = (e) => {
 };
 
 /**
+ * UTF-8 bytes as text. Bytes that are not are refused, as the core refuses
+ * such a line (JSONL_PARSE, its number, the same words), never read with
+ * replacement characters, which would change the data unsaid.
+ * @param {Uint8Array} bytes
+ * @param {string} where
+ */
+export const utf8 = (bytes, where) => {
+  const decode = (/** @type {Uint8Array} */ b) => new TextDecoder('utf-8', { fatal: true }).decode(b);
+  try {
+    return decode(bytes);
+  } catch (e) {
+    let line = 1;
+    for (let start = 0, end = 0; end >= 0; line++, start = end + 1) {
+      end = bytes.indexOf(10, start);
+      try {
+        decode(bytes.subarray(start, end < 0 ? bytes.length : end));
+      } catch {
+        break;
+      }
+    }
+    throw Object.assign(fail('JSONL_PARSE', `${where}: line ${line}: the line is not UTF-8 text`, e), { line });
+  }
+};
+
+/**
  * A value as an error message shows it: strings quoted, numbers as JS writes them (NaN, Infinity).
  * @param {unknown} v
  * @returns {string}

@@ -6,7 +6,7 @@
 // module only fills it. It never loads the WebAssembly itself, so it is
 // cheap to import.
 
-import { fail, checkKeys } from './util.js';
+import { fail, checkKeys, utf8 } from './util.js';
 
 /** @typedef {import('./viewer-types').ViewerRun} ViewerRun */
 /** @typedef {import('./viewer-types').ViewerOptions} ViewerOptions */
@@ -45,7 +45,7 @@ const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 function runOf(input, i, where) {
   const name = `run-${i + 1}.jsonl`;
   if (typeof input === 'string') return { name, text: input };
-  if (input instanceof Uint8Array) return { name, text: decode(input, where) };
+  if (input instanceof Uint8Array) return { name, text: utf8(input, where) };
   const plain = input !== null && typeof input === 'object' && !Array.isArray(input) && isPlain(input);
   if (!plain) {
     throw fail('INVALID_ARGUMENT', `${where} must be JSONL text, UTF-8 bytes or { name?, text } / { name?, records }, got ${show(input)}`);
@@ -62,23 +62,11 @@ function runOf(input, i, where) {
   }
   if (input.text !== undefined) {
     if (typeof input.text === 'string') return { name: named, text: input.text };
-    if (input.text instanceof Uint8Array) return { name: named, text: decode(input.text, `${where}.text`) };
+    if (input.text instanceof Uint8Array) return { name: named, text: utf8(input.text, `${where}.text`) };
     throw fail('INVALID_ARGUMENT', `${where}.text must be JSONL text or its UTF-8 bytes, got ${show(input.text)}`);
   }
   if (!Array.isArray(input.records)) throw fail('INVALID_ARGUMENT', `${where}.records must be an array of trajectory records, got ${show(input.records)}`);
   return { name: named, text: jsonl(input.records, `${where}.records`) };
-}
-
-/**
- * @param {Uint8Array} bytes
- * @param {string} where
- */
-function decode(bytes, where) {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (e) {
-    throw fail('INVALID_ARGUMENT', `${where} is not UTF-8 text`, e);
-  }
 }
 
 /**

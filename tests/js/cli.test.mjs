@@ -429,6 +429,11 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   assert.equal(cli(['view', 'empty.jsonl', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: empty.jsonl holds no runs: expected record JSONL, a step export or a saved batch result\n');
   save('none.json', '[]');
   assert.equal(cli(['view', 'none.json', '-o', 'bad.html']).err, 'agent-trajectories view: error INVALID_ARGUMENT: none.json: no run to show (a batch whose runs have no result, or no runs)\n');
+  // Bytes that are not UTF-8: refused naming the line, as the core says it (never shown with replacement characters).
+  writeFileSync(join(dir, 'latin.jsonl'), Buffer.concat([Buffer.from(`${lines[0]}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]));
+  for (const command of ['report', 'view']) {
+    assert.equal(cli([command, 'latin.jsonl', '-o', 'bad.html'].slice(0, command === 'view' ? 4 : 2)).err, `agent-trajectories ${command}: error JSONL_PARSE: latin.jsonl: line 2: the line is not UTF-8 text\n`);
+  }
   assert.ok(!existsSync(join(dir, 'bad.html')), 'no page written for bad input');
   save('runs-only.json', JSON.stringify(JSON.parse(readFileSync(join(dir, 'fail.json'), 'utf8')).runs));
   assert.match(cli(['view', 'runs-only.json', '-o', 'runs-only.html']).out, /^wrote runs-only\.html with 6 runs from 1 file\n$/, 'a batch\'s runs alone, as report and compare take them');
