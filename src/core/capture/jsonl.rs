@@ -96,7 +96,17 @@ pub fn parse_lenient(text: &str) -> (Vec<TrajectoryRecord>, Vec<BadLine>) {
                 }
                 good.push(r)
             }
-            Err(e) => bad.push(BadLine { line: n, code: e.code.as_str(), message: e.message }),
+            Err(e) => {
+                // A refused line still counts in its run's seq when its seq
+                // can be read, as the index counts it: the next line is then
+                // no false gap (its own gap goes unsaid: it is bad already).
+                if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(l) {
+                    if let Some(seq) = o.get("seq").and_then(serde_json::Value::as_u64) {
+                        let _ = seqs.check(n, o.get("run_id").and_then(serde_json::Value::as_str), seq);
+                    }
+                }
+                bad.push(BadLine { line: n, code: e.code.as_str(), message: e.message })
+            }
         }
     }
     (good, bad)
@@ -124,5 +134,24 @@ mod tests {
         assert_eq!(bad[0].message, "line 2: the line is not UTF-8 text");
         // Valid bytes read as their text does.
         assert_eq!(text_of(bytes(b"")), std::str::from_utf8(&bytes(b"")).unwrap());
+    }
+
+    #[test]
+    fn a_refused_line_with_a_seq_still_counts_in_its_run_for_the_parser_and_the_index_alike() {
+        let line = |seq: u32, kind: &str| LINE.replace("\"seq\":0", &format!("\"seq\":{seq}")).replace("turn_started", kind);
+        let text = [line(0, "turn_started"), line(1, "tool_startd"), line(2, "turn_started"), line(4, "turn_started")].join("\n");
+        let (good, bad) = parse_lenient(&text);
+        assert_eq!(good.len(), 3);
+        let said: Vec<(usize, &str)> = bad.iter().map(|b| (b.line, b.code)).collect();
+        // The unknown kind is refused; seq 2 follows it, and only seq 3 is missing.
+        assert_eq!(said, [(2, "INVALID_RECORD"), (4, "SEQ_GAP")]);
+        assert!(bad[1].message.ends_with("seq 3 is missing"), "{}", bad[1].message);
+        // A line refused for a field of the wrong kind, by the index too.
+        let wrong =
+            [line(0, "turn_started"), LINE.replace("\"seq\":0", "\"seq\":1").replace("\"depth\":0", "\"depth\":\"deep\""), line(2, "turn_started")]
+                .join("\n");
+        let ix = crate::index::TrajectoryIndex::from_bytes(wrong.clone().into_bytes());
+        let (_, bad) = parse_lenient(&wrong);
+        assert_eq!((ix.problems.iter().map(|p| p.line).collect::<Vec<_>>(), bad.iter().map(|b| b.line).collect::<Vec<_>>()), (vec![2], vec![2]));
     }
 }

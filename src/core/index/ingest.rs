@@ -166,6 +166,38 @@ fn text_of<'a>(line: &'a [u8], s: Str) -> Cow<'a, str> {
     }
 }
 
+/// Why the index refuses a line it scanned, in `parseTrajectoryJsonl`'s
+/// words, if it does: a field of the wrong kind (the parser's reading
+/// decides, so the index refuses what the parser refuses; a field a kind
+/// does not have is ignored by both; rare, so the full read costs a good
+/// stream nothing), a missing field, or a newer schema version.
+fn refusal(f: &Fields, line: &[u8]) -> Option<(ErrorCode, String)> {
+    if f.suspect {
+        // UTF-8 already: the scan checked the strings, and outside them JSON is ASCII.
+        if let Err(e) = TrajectoryRecord::from_json(&String::from_utf8_lossy(line)) {
+            return Some((e.code, e.message));
+        }
+    }
+    if f.seq.is_none() || f.at.is_none() || !f.payload || f.kind.is_none() {
+        return Some(refused(line, ErrorCode::InvalidRecord, "not a record (seq, recorded_at_unix_ms or payload.kind)"));
+    }
+    // Printed as an integer (it is whole): formatting an f64 would link
+    // core's float printer into the module (~14 KB).
+    let e = crate::capture::newer_version(f.version.filter(|&v| v > f64::from(TRAJECTORY_SCHEMA_VERSION))? as u64);
+    Some((e.code, e.message))
+}
+
+/// A line the scan refuses, said as `parseTrajectoryJsonl` says it (its
+/// code and words, without the line's number, which a problem carries
+/// apart): one line, one reading, whichever reads it. Only a refused line
+/// pays for the parser's read. `own` is kept only if the parser took the
+/// line, which would be a bug of the scan's.
+fn refused(line: &[u8], code: ErrorCode, own: &str) -> (ErrorCode, String) {
+    // UTF-8 already: the caller says a line that is not UTF-8 as that (NOT_UTF8).
+    let parsed = TrajectoryRecord::from_json(&String::from_utf8_lossy(line));
+    parsed.err().map_or_else(|| (code, own.to_owned()), |e| (e.code, e.message))
+}
+
 impl TrajectoryIndex {
     pub(super) fn ingest(&mut self, bytes: &[u8]) {
         // A byte-order mark some editors write is not part of the first line.
@@ -204,42 +236,23 @@ impl TrajectoryIndex {
         self.problems.push(Problem { line, message, code });
     }
 
-    /// A line the scan refuses is said as `parseTrajectoryJsonl` says it
-    /// (its code and words, without the line's number, which a problem
-    /// carries apart): one line, one reading, whichever reads it. Only a
-    /// refused line pays for the parser's read. `own` is kept only if the
-    /// parser took the line, which would be a bug of the scan's.
+    /// A line the scan refuses, as [`refused`] says it.
     fn refuse(&mut self, line_no: u32, line: &[u8], code: ErrorCode, own: &str) {
-        // UTF-8 already: the caller says a line that is not UTF-8 as that (NOT_UTF8).
-        let parsed = TrajectoryRecord::from_json(&String::from_utf8_lossy(line));
-        let (code, message) = parsed.err().map_or_else(|| (code, own.to_owned()), |e| (e.code, e.message));
+        let (code, message) = refused(line, code, own);
         self.problem(line_no, code, message);
     }
 
     fn add(&mut self, f: Fields, line: &[u8], start: u32, end: u32, line_no: u32) {
-        // A field of the wrong kind: the parser's reading decides, so the
-        // index refuses what parseTrajectoryJsonl refuses, in its words (a
-        // field a kind does not have is ignored by both). Rare, so the full
-        // read costs a good stream nothing.
-        if f.suspect {
-            // UTF-8 already: the scan checked the strings, and outside them JSON is ASCII.
-            if let Err(e) = TrajectoryRecord::from_json(&String::from_utf8_lossy(line)) {
-                return self.problem(line_no, e.code, e.message);
-            }
-        }
-        let newest = f64::from(TRAJECTORY_SCHEMA_VERSION);
-        // What is wrong is said in the parser's words (`refuse`).
-        if f.seq.is_none() || f.at.is_none() || !f.payload || f.kind.is_none() {
-            return self.refuse(line_no, line, ErrorCode::InvalidRecord, "not a record (seq, recorded_at_unix_ms or payload.kind)");
-        }
-        if let Some(v) = f.version.filter(|&v| v > newest) {
-            // Printed as an integer (it is whole): formatting an f64 would
-            // link core's float printer into the module (~14 KB).
-            let e = crate::capture::newer_version(v as u64);
-            return self.problem(line_no, e.code, e.message);
-        }
+        let refusal = refusal(&f, line);
+        // A refused line still counts in its run's seq when its seq can be
+        // read, as the parser's lenient reading counts it: the next line is
+        // then no false gap (its own gap goes unsaid: it is bad already).
         let run = f.run_id.map(|s| text_of(line, s));
-        if let Err(e) = self.seqs.check(line_no as usize, run.as_deref(), f.seq.unwrap_or_default() as u64) {
+        let gap = f.seq.map(|seq| self.seqs.check(line_no as usize, run.as_deref(), seq as u64));
+        if let Some((code, message)) = refusal {
+            return self.problem(line_no, code, message);
+        }
+        if let Some(Err(e)) = gap {
             self.problem(line_no, e.code, e.message);
         }
         let kind = f.kind.map(|s| text_of(line, s)).unwrap_or_default();
