@@ -20,6 +20,8 @@ const runKey = (r) => r.runId ?? '';
 const base = (name) => name.replace(/\.[^.]*$/, '');
 const estimate = (r) => (r.t ? 64 + r.t.records * 26 : 16 + r.recs.length * 24);
 
+/** A count in the run's header: "1 turn", "2 turns". @param {number} n @param {string} word */
+const stat = (n, word) => `<span>${plural(n, word).replace(/^\d+/, '<b>$&</b>')}</span>`;
 const list = new VirtualList($('turns'), (k) => rowHtml(S.v.ctx, S.v.rows[k]), decorate);
 list.onView = countOffscreen;
 const outline = new Outline($('outline'), $('side'), outlineItem);
@@ -111,8 +113,8 @@ function showRun(doc, key = null) {
   S.pos = run.first - 1;
   const dur = run.startedAt != null && run.endedAt != null ? fmtMs(run.endedAt - run.startedAt) : '—';
   $('summary').innerHTML = `<h2>${esc(doc.name)} <span class="muted">· ${esc(run.runId ?? '(unnamed run)')}</span>${run.parentRunId != null ? ` <a href="${hashFor(doc.name, run.parentRunId)}">↰ parent run</a>` : ''}</h2>
-    <div class="stats"><span><b>${run.records}</b> records</span><span><b>${run.turns}</b> turns</span><span><b>${run.toolCalls}</b> call${run.toolCalls === 1 ? '' : 's'}</span>
-    <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span><span><b>${run.assessments}</b> findings</span><span><b>${dur}</b></span>
+    <div class="stats">${stat(run.records, 'record')}${stat(run.turns, 'turn')}${stat(run.toolCalls, 'call')}
+    <span class="${run.failedCalls ? 'bad' : ''}"><b>${run.failedCalls}</b> failed</span>${stat(run.assessments, 'finding')}<span><b>${dur}</b></span>
     ${outcomeBadge(run.outcome, 'outcome')}</div>`;
   $('graph').innerHTML = graphSvg(ix, run) || '<p class="muted">No steps in this run.</p>';
   $('checks').innerHTML = checksHtml(ctx);

@@ -100,6 +100,8 @@ export function testCraftedRuns() {
     const failed = payloads.filter((p) => p.kind === 'tool_ended' && p.is_error).length;
     assert.deepEqual([failed, payloads.filter((p) => p.kind === 'tool_ended').length], [5, 6]);
     assert.match(await page.locator('#summary .stats').textContent(), new RegExp(`${failed} failed`));
+    await open('stopped.jsonl');
+    assert.match(await page.locator('#summary .stats').textContent(), /^\d+ records(1 turn)0 calls/, 'one turn, in the singular');
   }));
 
   test('a step in progress is drawn dashed, and the legend names it (as every state drawn)', () => withCrafted(async (page, open) => {
