@@ -29,6 +29,10 @@ export const testOneFile = () => test('the one-file viewer: writeViewerHtml from
     ], { title: 'bug 42 <3' }), file);
     const html = readFileSync(file, 'utf8');
     assert.ok(!/<script[^>]*\ssrc=|<link[^>]*rel="stylesheet"/.test(html), 'no script or stylesheet loaded from another file');
+    // Each module once, named in the page's import map (once, nested data: URLs repeated shared chunks).
+    const modules = [...html.matchAll(/data:text\/javascript;base64,([A-Za-z0-9+/=]+)/g)].map((m) => m[1]);
+    assert.equal(new Set(modules).size, modules.length, 'no module twice');
+    assert.ok(modules.every((m) => !Buffer.from(m, 'base64').toString().includes('data:text/javascript')), 'none inside another');
     await withPage(pathToFileURL(file).href, async (page, { errors }) => {
       await page.setViewportSize({ width: 1400, height: 800 });
       await ready(page);
