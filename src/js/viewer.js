@@ -135,15 +135,23 @@ async function own(file) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   } catch (e) {
-    // A bundle that took viewer.js away from the package's files: the
-    // caller's set-up, said with what to do (the README's bundler notes).
-    throw fail(
-      'NOT_INITIALIZED',
-      `viewer: cannot read the package's ${file} (${/** @type {any} */ (e)?.message ?? e}): the viewer reads the package's own files from beside viewer.js; when bundling, leave agent-trajectories out of the bundle (esbuild --external:agent-trajectories) so they are read from node_modules`,
-      e,
-    );
+    throw unread(file, /** @type {any} */ (e)?.message ?? e, e);
   }
 }
+
+/**
+ * A bundle that took viewer.js away from the package's files (or a server
+ * that answers another page for them, as a dev server's fallback does):
+ * the caller's set-up, said with what to do (the README's bundler notes).
+ * @param {string} file
+ * @param {unknown} why
+ * @param {unknown} [cause]
+ */
+const unread = (file, why, cause) => fail(
+  'NOT_INITIALIZED',
+  `viewer: cannot read the package's ${file} (${why}): the viewer reads the package's own files from beside viewer.js; when bundling, leave agent-trajectories out of the bundle (esbuild --external:agent-trajectories) so they are read from node_modules`,
+  cause,
+);
 
 /** @param {Uint8Array} bytes */
 function base64(bytes) {
@@ -168,7 +176,7 @@ const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => /** @type {Record<string, 
  */
 function link(source, from, to, file) {
   const quoted = new RegExp(`(["'])${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
-  if (!quoted.test(source)) throw fail('INTERNAL', `viewer: ${file} no longer imports ${from}`);
+  if (!quoted.test(source)) throw unread(file, `what was read does not import ${from}`);
   return source.replace(quoted, JSON.stringify(to));
 }
 
@@ -194,7 +202,7 @@ function linked(file, modules) {
     const url = (async () => {
       const source = text(await own(file));
       const specs = [...source.matchAll(RELATIVE_IMPORT)].map((m) => m[3]);
-      if (file === 'web.js' && !specs.includes('./agent_trajectories.js')) throw fail('INTERNAL', 'viewer: web.js no longer imports ./agent_trajectories.js');
+      if (file === 'web.js' && !specs.includes('./agent_trajectories.js')) throw unread(file, 'what was read does not import ./agent_trajectories.js');
       // The imported file's path in the package, from `file`'s folder.
       const named = (/** @type {string} */ spec) => linked(new URL(spec, `file:///${file}`).pathname.slice(1), modules);
       return moduleUrl(source.replace(RELATIVE_IMPORT, (_, /** @type {string} */ before, _quote, /** @type {string} */ spec) => `${before}${JSON.stringify(named(spec))}`));
@@ -229,6 +237,7 @@ async function render(runs, options, fn) {
   const modules = new Map();
   const [page, wasm] = await Promise.all([own('viewer.html'), own('agent_trajectories_bg.wasm')]);
   let html = link(text(page), PACKAGE_SPECIFIER, linked('web.js', modules), 'viewer.html');
+  // Past the import above, this is the package's own page, without its place for the data: a bug of the package's.
   if (!html.includes(DATA_MARK)) throw fail('INTERNAL', 'viewer: viewer.html has no place for the data');
   // Every module, those found while reading others too.
   for (let n = 0; n !== modules.size; ) {

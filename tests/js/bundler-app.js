@@ -41,7 +41,8 @@ async function main() {
 
   // The viewer entry bundles without breaking the app (Vite once made its
   // file reads a glob over the package); it reads the package's files from
-  // beside viewer.js, which a bundle does not serve: a coded error then.
+  // beside viewer.js, which a bundle does not serve (and a dev server answers
+  // its fallback page for): NOT_INITIALIZED, saying what to do.
   const viewer = await viewerHtml({ records: sink.records() }).then(() => 'html', (e) => e.code);
 
   return {

@@ -101,7 +101,7 @@ export async function appResult(url) {
 const NEEDS_AI = /^INVALID_ARGUMENT: .*generateText.*agent-trajectories\/ai/;
 /** What bundler-app.js must report, in any bundler. */
 export function checkAppResult(assert, r) {
-  assert.ok(r.viewer === 'html' || r.viewer === 'NOT_INITIALIZED', `viewerHtml answered or said why not: ${r.viewer}`);
+  assert.equal(r.viewer, 'NOT_INITIALIZED', 'viewerHtml in a browser bundle says why it cannot read the package\'s files (a dev server answers its fallback page for them)');
   assert.equal(r.records, 2);
   assert.deepEqual(r.kinds, ['run_started', 'tool_started']);
   assert.ok(r.observed.some((n) => /stall/i.test(n)), `the stall observer fired: ${JSON.stringify(r.observed)}`);
