@@ -29,7 +29,7 @@ export const testOneFile = () => test('the one-file viewer: writeViewerHtml from
     ], { title: 'bug 42 <3' }), file);
     const html = readFileSync(file, 'utf8');
     assert.ok(!/<script[^>]*\ssrc=|<link[^>]*rel="stylesheet"/.test(html), 'no script or stylesheet loaded from another file');
-    // Each module once, named in the page's import map (once, nested data: URLs repeated shared chunks).
+    // Each module once, named in the page's import map (as data: URLs nested in each other, shared chunks were repeated).
     const modules = [...html.matchAll(/data:text\/javascript;base64,([A-Za-z0-9+/=]+)/g)].map((m) => m[1]);
     assert.equal(new Set(modules).size, modules.length, 'no module twice');
     assert.ok(modules.every((m) => !Buffer.from(m, 'base64').toString().includes('data:text/javascript')), 'none inside another');
