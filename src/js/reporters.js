@@ -109,7 +109,9 @@ function bySource(runs, unnamed) {
   const groups = new Map();
   for (const r of runs) {
     const key = r.source ?? unnamed;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
   return [...groups];
 }

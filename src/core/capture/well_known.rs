@@ -30,13 +30,18 @@ pub const CUSTOM_NAMES: [&str; 7] = [MODEL_USAGE, MODEL_ERROR, STEP_GRAPH, STEP_
 /// The keys of a `model_usage` record's data, as written (camelCase), and
 /// as the integrations wrote them before there was one schema
 /// (snake_case). Files of both kinds exist, so both are read.
-pub const USAGE_KEYS: UsageKeys =
-    UsageKeys { input: ["inputTokens", "input_tokens"], output: ["outputTokens", "output_tokens"], total: ["totalTokens", "total_tokens"] };
+pub const USAGE_KEYS: UsageKeys = UsageKeys {
+    input: ["inputTokens", "input_tokens"],
+    output: ["outputTokens", "output_tokens"],
+    total: ["totalTokens", "total_tokens"],
+    finish_reason: ["finishReason", "finish_reason"],
+};
 
 pub struct UsageKeys {
     pub input: [&'static str; 2],
     pub output: [&'static str; 2],
     pub total: [&'static str; 2],
+    pub finish_reason: [&'static str; 2],
 }
 
 /// `model_usage` data: who called the model (`source`: `agent`,
@@ -100,7 +105,7 @@ impl ModelUsage {
             source: text(["source", "source"]),
             input_tokens: count(first(o, USAGE_KEYS.input)),
             output_tokens: count(first(o, USAGE_KEYS.output)),
-            finish_reason: text(["finishReason", "finish_reason"]),
+            finish_reason: text(USAGE_KEYS.finish_reason),
             total_tokens: count(first(o, USAGE_KEYS.total)),
         };
         (u.input_tokens.is_some() || u.output_tokens.is_some() || u.total_tokens.is_some()).then_some(u)

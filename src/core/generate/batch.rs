@@ -2,12 +2,13 @@
 //! toward its batch, and the summary with its pass rates. The JS batch
 //! runner schedules the runs; these decide what they mean.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::trace::Verdict;
 use crate::error::{Error, Result};
 use crate::number;
 use crate::number::quoted;
+use crate::write::object;
 
 /// A fork's run id: the caller's `runId` unless it is the parent's own,
 /// else `{parent}-fork-{atTurn}`. One rule for a run and for a batch that
@@ -137,30 +138,37 @@ pub fn summarize(runs: &[Tally], ms: Option<f64>) -> Value {
         }
         if let Some(reason) = &r.reason {
             let n = by_reason.get(reason).and_then(Value::as_u64).unwrap_or(0);
-            by_reason.insert(reason.clone(), json!(n + 1));
+            by_reason.insert(reason.clone(), Value::from(n + 1));
         }
         turns += r.turns;
         tokens += r.tokens;
     }
     let count = |v: Verdict| by_verdict[v as usize];
-    let rate = |n: f64, d: f64| if d > 0.0 { json!(n / d) } else { Value::Null };
+    let rate = |n: f64, d: f64| if d > 0.0 { Value::from(n / d) } else { Value::Null };
     let n = runs.len() as f64;
     // Every run counts against the agent; then only the runs the agent decided (pass or agent).
     let judged = (count(Verdict::Pass) + count(Verdict::Agent)) as f64;
-    json!({
-        "runs": runs.len(),
-        "byVerdict": Verdict::ALL.iter().map(|v| (v.as_str().to_owned(), json!(count(*v)))).collect::<serde_json::Map<_, _>>(),
-        "byReason": by_reason,
-        "passRate": rate(count(Verdict::Pass) as f64, n),
-        "agentPassRate": rate(count(Verdict::Pass) as f64, judged),
-        "excluded": { "simulator": count(Verdict::Simulator), "harness": count(Verdict::Harness), "aborted": count(Verdict::Aborted) },
-        "turns": turns,
-        "tokens": tokens,
-        "turnsPerRun": rate(turns, n),
-        "tokensPerRun": rate(tokens, n),
-        "ms": ms,
-        "reliability": reliability_of(runs),
-    })
+    object(vec![
+        ("runs", runs.len().into()),
+        ("byVerdict", Value::Object(Verdict::ALL.iter().map(|v| (v.as_str().to_owned(), count(*v).into())).collect())),
+        ("byReason", Value::Object(by_reason)),
+        ("passRate", rate(count(Verdict::Pass) as f64, n)),
+        ("agentPassRate", rate(count(Verdict::Pass) as f64, judged)),
+        (
+            "excluded",
+            object(vec![
+                ("simulator", count(Verdict::Simulator).into()),
+                ("harness", count(Verdict::Harness).into()),
+                ("aborted", count(Verdict::Aborted).into()),
+            ]),
+        ),
+        ("turns", turns.into()),
+        ("tokens", tokens.into()),
+        ("turnsPerRun", rate(turns, n)),
+        ("tokensPerRun", rate(tokens, n)),
+        ("ms", ms.into()),
+        ("reliability", reliability_of(runs)),
+    ])
 }
 
 /// pass@k and pass^k of runs that name their items (every one does, or
@@ -183,6 +191,7 @@ fn reliability_of(runs: &[Tally]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn ids_come_from_the_item_the_fork_the_conversation_or_the_position() {

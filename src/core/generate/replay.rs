@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::number::quoted;
@@ -85,7 +85,7 @@ pub fn diff(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
         (Value::String(x), Value::String(y)) if x != y => {
             let (lx, ly): (Vec<&str>, Vec<&str>) = (x.split('\n').collect(), y.split('\n').collect());
             let i = lx.iter().zip(&ly).take_while(|(p, q)| p == q).count();
-            let line = |l: &[&str]| l.get(i).map_or_else(|| json!("(no such line)"), |s| json!(s));
+            let line = |l: &[&str]| Value::from(*l.get(i).unwrap_or(&"(no such line)"));
             out.push(format!("{path} line {}: recorded {}, requested {}", i + 1, show(Some(&line(&lx))), show(Some(&line(&ly)))));
         }
         _ if a != b => out.push(format!("{path}: recorded {}, requested {}", show(Some(a)), show(Some(b)))),
@@ -214,15 +214,15 @@ fn is_length_line(l: &str) -> bool {
 pub fn entry(request: &Value, answer: &Answer) -> Result<Value> {
     let (_, key) = keyed(request, "recordingModel: request")?;
     let mut e = Map::new();
-    e.insert("key".into(), json!(key));
+    e.insert("key".into(), Value::from(key));
     e.insert("request".into(), request.clone());
     match answer {
         Answer::Response(r) => e.insert("response".into(), r.clone()),
         Answer::Failed { message, code } => {
             let mut err = Map::new();
-            err.insert("message".into(), json!(message));
+            err.insert("message".into(), Value::from(message.as_str()));
             if let Some(c) = code {
-                err.insert("code".into(), json!(c));
+                err.insert("code".into(), Value::from(c.as_str()));
             }
             e.insert("error".into(), Value::Object(err))
         }
@@ -233,6 +233,7 @@ pub fn entry(request: &Value, answer: &Answer) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn key_order_does_not_change_the_key_and_the_hash_is_stable() {

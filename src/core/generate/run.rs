@@ -134,7 +134,7 @@ pub async fn run(t: &Trajectory, env: &Env<'_>, fork: Option<&Fork>) -> Trajecto
         outcome = env.events.record(Payload::Custom { name: well_known::STEP_GRAPH.into(), data }).map_err(recording(env.events));
     }
     if let (Ok(()), Some(parent)) = (&outcome, parent) {
-        let data = serde_json::json!({ "parentRunId": parent, "atTurn": r.kept.len() });
+        let data = crate::write::object(vec![("parentRunId", parent.into()), ("atTurn", r.kept.len().into())]);
         outcome = env.events.record(Payload::Custom { name: well_known::FORK.into(), data }).map_err(recording(env.events));
     }
     let mut turn = 0u32;

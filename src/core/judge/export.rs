@@ -3,7 +3,7 @@
 //! byte-equal output. (The artifacts of a stored run are assembled from
 //! these by the JS layer, which also sees the definition's callbacks.)
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use agent_trajectories_core::error::{Error, Result};
 use agent_trajectories_core::generate::TrajectoryResult;
@@ -25,7 +25,7 @@ fn steps_of(r: &Value) -> Result<&Vec<Value>> {
 fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
     let field = |k: &str| t.get(k).ok_or_else(|| Error::invalid_argument(format!("result.steps[{i}] has no {k}")));
     let mut metadata = Map::new();
-    metadata.insert("turnIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
+    metadata.insert("turnIndex".into(), t.get("turnIndex").cloned().unwrap_or(Value::from(i)));
     metadata.insert("stepId".into(), t.get("stepId").cloned().unwrap_or(Value::Null));
     metadata.insert("selection".into(), t.get("selection").cloned().unwrap_or(Value::Null));
     // What a reader of the export needs to see the turn as its records
@@ -40,7 +40,7 @@ fn step_of(t: &Value, i: usize) -> Result<Map<String, Value>> {
         metadata.insert("end".into(), end.clone());
     }
     let mut out = Map::new();
-    out.insert("stepIndex".into(), t.get("turnIndex").cloned().unwrap_or(json!(i)));
+    out.insert("stepIndex".into(), t.get("turnIndex").cloned().unwrap_or(Value::from(i)));
     out.insert("input".into(), field("userMessage")?.clone());
     out.insert("output".into(), field("agentMessages")?.clone());
     out.insert("timestamp".into(), t.get("timestamp").cloned().unwrap_or(Value::Null));
@@ -92,7 +92,11 @@ pub fn to_jsonl(r: &Value) -> Result<Vec<String>> {
 /// the conversation's metadata being the run's outcome.
 pub fn to_conversation(r: &Value, id: Option<&str>) -> Result<Value> {
     let steps = steps_of(r)?.iter().enumerate().map(|(i, t)| step_of(t, i).map(Value::Object)).collect::<Result<Vec<_>>>()?;
-    Ok(json!({ "id": id.unwrap_or(conversation_id(r)), "steps": steps, "metadata": outcome_of(r) }))
+    Ok(agent_trajectories_core::write::object(vec![
+        ("id", id.unwrap_or(conversation_id(r)).into()),
+        ("steps", steps.into()),
+        ("metadata", Value::Object(outcome_of(r))),
+    ]))
 }
 
 fn end_of(r: &Value) -> Option<&Value> {

@@ -54,6 +54,14 @@ pub fn value<T: Serialize + ?Sized>(value: &T) -> serde_json::Value {
     read(&json(value))
 }
 
+/// A JSON object of `fields`, in their order: what `json!({ .. })` builds,
+/// without its conversion of each field through `serde_json::to_value`
+/// (which links that serialiser, and its `unwrap`'s panic message with
+/// the formatting it needs, into the module).
+pub fn object(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
 /// Not generic: `value`'s copy for each type is a write and a call.
 fn read(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or(serde_json::Value::Null)

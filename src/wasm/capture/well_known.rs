@@ -8,9 +8,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::capture::well_known::{model_error, ModelUsage};
 use crate::core::capture::LoopEnd;
+use crate::core::write::{json, Obj};
 use crate::core::Error;
 use crate::wasm::error::{IntoJs, JsResult};
-use crate::wasm::{json_of, to_js};
+use crate::wasm::{json_of, text_to_js, to_js};
 
 /// A JS value as JSON, or `Null` when it has no JSON form (a framework's
 /// usage object is read leniently: what is not a count is no count; what
@@ -84,11 +85,13 @@ pub fn loop_outcome(end: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = __wellKnown, skip_typescript)]
 pub fn well_known() -> JsResult<JsValue> {
     use crate::core::capture::well_known::{CUSTOM_NAMES, USAGE_KEYS};
-    let v = serde_json::json!({
-        "custom": CUSTOM_NAMES,
-        "usage": { "input": USAGE_KEYS.input, "output": USAGE_KEYS.output, "total": USAGE_KEYS.total, "finishReason": ["finishReason", "finish_reason"] },
-    });
-    to_js(&v)
+    let k = &USAGE_KEYS;
+    let usage = Obj::new()
+        .raw("input", &json(&k.input))
+        .raw("output", &json(&k.output))
+        .raw("total", &json(&k.total))
+        .raw("finishReason", &json(&k.finish_reason));
+    text_to_js(&Obj::new().raw("custom", &json(&CUSTOM_NAMES)).raw("usage", &usage.end()).end())
 }
 
 /// The `custom` `budget` payload of a run's limits; `place` names the option in errors.

@@ -6,12 +6,16 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::generate::batch::{self, Tally};
 use crate::core::generate::Verdict;
+use crate::core::write::{self, Obj};
 use crate::core::Error;
 use crate::wasm::error::{IntoJs, JsResult};
-use crate::wasm::{options_json, to_js};
+use crate::wasm::{options_json, text_to_js, to_js};
 
 fn tally_to_js(t: &Tally) -> JsResult<JsValue> {
-    to_js(&serde_json::json!({ "reason": t.reason, "verdict": t.verdict.map(Verdict::as_str), "turns": t.turns, "tokens": t.tokens }))
+    let verdict = t.verdict.map(Verdict::as_str);
+    let tally =
+        Obj::new().raw("reason", &write::json(&t.reason)).raw("verdict", &write::json(&verdict)).num("turns", t.turns).num("tokens", t.tokens);
+    text_to_js(&tally.end())
 }
 
 /// A batch item's run id (see `batch::item_id`); `fork_parent` and

@@ -1,14 +1,14 @@
 //! Model record/replay for JS: requests and answers cross as JSON text
 //! (the JS layer made them plain), `core::generate::replay` decides.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::core::generate::replay::{self, Answer, Replay};
 use crate::core::write::{self, Obj};
 use crate::core::{Error, ErrorCode};
 use crate::wasm::error::{IntoJs, JsResult};
-use crate::wasm::to_js;
+use crate::wasm::{text_to_js, to_js};
 
 /// The JS layer's JSON text (`JSON.stringify` of a plain copy), read as any JS value is ([`crate::wasm::whole`]).
 fn parse(text: &str, what: &str) -> Result<Value, Error> {
@@ -50,7 +50,7 @@ pub fn recording_entry(request: &str, answer: &str) -> JsResult<JsValue> {
 /// The recording format's name and version, for `recordingModel`'s `recording`.
 #[wasm_bindgen(js_name = __recordingFormat, skip_typescript)]
 pub fn recording_format() -> JsResult<JsValue> {
-    to_js(&json!({ "format": replay::FORMAT, "version": replay::VERSION }))
+    text_to_js(&Obj::new().text("format", replay::FORMAT).int("version", replay::VERSION.into()).end())
 }
 
 /// A recording ready to answer (`replayModel`).
