@@ -223,7 +223,11 @@ pub fn plain_serde(e: &serde_json::Error) -> String {
     if let Some(at) = m.rfind(" at line ") {
         m.truncate(at);
     }
-    m.replace("expected a sequence", "expected an array").replace("expected a map", "expected an object").replace('`', "\"")
+    // "ident" is the parser's word for a `null`, `true` or `false` begun and not finished.
+    m.replace("expected ident", "expected value")
+        .replace("expected a sequence", "expected an array")
+        .replace("expected a map", "expected an object")
+        .replace('`', "\"")
 }
 
 #[cfg(test)]
@@ -236,6 +240,8 @@ mod tests {
         assert_eq!(plain_serde(&e), "invalid type: map, expected an array");
         let e = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
         assert_eq!(plain_serde(&e), "EOF while parsing an object");
+        let e = serde_json::from_str::<serde_json::Value>("nope").unwrap_err();
+        assert_eq!(plain_serde(&e), "expected value", "not the parser's word for a literal");
         // A lone surrogate, as JSON.stringify escapes it, is said as what it is.
         for text in [r#"{"a":"x\ud83d"}"#, r#""\udc00""#, r#""\ud800\u0041""#] {
             let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();

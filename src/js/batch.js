@@ -42,7 +42,7 @@ function readItem(item, i) {
   if (!isObject(item) || isArray(item)) throw fail('INVALID_ARGUMENT', `${where} must be { trajectory, options, id? }, got ${why(item)}`);
   wasm.checkOptions(item, ['trajectory', 'options', 'id'], where);
   if (!isObject(item.trajectory)) throw fail('INVALID_ARGUMENT', `${where}.trajectory must be a trajectory (createTrajectory(def, agent)), got ${why(item.trajectory)}`);
-  if (item.id !== undefined && typeof item.id !== 'string') throw fail('INVALID_ARGUMENT', `${where}.id must be a string, got ${why(item.id)}`);
+  if (item.id !== undefined && (typeof item.id !== 'string' || !item.id)) throw fail('INVALID_ARGUMENT', `${where}.id must be a non-empty string, got ${shown(item.id)}`);
   if (!isObject(item.options)) throw fail('INVALID_ARGUMENT', `${where}.options must be runTrajectory's options ({ userModel, ... }), got ${why(item.options)}`);
   const fork = forkOf(item.options);
   // The id the run would take by itself (not a fork's): the trajectory's
@@ -78,7 +78,7 @@ export async function runTrajectories(items, opts) {
   const given = items.map(readItem);
   const ids = new Set();
   for (const j of given) {
-    if (ids.has(j.id)) throw fail('INVALID_ARGUMENT', `${place}: two items have the id ${JSON.stringify(j.id)}; ids name runs in the summary`);
+    if (ids.has(j.id)) throw fail('INVALID_ARGUMENT', `${place}: two items have the id ${JSON.stringify(j.id)}; ids name runs in the summary: give each item its own id`);
     ids.add(j.id);
   }
   // Each item `repeat` times, each run with an id (and records) of its own:

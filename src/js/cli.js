@@ -454,7 +454,8 @@ export async function cli(args = proc.argv.slice(2)) {
     const c = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!c) {
       if (command === undefined) throw fail('INVALID_ARGUMENT', `a command is required: ${Object.keys(COMMANDS).join(', ')} (${NAME} --help)`);
-      const near = nearest(name, Object.keys(COMMANDS));
+      // A slipped flag (--versoin) is matched against the flags, a slipped command against the commands.
+      const near = nearest(name, name.startsWith('-') ? ['--help', '--version'] : Object.keys(COMMANDS));
       throw fail('INVALID_ARGUMENT', `unknown command ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
     }
     const { values, files } = command === 'help' ? { values: { help: true }, files: [] } : parse(node, name, c, rest);

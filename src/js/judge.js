@@ -7,7 +7,7 @@
 import { wasm } from './binding.js';
 import { asModel } from './generate.js';
 import { TrajectoryIndex } from './trajectory-index.js';
-import { fail, why, isObject, isArray, readOptions, macrotask, callSignal } from './util.js';
+import { fail, why, isObject, isArray, readOptions, macrotask, callSignal, cell } from './util.js';
 
 /**
  * A run as the core reads it: JSONL text, records, or a result. A freed
@@ -64,8 +64,8 @@ function markdownOf(c) {
   const n = (/** @type {number | null} */ x) => (x === null ? '–' : `${x > 0 ? '+' : ''}${Math.round(x * 10) / 10}`);
   const side = (/** @type {import('./judge-types').BatchItemSide | null} */ s) => (s ? `${s.passed ? 'pass' : 'fail'} (${s.passes}/${s.runs})` : '–');
   const rows = c.items.map((i) => {
-    const judges = i.newlyFailedJudges.length ? ` · newly failed: ${i.newlyFailedJudges.join(', ')}` : '';
-    return `| ${i.status} | \`${i.id.replace(/[|`]/g, '\\$&')}\` | ${side(i.baseline)} | ${side(i.current)}${judges} | ${n(i.turns)} | ${n(i.tokens)} | ${n(i.findings)} |`;
+    const judges = i.newlyFailedJudges.length ? ` · newly failed: ${cell(i.newlyFailedJudges.join(', '))}` : '';
+    return `| ${i.status} | ${cell(i.id)} | ${side(i.baseline)} | ${side(i.current)}${judges} | ${n(i.turns)} | ${n(i.tokens)} | ${n(i.findings)} |`;
   });
   return [
     '## Batch comparison',

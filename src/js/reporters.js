@@ -2,7 +2,7 @@
 // decided) written as JUnit XML, GitHub Actions output, markdown and plain
 // text. Formatting only: no rule of what passes lives here.
 
-import { fail, isObject, isArray, why, shown, checkKeys, guard } from './util.js';
+import { fail, isObject, isArray, why, shown, checkKeys, guard, visible, cell } from './util.js';
 import { optionAdvice as advice } from './nearest.js';
 
 /** @typedef {import('./report-types').JudgedRun} JudgedRun */
@@ -116,10 +116,6 @@ function bySource(runs, unnamed) {
   return [...groups];
 }
 
-// XML 1.0 cannot carry these at all, not even as character references.
-const NOT_XML = /[\0-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/** @param {string} s */
-const visible = (s) => s.replace(NOT_XML, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 /** @type {Record<string, string>} */
 const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' };
 /** Text content (`>` too, so `]]>` cannot appear). @param {string} s */
@@ -188,11 +184,6 @@ export function junitReport(runs, options) {
   return out.join('\n');
 }
 
-/**
- * A table cell: markdown's and HTML's punctuation escaped, lines joined by <br>.
- * @param {unknown} v
- */
-const cell = (v) => (v == null ? '–' : visible(String(v)).replace(/[\\`*_{}[\]<>|#~&!]/g, '\\$&').replace(/\r?\n|\r/g, '<br>'));
 /** @param {number | null} x */
 const ratio = (x) => (x === null ? null : String(Math.round(x * 1000) / 1000));
 

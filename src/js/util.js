@@ -112,6 +112,21 @@ export const utf8 = (bytes, where) => {
  */
 export const shown = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? String(v) : why(v));
 
+// XML 1.0 cannot carry these at all, not even as character references.
+const NOT_XML = /[\0-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Text with what XML cannot carry (control characters, lone surrogates) written as `\uXXXX`.
+ * @param {string} s
+ */
+export const visible = (s) => s.replace(NOT_XML, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * A markdown table cell: markdown's and HTML's punctuation escaped, lines
+ * joined by <br>, `–` for none (the reports' and compareBatches' tables).
+ * @param {unknown} v
+ */
+export const cell = (v) => (v == null ? '–' : visible(String(v)).replace(/[\\`*_{}[\]<>|#~&!]/g, '\\$&').replace(/\r?\n|\r/g, '<br>'));
+
 /**
  * A value as plain JSON data (a deep copy through JSON); undefined stays undefined.
  * @param {unknown} v

@@ -7,6 +7,7 @@
 // cheap to import.
 
 import { fail, checkKeys, utf8 } from './util.js';
+import { nearest } from './nearest.js';
 
 /** @typedef {import('./viewer-types').ViewerRun} ViewerRun */
 /** @typedef {import('./viewer-types').ViewerOptions} ViewerOptions */
@@ -52,7 +53,11 @@ function runOf(input, i, where) {
   }
   // A batch result handed over as it is: say how the page takes one (as a saved batch file's text).
   const hint = Array.isArray(input.runs) ? '; a batch result is given as its JSON text: { name, text: JSON.stringify(batch) }' : '';
-  checkKeys(input, ['name', 'text', 'records'], where, () => ` (a run is { name?, text } or { name?, records }${hint})`, 'key');
+  const keys = ['name', 'text', 'records'];
+  checkKeys(input, keys, where, (key) => {
+    const near = nearest(key, keys);
+    return `${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (a run is { name?, text } or { name?, records }${hint})`;
+  }, 'key');
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
     throw fail('INVALID_ARGUMENT', `${where}.name must be a non-empty string, got ${show(input.name)}`);
   }

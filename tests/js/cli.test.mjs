@@ -355,6 +355,7 @@ test('bad usage exits 2, coded, saying which argument: the nearest option or com
     [['view', 'fail.json', '--out', 'x.html'], 'agent-trajectories view: error INVALID_ARGUMENT: unknown option --out; did you mean --output? (agent-trajectories view --help lists the options)'],
     [['report', 'fail.json', '--zzzzzzzz'], 'agent-trajectories report: error INVALID_ARGUMENT: unknown option --zzzzzzzz (agent-trajectories report --help lists the options)'],
     [['reprot', 'fail.json'], 'agent-trajectories: error INVALID_ARGUMENT: unknown command "reprot"; did you mean report? (commands: report, compare, view)'],
+    [['--versoin'], 'agent-trajectories: error INVALID_ARGUMENT: unknown command "--versoin"; did you mean --version? (commands: report, compare, view)'],
     [[], 'agent-trajectories: error INVALID_ARGUMENT: a command is required: report, compare, view (agent-trajectories --help)'],
     [['report'], 'agent-trajectories report: error INVALID_ARGUMENT: expected at least 1 file argument(s) (<files…>), got 0 (agent-trajectories report --help lists the options)'],
     [['compare', 'fail.json'], 'agent-trajectories compare: error INVALID_ARGUMENT: expected 2 file argument(s) (<baseline> <current>), got 1: fail.json (agent-trajectories compare --help lists the options)'],

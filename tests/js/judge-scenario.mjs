@@ -147,6 +147,10 @@ export const judgeChecks = {
     eq(typeof c.items[0].turns, 'number', 'turn change');
     assert(c.markdown.includes('**1 regressed**, 1 improved, 1 added, 1 removed'), c.markdown);
     eq(at.compareBatches(JSON.parse(JSON.stringify(baseline)), JSON.parse(JSON.stringify(current))).regressed, ['a'], 'a batch read back from its JSON');
+    // An id is one cell of its row, whatever it holds: markdown's punctuation escaped, a line break as <br>, a control character shown.
+    const odd = { runs: [{ id: 'a`b|c', verdict: 'pass' }, { id: 'x\ny', verdict: 'pass' }, { id: 'bell\u0007', verdict: 'pass' }] };
+    const rows = at.compareBatches(odd, odd).markdown.split('\n').filter((l) => l.startsWith('| same'));
+    eq(rows.map((r) => r.split(' | ')[1]), ['a\\`b\\|c', 'x<br>y', 'bell\\\\u0007'], 'odd ids, one cell each (a shown backslash escaped: it renders as \\u0007)');
     throws(() => at.compareBatches(3, current), 'INVALID_ARGUMENT', 'a baseline that is not a batch');
     // A run passes as checkRun reads it: the judge's last word failing fails it, a later pass stands.
     const judged = (verdict, failed = []) => ({ verdict, criteria: failed.map((name) => ({ name, verdict: 'fail' })) });

@@ -210,7 +210,8 @@ export const batchChecks = {
     await rejects(at.runTrajectories(items, { concurrency: 0 }), /concurrency must be a whole number from 1 to 10000, got 0/);
     await rejects(at.runTrajectories(items, { concurrency: NaN }), /got NaN$/);
     await rejects(at.runTrajectories(items, { concurrency: '2' }), /got "2"$/);
-    await rejects(at.runTrajectories([items[0], items[0]]), /two items have the id "a"/);
+    await rejects(at.runTrajectories([items[0], items[0]]), /two items have the id "a"; ids name runs in the summary: give each item its own id/);
+    await rejects(at.runTrajectories([{ ...items[0], id: '' }]), /items\[0\]\.id must be a non-empty string, got ""/);
     await rejects(at.runTrajectories([{ trajectory: items[0].trajectory }]), /items\[0\]\.options must be runTrajectory's options/);
   },
 

@@ -84,6 +84,7 @@ export const testOneFile = () => test('the one-file viewer: writeViewerHtml from
     await refused(viewerHtml([stuckText, { text: 5 }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[1\]\.text must be JSONL text/);
     await refused(viewerHtml([{ name: 'x', records: [{ seq: 0 }, 7] }]), 'INVALID_ARGUMENT', /^viewerHtml: runs\[0\]\.records\[1\] must be a trajectory record/);
     await refused(viewerHtml({ text: 'x', lines: [] }), 'INVALID_ARGUMENT', /unknown key "lines"/);
+    await refused(viewerHtml({ txt: 'x' }), 'INVALID_ARGUMENT', /^viewerHtml: runs: unknown key "txt"; did you mean "text"\? \(a run is \{ name\?, text \} or \{ name\?, records \}\)$/);
     // A batch result handed over as it is: how to give it (as a saved batch file's text).
     await refused(viewerHtml({ runs: [], summary: {} }), 'INVALID_ARGUMENT', /a batch result is given as its JSON text: \{ name, text: JSON\.stringify\(batch\) \}/);
     await refused(viewerHtml([], { titel: 'x' }), 'INVALID_ARGUMENT', /^viewerHtml: options: unknown option "titel"; did you mean "title"/);

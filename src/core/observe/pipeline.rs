@@ -133,7 +133,8 @@ impl PipelineSnapshot {
     /// version this build reads) before its shape, so a foreign object gets
     /// a clear error.
     pub fn from_json(text: &str) -> Result<PipelineSnapshot> {
-        let v: Value = serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid_argument(format!("snapshot is not JSON: {}", crate::error::plain_serde(&e))))?;
         let schema = v.get("schema").and_then(Value::as_str);
         if schema != Some(SNAPSHOT_SCHEMA) {
             return Err(Error::invalid_argument(format!(
