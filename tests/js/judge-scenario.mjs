@@ -91,6 +91,10 @@ export const judgeChecks = {
     eq(at.checkRun(limited, { verdict: ['pass', 'agent'], reason: 'max-turns' }).pass, true, 'unless allowed');
     throws(() => at.checkRun(result, { maxTurn: 1 }), 'INVALID_ARGUMENT', 'a misspelt option');
     throws(() => at.checkRun(result, { maxSeverity: 'high' }), 'INVALID_ARGUMENT', 'an unknown severity');
+    // A slip of a reason the package writes passes no run: refused, naming it; a run's own reason is matched as written.
+    const slip = throws(() => at.checkRun(limited, { verdict: null, reason: 'max-turn' }), 'INVALID_ARGUMENT', 'a slipped reason');
+    assert(slip.message.endsWith('options.reason: "max-turn" is no stop reason this package writes; did you mean "max-turns"? (a run\'s own reason is matched as written)'), slip.message);
+    eq(at.checkRun(limited, { verdict: null, reason: 'done' }).pass, false, "a run's own reason, matched as written");
   },
 
   async 'checkRun fails a run whose observers warned'(at) {

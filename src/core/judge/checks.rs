@@ -6,11 +6,13 @@
 use serde_json::Value;
 
 use super::facts::RunFacts;
+use agent_trajectories_core::capture::{is_stop_reason, LOOP_FINISHED, STOP_REASONS};
 use agent_trajectories_core::error::{Error, Result};
-use agent_trajectories_core::generate::Verdict;
+use agent_trajectories_core::generate::{StopReason, Verdict};
 use agent_trajectories_core::number;
 use agent_trajectories_core::number::quoted;
 use agent_trajectories_core::observe::Severity;
+use agent_trajectories_core::options::nearest;
 use agent_trajectories_core::value::Opts;
 use agent_trajectories_core::write::{array, Obj};
 
@@ -64,6 +66,24 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
     }
 }
 
+/// A `reason` a slip away from one this package writes (`goal-reachd`)
+/// would pass no run: refused, naming that one. Any other word is a run's
+/// own reason (a recorder writes what it is given), taken as it is.
+fn check_reason(reason: &str, at: &str) -> Result<()> {
+    let known: Vec<&str> = StopReason::ALL.iter().map(|r| r.as_str()).chain(STOP_REASONS).chain(LOOP_FINISHED).collect();
+    if known.contains(&reason) || is_stop_reason(reason) {
+        return Ok(());
+    }
+    match nearest(reason, &known) {
+        Some(near) => Err(Error::invalid_argument(format!(
+            "{at}: {} is no stop reason this package writes; did you mean {}? (a run's own reason is matched as written)",
+            quoted(reason),
+            quoted(near)
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl CheckOptions {
     pub fn read(v: &Value, place: &str) -> Result<CheckOptions> {
         let o = Opts::new(v, &CHECK_OPTIONS, place, "an object of checks")?;
@@ -86,7 +106,13 @@ impl CheckOptions {
                 Some(Value::Null) => None,
                 Some(v) => Some(words(v, &at("verdict"), Some(&verdicts))?),
             },
-            reasons: o.get("reason").map(|r| words(r, &at("reason"), None)).transpose()?,
+            reasons: match o.get("reason").map(|r| words(r, &at("reason"), None)).transpose()? {
+                Some(rs) => {
+                    rs.iter().try_for_each(|r| check_reason(r, &at("reason")))?;
+                    Some(rs)
+                }
+                None => None,
+            },
             max_severity,
             fail_on,
             max_failed_calls: o.count("maxFailedCalls")?,
@@ -258,6 +284,15 @@ mod tests {
         assert_eq!(r.message, "run \"r\" fails 1 of 1 check(s)\n- verdict: run \"r\" ended with verdict pass, reason goal-reached; passing: agent");
         assert!(check(json!({ "verdict": null })).checks.is_empty());
         assert!(check(json!({ "reason": ["goal-reached", "max-turns"] })).pass);
+        // A slip of a reason this package writes is refused; a run's own reason (or one with detail) is taken as written.
+        let e = CheckOptions::read(&json!({ "reason": ["max-turns", "goal-reachd"] }), "checkRun(run, options)").unwrap_err();
+        assert_eq!(
+            e.message,
+            "checkRun(run, options).reason: \"goal-reachd\" is no stop reason this package writes; did you mean \"goal-reached\"? (a run's own reason is matched as written)"
+        );
+        for own in ["done", "stopped-on-warning", "max-failures", "stop", "goal-met"] {
+            assert!(CheckOptions::read(&json!({ "reason": own }), "o").is_ok(), "{own}");
+        }
     }
 
     #[test]
