@@ -70,7 +70,7 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
 /// would pass no run: refused, naming that one. Any other word is a run's
 /// own reason (a recorder writes what it is given), taken as it is.
 fn check_reason(reason: &str, at: &str) -> Result<()> {
-    let known: Vec<&str> = StopReason::ALL.iter().map(|r| r.as_str()).chain(STOP_REASONS).chain(LOOP_FINISHED).collect();
+    let known = [&StopReason::ALL.map(StopReason::as_str)[..], &STOP_REASONS, &LOOP_FINISHED].concat();
     if known.contains(&reason) || is_stop_reason(reason) {
         return Ok(());
     }
