@@ -55,9 +55,7 @@ pub fn show_value(v: &serde_json::Value) -> String {
     use serde_json::Value;
     match v {
         Value::Number(n) => show(n.as_f64().unwrap_or(f64::NAN)),
-        Value::String(s) if s.chars().count() > 80 => {
-            format!("{}… ({} characters)", crate::write::json(&s.chars().take(60).collect::<String>()), s.chars().count())
-        }
+        Value::String(s) if s.chars().count() > 80 => quoted(s),
         // NaN, ±Infinity and functions, as the binding wrote them.
         Value::String(s) if s.starts_with('[') || s.ends_with("Infinity") || s == "NaN" => s.clone(),
         Value::String(s) => crate::write::json(s),
@@ -69,9 +67,13 @@ pub fn show_value(v: &serde_json::Value) -> String {
 /// A name or a word as a message quotes it (a run id, a key, a step id):
 /// its JSON form, as a JS string shows and as [`show_value`] shows a
 /// string; never Rust's debug form, which writes a control character as
-/// `\u{1}` and escapes some letters (a combining accent) besides.
+/// `\u{1}` and escapes some letters (a combining accent) besides. A long
+/// one is cut, with its length: a message names it, it does not hold it.
 pub fn quoted(s: &str) -> String {
-    crate::write::json(s)
+    match s.chars().count() {
+        n @ 81.. => format!("{}… ({n} characters)", crate::write::json(&s.chars().take(60).collect::<String>())),
+        _ => crate::write::json(s),
+    }
 }
 
 #[cfg(test)]
@@ -81,6 +83,7 @@ mod tests {
     #[test]
     fn a_name_is_quoted_as_js_shows_a_string_not_in_rusts_debug_form() {
         assert_eq!(quoted("run-1"), "\"run-1\"");
+        assert_eq!(quoted(&"x".repeat(200_000)), format!("\"{}\"… (200000 characters)", "x".repeat(60)), "named, not held");
         // A control character, a quote, a backslash, a combining accent, an emoji.
         assert_eq!(quoted("a\u{1}\"\\e\u{301}\u{1F600}\n"), "\"a\\u0001\\\"\\\\e\u{301}\u{1F600}\\n\"");
         // As every message quotes a name of the caller's.

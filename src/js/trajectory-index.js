@@ -422,7 +422,8 @@ export class TrajectoryIndex {
     const run = key < 0 ? undefined : this.#byId.get(key);
     if (!run) {
       const names = this.#runs.slice(0, 10).map((r) => JSON.stringify(r.runId)).join(', ');
-      throw bad(`${place}: no run ${runId === null ? 'without a run_id' : JSON.stringify(runId)} in this index (runs: ${names || 'none'})`);
+      const more = this.#runs.length > 10 ? ` and ${this.#runs.length - 10} more` : '';
+      throw bad(`${place}: no run ${runId === null ? 'without a run_id' : show(runId)} in this index (runs: ${names || 'none'}${more})`);
     }
     return run;
   }

@@ -161,7 +161,14 @@ impl RunFacts {
             }
             ids
         };
-        let shown = |ids: &[Option<&str>]| ids.iter().map(|i| quoted(i.unwrap_or(""))).collect::<Vec<_>>().join(", ");
+        // The first ten: a message names runs, it does not list a whole index.
+        let shown = |ids: &[Option<&str>]| {
+            let names = ids.iter().take(10).map(|i| quoted(i.unwrap_or(""))).collect::<Vec<_>>().join(", ");
+            match ids.len() {
+                n @ 11.. => format!("{names} and {} more", n - 10),
+                _ => names,
+            }
+        };
         let chosen = match run_id {
             Some(id) => {
                 if !records.iter().any(|r| r.run_id.as_deref() == Some(id)) {
@@ -315,6 +322,11 @@ pub(crate) mod tests {
         let e = RunFacts::of_records(&records, Some("t"), "run").unwrap_err();
         assert_eq!(e.message, "run: no run \"t\" in the records (runs: \"r\", \"s\")");
         assert!(RunFacts::of_records(&[], None, "run").is_err());
+        // A message names the first ten runs, not a whole file's.
+        let many: String = (0..12).map(|i| RUN.replace("\"r\"", &format!("\"r{i}\""))).collect();
+        let e = RunFacts::of_records(&jsonl::parse(&many).unwrap(), None, "run").unwrap_err();
+        assert!(e.message.starts_with("run: the records hold 12 runs (\"r0\", \"r1\","), "{}", e.message);
+        assert!(e.message.ends_with("\"r9\" and 2 more); say which with the runId option"), "{}", e.message);
     }
 
     const RECORD: &str = r#"{"schema_version":1,"seq":SEQ,RUN"depth":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"n","data":1}}"#;
