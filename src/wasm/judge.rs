@@ -25,6 +25,11 @@ fn options(v: &JsValue, what: &str) -> Result<Value, Error> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
+    required(v, what)
+}
+
+/// A value that must be given: undefined is "missing", not null.
+fn required(v: &JsValue, what: &str) -> Result<Value, Error> {
     Ok(serde_json::from_str(&options_json(v, what)?).unwrap_or(Value::Null))
 }
 
@@ -67,8 +72,8 @@ pub fn judging(
         }
         _ => {
             // (Read as options are: a NaN of the caller's is said as NaN, not as the null JSON makes it.)
-            let baseline = compare::read_batch(&options(&a, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
-            let current = compare::read_batch(&options(&b, "compareBatches: current").js()?, "compareBatches: current").js()?;
+            let baseline = compare::read_batch(&required(&a, "compareBatches: baseline").js()?, "compareBatches: baseline").js()?;
+            let current = compare::read_batch(&required(&b, "compareBatches: current").js()?, "compareBatches: current").js()?;
             compare::compare(&baseline, &current)
         }
     };

@@ -156,6 +156,7 @@ export const judgeChecks = {
     const rows = at.compareBatches(odd, odd).markdown.split('\n').filter((l) => l.startsWith('| same'));
     eq(rows.map((r) => r.split(' | ')[1]), ['a\\`b\\|c', 'x<br>y', 'bell\\\\u0007'], 'odd ids, one cell each (a shown backslash escaped: it renders as \\u0007)');
     throws(() => at.compareBatches(3, current), 'INVALID_ARGUMENT', 'a baseline that is not a batch');
+    eq(throws(() => at.compareBatches(undefined, current), 'INVALID_ARGUMENT', 'no baseline').message, 'compareBatches: baseline is missing or not JSON data', 'missing, not null');
     // A run passes as checkRun reads it: the judge's last word failing fails it, a later pass stands.
     const judged = (verdict, failed = []) => ({ verdict, criteria: failed.map((name) => ({ name, verdict: 'fail' })) });
     const judgedRuns = [
