@@ -75,6 +75,8 @@ export class TrajectoryIndex {
   #runs = [];
   /** @type {Map<number, Run>} */
   #byId = new Map();
+  /** Runs by their id (null: the records without one), for the queries that name a run. @type {Map<string | null, Run>} */
+  #byRunId = new Map();
   /** @type {{ line: number, message: string, code: any }[]} */
   #problems;
   /** @type {Uint32Array} */
@@ -129,6 +131,7 @@ export class TrajectoryIndex {
         run.byNumber.set(number, turn);
       }
       this.#byId.set(key, run);
+      this.#byRunId.set(run.runId, run);
       this.#runs.push(run);
     }
   }
@@ -170,10 +173,12 @@ export class TrajectoryIndex {
    */
   counts(runId) {
     this.#alive('counts(runId)');
-    const only = runId === undefined ? undefined : this.#run(runId, 'counts(runId)').key;
+    const run = runId === undefined ? undefined : this.#run(runId, 'counts(runId)');
+    const only = run?.key;
     /** @type {Record<string, number>} */
     const out = {};
-    for (let r = 0; r < this.#cols.length; r += W) {
+    // A run's records lie between its first and its last (others' may be among them).
+    for (let r = (run?.first ?? 0) * W, end = run ? (run.last + 1) * W : this.#cols.length; r < end; r += W) {
       if (only !== undefined && this.#cols[r + RUN] !== only) continue;
       const kind = this.#strings[this.#cols[r + KIND]];
       out[kind] = (out[kind] ?? 0) + 1;
@@ -418,8 +423,7 @@ export class TrajectoryIndex {
    */
   #run(runId, place) {
     if (runId !== null && typeof runId !== 'string') throw bad(`${place}: runId must be a run id (a string) or null, got ${show(runId)}`);
-    const key = runId === null ? NONE : this.#strings.indexOf(runId);
-    const run = key < 0 ? undefined : this.#byId.get(key);
+    const run = this.#byRunId.get(runId);
     if (!run) {
       const names = this.#runs.slice(0, 10).map((r) => JSON.stringify(r.runId)).join(', ');
       const more = this.#runs.length > 10 ? ` and ${this.#runs.length - 10} more` : '';
