@@ -96,16 +96,21 @@ pub fn present(v: Option<Value>, at: &At) -> Result<Value, String> {
 }
 
 pub fn wrong(v: &Value, at: &At, expected: &str) -> String {
+    // A value read at an unnamed root (the caller names it) has no place of its own to say.
+    let at = match at.to_string() {
+        at if at.is_empty() => at,
+        at => at + ": ",
+    };
     match v {
         // NaN and ±Infinity cross from JS as strings (JSON has no such numbers).
         Value::String(n) if matches!(n.as_str(), "NaN" | "Infinity" | "-Infinity") => {
             if expected.contains("number") {
-                format!("{at}: invalid value: the number {n}, expected {expected}")
+                format!("{at}invalid value: the number {n}, expected {expected}")
             } else {
-                format!("{at}: invalid type: {n}, expected {expected}")
+                format!("{at}invalid type: {n}, expected {expected}")
             }
         }
-        _ => format!("{at}: invalid type: {}, expected {expected}", kind_of(v)),
+        _ => format!("{at}invalid type: {}, expected {expected}", kind_of(v)),
     }
 }
 
@@ -355,6 +360,8 @@ mod tests {
             "log[0].retries: 5000000000 is too large (at most 4294967295)"
         );
         assert_eq!(bad(json!({})), "log: invalid type: an object, expected an array");
+        // At an unnamed root the caller says where: no empty place before the colon.
+        assert_eq!(read::<Vec<u64>>(json!(3), "").unwrap_err(), "invalid type: a number, expected an array");
         assert_eq!(read::<(u32, u64)>(json!([1]), "p").unwrap_err(), "p: invalid type: an array, expected an array of 2 items");
     }
 

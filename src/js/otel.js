@@ -12,7 +12,7 @@
 
 import { WELL_KNOWN } from './well-known.js';
 import { fail, why, shown, isObject, isArray, checkKeys, guard } from './util.js';
-import { optionAdvice } from './nearest.js';
+import { nearest, optionAdvice } from './nearest.js';
 
 const OPTIONS = ['tracer', 'content'];
 
@@ -82,7 +82,7 @@ const json = (v) => {
 /**
  * @param {unknown} opts
  * @param {string} where
- * @returns {{ tracer: import('./otel-types').TracerLike, content: boolean }}
+ * @returns {{ tracer: import('./otel-types').TracerLike, content: boolean, where: string }}
  */
 const tracerOptions = (opts, where) => {
   if (!isObject(opts) || isArray(opts)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ tracer })`);
@@ -91,14 +91,14 @@ const tracerOptions = (opts, where) => {
     throw fail('INVALID_ARGUMENT', `${where}: options.tracer must be an OpenTelemetry Tracer (trace.getTracer(name)), got ${why(opts.tracer)}`);
   }
   if (opts.content !== undefined && typeof opts.content !== 'boolean') throw fail('INVALID_ARGUMENT', `${where}: options.content must be a boolean, got ${shown(opts.content)}`);
-  return { tracer: /** @type {import('./otel-types').TracerLike} */ (opts.tracer), content: opts.content === true };
+  return { tracer: /** @type {import('./otel-types').TracerLike} */ (opts.tracer), content: opts.content === true, where };
 };
 
 /**
  * One stream of records (any number of runs, interleaved) to spans.
- * @param {{ tracer: import('./otel-types').TracerLike, content: boolean }} options
+ * @param {{ tracer: import('./otel-types').TracerLike, content: boolean, where: string }} options
  */
-function makeState({ tracer, content }) {
+function makeState({ tracer, content, where }) {
   const { trace, context, SpanKind, SpanStatusCode } = api;
   /** @type {Map<string, Run>} */
   const runs = new Map(); // run id -> its span, its open chat and tool spans, its last record's time
@@ -112,7 +112,7 @@ function makeState({ tracer, content }) {
    */
   const start = (name, kind, attributes, time, parent) => {
     const span = tracer.startSpan(name, { kind, attributes, startTime: hr(time) }, /** @type {object} */ (parent ? trace.setSpan(context.active(), parent) : context.active()));
-    if (!isObject(span) || typeof (/** @type {any} */ (span)).end !== 'function') throw fail('CALLBACK_FAILED', `options.tracer.startSpan returned ${why(span)}, not a span`);
+    if (!isObject(span) || typeof (/** @type {any} */ (span)).end !== 'function') throw fail('CALLBACK_FAILED', `${where}: options.tracer.startSpan returned ${why(span)}, not a span`);
     return /** @type {Span} */ (span);
   };
   /**
@@ -275,6 +275,11 @@ function makeState({ tracer, content }) {
       if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw fail('INVALID_RECORD', `record ${i}: ${key} must be a whole number (0 or more), got ${shown(v)}`);
     }
     const p = r.payload;
+    // A kind no reader knows is refused, as the parser and the sinks refuse it (in the core's words, src/core/capture/payload.rs).
+    if (!WELL_KNOWN.kinds.includes(p.kind)) {
+      const near = nearest(p.kind, WELL_KNOWN.kinds);
+      throw fail('INVALID_RECORD', `record ${i}: kind ${JSON.stringify(p.kind)} is not a record kind (${near ? `did you mean ${JSON.stringify(near)}?` : `the kinds: ${WELL_KNOWN.kinds.join(', ')}`})`);
+    }
     const time = r.recorded_at_unix_ms;
     const known = runs.get(typeof r.run_id === 'string' ? r.run_id : '');
     const before = typeof r.seq === 'number' ? known?.seq : undefined;

@@ -7,6 +7,7 @@
 
 /**
  * @typedef {object} WellKnown
+ * @property {string[]} kinds Every record kind (payload.kind) this build reads.
  * @property {string[]} custom The names of the `custom` records the core writes and reads.
  * @property {{ input: string[], output: string[], total: string[], finishReason: string[] }} usage Each count of a model_usage record, under every spelling it reads.
  */

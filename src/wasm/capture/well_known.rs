@@ -79,19 +79,20 @@ pub fn loop_outcome(end: JsValue) -> JsResult<JsValue> {
     to_js(&end.outcome())
 }
 
-/// The well-known `custom` names and the `model_usage` keys (written
-/// spelling first), for code that runs without the module: the build bakes
+/// The record kinds, the well-known `custom` names and the `model_usage`
+/// keys (written spelling first), for code that runs without the module: the build bakes
 /// them into the OpenTelemetry exporter, which reads records alone.
 #[wasm_bindgen(js_name = __wellKnown, skip_typescript)]
 pub fn well_known() -> JsResult<JsValue> {
     use crate::core::capture::well_known::{CUSTOM_NAMES, USAGE_KEYS};
+    use crate::core::capture::KINDS;
     let k = &USAGE_KEYS;
     let usage = Obj::new()
         .raw("input", &json(&k.input))
         .raw("output", &json(&k.output))
         .raw("total", &json(&k.total))
         .raw("finishReason", &json(&k.finish_reason));
-    text_to_js(&Obj::new().raw("custom", &json(&CUSTOM_NAMES)).raw("usage", &usage.end()).end())
+    text_to_js(&Obj::new().raw("kinds", &json(KINDS)).raw("custom", &json(&CUSTOM_NAMES)).raw("usage", &usage.end()).end())
 }
 
 /// The `custom` `budget` payload of a run's limits; `place` names the option in errors.

@@ -301,6 +301,10 @@ test('bad input: coded errors naming the option or the record', () => {
   assert.throws(() => exportSpans([], { tracr: tracer }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "tracr"; did you mean "tracer"\? \(options: tracer, content\)/.test(e.message));
   assert.throws(() => exportSpans([{ seq: 0 }], { tracer }), (e) => e.code === 'INVALID_RECORD' && /record 0/.test(e.message));
   assert.throws(() => exportSpans([rec(-1, 10, { kind: 'run_started', identity: { run_id: 'r' } })], { tracer }), (e) => e.code === 'INVALID_RECORD' && e.message === 'record 0: seq must be a whole number (0 or more), got -1');
+  // A misspelt kind is refused, as the parser and the sinks refuse it, not skipped.
+  const slipped = [rec(0, 10, { kind: 'run_started', identity: { run_id: 'r' } }), rec(1, 11, { kind: 'tool_endd', tool_call_id: 'c', tool_name: 't', is_error: false })];
+  assert.throws(() => exportSpans(slipped, { tracer }), (e) => e.code === 'INVALID_RECORD' && e.message === 'record 1: kind "tool_endd" is not a record kind (did you mean "tool_ended"?)');
+  assert.throws(() => exportSpans([rec(0, 10, { kind: 'zzzz' })], { tracer }), (e) => e.code === 'INVALID_RECORD' && /^record 0: kind "zzzz" is not a record kind \(the kinds: run_started, /.test(e.message));
   assert.throws(() => spanSink({ tracer, content: 'yes' }), (e) => e.code === 'INVALID_ARGUMENT' && /content must be a boolean, got "yes"/.test(e.message));
   assert.throws(() => spanSink({ tracer, contnet: true }), (e) => e.code === 'INVALID_ARGUMENT' && /unknown option "contnet"; did you mean "content"\? \(options: tracer, content\)/.test(e.message));
 });
@@ -311,7 +315,7 @@ test('a tracer that throws, or answers no span: CALLBACK_FAILED naming it, its o
   const throwing = { startSpan() { throw broken; } };
   assert.throws(() => exportSpans(started, { tracer: throwing }), (e) => e.code === 'CALLBACK_FAILED' && e.message === 'exportSpans(records, options): the tracer threw: otel broke' && e.cause === broken);
   assert.throws(() => spanSink({ tracer: throwing }).onRecord(started[0]), (e) => e.code === 'CALLBACK_FAILED' && /^spanSink: the tracer threw: otel broke/.test(e.message) && e.cause === broken);
-  assert.throws(() => exportSpans(started, { tracer: { startSpan: () => 5 } }), (e) => e.code === 'CALLBACK_FAILED' && /options.tracer.startSpan returned 5, not a span/.test(e.message));
+  assert.throws(() => exportSpans(started, { tracer: { startSpan: () => 5 } }), (e) => e.code === 'CALLBACK_FAILED' && e.message === 'exportSpans(records, options): options.tracer.startSpan returned 5, not a span');
 });
 
 test('agent-trajectories/otel loads from require() too', () => {
