@@ -52,6 +52,10 @@ fn refuses_contradictions_without_changing_state() {
     let e = rec.stamp(tool(2), 3.0).unwrap_err();
     assert!(e.message.contains("already ended"), "{}", e.message);
     assert_eq!(rec.next_seq(), 2);
+    // An empty run id names no run, in run_started as in a recorder's runId.
+    let mut unnamed = Recorder::new(None);
+    let e = unnamed.stamp(started(""), 1.0).unwrap_err();
+    assert_eq!((e.code, e.message.as_str(), unnamed.next_seq()), (ErrorCode::InvalidArgument, "run_started: identity.run_id must not be empty", 0));
 }
 
 #[test]

@@ -100,6 +100,10 @@ export const checks = {
     eq(at.parseTrajectoryJsonl(text), records, 'identical after parse');
     eq(at.parseTrajectoryJsonl(text.replaceAll('\n', '\r\n') + '\r\n'), records, 'CRLF');
     eq(at.serializeTrajectoryJsonl(at.parseTrajectoryJsonl(text)), text, 'byte-identical second trip');
+    // A NaN is said as NaN (JSON would make it null), by every reader of a JS record.
+    const nan = { ...records[0], seq: NaN };
+    eq(expectCode(() => at.serializeTrajectoryJsonl([nan]), 'INVALID_RECORD', 'a NaN seq').message, 'records[0]: seq: invalid value: the number NaN, expected a whole number (0 or more)', 'NaN, not null');
+    eq(expectCode(() => new at.MemorySink().record(nan), 'INVALID_RECORD', 'a NaN seq').message, 'record: seq: invalid value: the number NaN, expected a whole number (0 or more)', 'the sink too');
   },
 
   'a bad JSONL line is a coded error naming its line; lenient keeps the good ones'(at) {

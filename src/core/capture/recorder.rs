@@ -137,6 +137,10 @@ impl Recorder {
         }
         check_clock(now_ms)?;
         if let Payload::RunStarted { identity } = &payload {
+            // As a recorder's runId: an empty id names no run.
+            if identity.run_id.is_empty() {
+                return Err(Error::invalid_argument("run_started: identity.run_id must not be empty"));
+            }
             if self.started {
                 return Err(Error::invalid_argument("run_started recorded twice for one run"));
             }

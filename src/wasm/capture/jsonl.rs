@@ -49,16 +49,7 @@ pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "Traject
     // Each record's own JSON text: reading the whole array as typed raw
     // values would link serde's type-mismatch messages (float printing).
     let parsed = crate::wasm::items(&records, "records")
-        .and_then(|items| {
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let at = format!("records[{i}]");
-                    TrajectoryRecord::from_json(&crate::wasm::json_of(r, &at)?).map_err(|e| e.within(&at))
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
+        .and_then(|items| items.iter().enumerate().map(|(i, r)| super::record_at(r, &format!("records[{i}]"))).collect::<Result<Vec<_>, _>>())
         .js()?;
     Ok(jsonl::serialize(&parsed))
 }

@@ -21,5 +21,18 @@ pub fn is_sink(v: &JsValue) -> bool {
 
 /// Reads a JS record object, checking its schema version first.
 fn record_from_js(value: &JsValue) -> Result<TrajectoryRecord, Error> {
-    TrajectoryRecord::from_json(&super::json_of(value, "record")?).map_err(|e| e.within("record"))
+    record_at(value, "record")
+}
+
+/// A JS record, `at` naming it in errors. JSON writes a NaN or an
+/// Infinity as null: a record refused is read again as it was given (NaN
+/// said as NaN), so that its error says what is there, not "null".
+fn record_at(value: &JsValue, at: &str) -> Result<TrajectoryRecord, Error> {
+    TrajectoryRecord::from_json(&super::json_of(value, at)?).map_err(|e| {
+        match super::options_json(value, at).map(|given| TrajectoryRecord::from_json(&given)) {
+            Ok(Err(said)) => said,
+            _ => e,
+        }
+        .within(at)
+    })
 }
