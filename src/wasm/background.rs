@@ -39,7 +39,11 @@ pub fn check_background(opts: JsValue, config: JsValue, tools: Vec<String>) -> J
             return Err(to_js(e));
         }
     }
-    check_options(&opts, RUNNER_OPTIONS, "BackgroundAgentRunner options").js()?;
+    const PLACE: &str = "BackgroundAgentRunner options";
+    check_options(&opts, RUNNER_OPTIONS, PLACE).js()?;
+    // What run() reads of these, read as it reads them, when the runner is made.
+    crate::core::capture::SinkPolicy::read(&crate::wasm::arg(&option(&opts, "onSinkError", PLACE).js()?)).js()?;
+    crate::wasm::arg(&option(&opts, "runId", PLACE).js()?).run_id(&format!("{PLACE}.runId")).js()?;
     for name in &tools {
         crate::core::background::tools::check_tool_name(name).js()?;
     }

@@ -179,5 +179,15 @@ export const checks = {
     }
     assert(err?.code === 'INVALID_ARGUMENT' && err.message.includes('unknown option "maxIteratons"; did you mean "maxIterations"?'), `a slip with no value (${err?.message})`);
     new at.BackgroundAgentRunner({ model: scripted([]), config: { maxIterations: undefined } });
+    // What run() would refuse of the recorder's options is refused when the runner is made.
+    for (const [opts, said] of [[{ onSinkError: 'ignore' }, "onSinkError must be 'drop' or 'fail', got \"ignore\""], [{ runId: '' }, 'BackgroundAgentRunner options.runId must not be empty']]) {
+      try {
+        new at.BackgroundAgentRunner({ model: scripted([]), ...opts });
+        err = undefined;
+      } catch (e) {
+        err = e;
+      }
+      assert(err?.code === 'INVALID_ARGUMENT' && err.message.includes(said), `${JSON.stringify(opts)} at construction (${err?.message})`);
+    }
   },
 };
