@@ -377,7 +377,12 @@ try { if (localStorage.getItem('at-theme')) document.documentElement.dataset.the
 document.addEventListener('click', (e) => {
   const t = e.target;
   const run = t.closest('.run-btn');
-  if (run) return showRun(S.docs[run.dataset.doc], run.dataset.run);
+  if (run) {
+    showRun(S.docs[run.dataset.doc], run.dataset.run);
+    // The address names the run shown: a reload, or the link copied, opens it.
+    if (S.v) history.pushState(null, '', S.v.ctx.href({}));
+    return;
+  }
   const close = t.closest('[data-close]');
   if (close) {
     const [doc] = S.docs.splice(Number(close.dataset.close), 1);

@@ -48,6 +48,7 @@ export const testOneFile = () => test('the one-file viewer: writeViewerHtml from
       // The escaped run: its error is text on the page, not markup.
       await page.locator('.doc', { hasText: 'hostile.jsonl' }).locator('.run-btn').click();
       await page.waitForSelector('#summary:has-text("hostile.jsonl")');
+      assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /^#run=hostile\.jsonl:/, 'the address names the run clicked');
       assert.match(await page.locator('#turns .call.error').first().textContent(), /<\/script><b>not markup<\/b>/);
       assert.equal(await page.locator('#turns .call.error b', { hasText: 'not markup' }).count(), 0);
       // Search works inside the file.
