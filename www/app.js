@@ -66,7 +66,7 @@ function addDoc(doc) {
 function renderDocs() {
   $('docs').innerHTML = S.docs.map((d, di) => `<div class="doc"><div class="doc-h"><b title="${esc(d.name)}">${esc(d.name)}</b>${d.live ? ' <span class="badge">live</span>' : ''}
     <button data-close="${di}" aria-label="Close ${esc(d.name)}">×</button></div>
-    ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)} line ${e.line}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
+    ${d.errors.length ? `<p class="file-error" role="alert">${d.errors.slice(0, 3).map((e) => `⚠ ${esc(d.name)}${e.line ? ` line ${e.line}` : ''}: ${esc(e.message)}`).join('<br>')}${d.errors.length > 3 ? `<br>and ${d.errors.length - 3} more bad lines` : ''}</p>` : ''}
     ${d.index.runs().map((r) => `<button class="run-btn" data-doc="${di}" data-run="${esc(runKey(r))}" style="--depth:${r.depth}" aria-current="${S.v?.doc === d && S.v.run.runId === r.runId}">
       ${esc(r.runId ?? '(unnamed run)')}<small>${plural(r.turns, 'turn')} · ${plural(r.toolCalls, 'call')}${r.failedCalls ? ` · ${r.failedCalls} failed` : ''} · <span class="${outcomeOk(r.outcome) ? 'ok' : 'bad'}">${esc(outcomeText(r.outcome))}</span></small></button>`).join('')}</div>`).join('')
     || '<p class="muted">No file open. Open a record JSONL, a step JSONL, stepTraces.json or a saved batch, or drop one here.</p>';

@@ -107,6 +107,11 @@ export function testJudged() {
           await page.screenshot({ path: join(shots, 'judged-run.png') });
           assert.deepEqual(errors, []);
         });
+        // A file that cannot be fetched is said as the file's, not as a line 0.
+        await withPage(`${server.url}?src=missing.jsonl`, async (page) => {
+          await ready(page);
+          assert.match(await page.locator('.file-error').textContent(), /^⚠ missing\.jsonl: (?!.*line 0).*HTTP 404/);
+        });
       } finally {
         await server.close();
       }
