@@ -497,7 +497,4 @@ fn snapshots_survive_a_trip_through_js_and_counters_saturate() {
     run(&mut q, vec![ok("b", json!({})), ok("c", json!({}))]);
     let again = serde_json::to_string(&q.snapshot()).unwrap();
     assert!(Pipeline::restore(PipelineSnapshot::from_json(&again).unwrap(), slots()).is_ok(), "{again}");
-    // Text that is not JSON is said so, in the words every JSON input gets (no parser position of a text the caller never saw).
-    let e = PipelineSnapshot::from_json("nope").unwrap_err();
-    assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidArgument, "snapshot is not JSON: expected value"));
 }

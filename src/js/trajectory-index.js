@@ -73,8 +73,6 @@ export class TrajectoryIndex {
   #strings;
   /** @type {Run[]} */
   #runs = [];
-  /** @type {Map<number, Run>} */
-  #byId = new Map();
   /** Runs by their id (null: the records without one), for the queries that name a run. @type {Map<string | null, Run>} */
   #byRunId = new Map();
   /** @type {{ line: number, message: string, code: any }[]} */
@@ -130,7 +128,6 @@ export class TrajectoryIndex {
         run.turns.push(turn);
         run.byNumber.set(number, turn);
       }
-      this.#byId.set(key, run);
       this.#byRunId.set(run.runId, run);
       this.#runs.push(run);
     }
@@ -268,7 +265,7 @@ export class TrajectoryIndex {
       }));
     }
     // Records without a run id, where every record has one: none (not an unknown run).
-    const none = runId === null && !this.#byId.has(NONE);
+    const none = runId === null && !this.#byRunId.has(null);
     const run = runId === undefined || none ? undefined : this.#run(runId, place);
     if (typeof errorsOnly !== 'boolean') throw bad(`${place}: errorsOnly must be a boolean, got ${show(errorsOnly)}`);
     const min = minSeverity === undefined ? 0 : SEVERITIES.indexOf(minSeverity) + 1;

@@ -445,3 +445,15 @@ impl crate::read::FromJson for RawJson {
         Ok(RawJson(crate::read::present(v, at)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_that_is_not_json_is_said_so_in_the_words_every_json_input_gets() {
+        // No parser position of a text the caller never saw, no parser word ("ident").
+        let e = PipelineSnapshot::from_json("nope").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidArgument, "snapshot is not JSON: expected value"));
+    }
+}
