@@ -88,7 +88,11 @@ export interface SimulatorOptions {
     repeat?: boolean;
   };
 }
-/** The agent under test. `history` is read-only: the same array grows turn by turn. */
+/**
+ * The agent under test. `history` is read-only: the same array grows turn by
+ * turn. An agent that adds to it or takes from it anyway is handed the run's
+ * own history next turn; the run keeps only what `respond` returns.
+ */
 export interface AgentHandle {
   /**
    * The turn's new messages (assistant, tool), as `{ messages }` or a bare

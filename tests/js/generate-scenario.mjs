@@ -198,6 +198,36 @@ export const checks = {
     eq([...seen, ...answering.signals].filter((x) => x.aborted).length, 0, 'answered calls are not aborted');
   },
 
+  async 'an agent that adds to or takes from the history it is handed is handed the run\'s own history next turn'(at) {
+    const seen = [];
+    const shown = [];
+    const pushing = {
+      async respond(history) {
+        seen.push(history.map((m) => m.role).join(','));
+        shown.push(Array.isArray(history.at(-1).content));
+        const id = `t${seen.length}`;
+        const answer = [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'search', input: { q: 'x' } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'search', output: { type: 'error-text', value: 'timeout' } }] },
+          { role: 'assistant', content: 'trying again' },
+        ];
+        // A system prompt put first and the answer pushed, as an agent's own loop might; once, all taken out.
+        history.unshift({ role: 'system', content: 'be brief' });
+        history.push(...answer);
+        if (seen.length === 4) history.length = 0;
+        return answer;
+      },
+    };
+    const r = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 6 }, pushing), {
+      userModel: scriptedUser(), clock,
+      observers: { observers: [{ observer: 'error-cascade', trigger: { onEveryCall: true } }] },
+    });
+    eq(seen, [0, 1, 2, 3, 4, 5].map((k) => [...Array(k).fill('user,assistant,tool,assistant'), 'user'].join(',')), 'each turn sees the run\'s history, not the agent\'s changes');
+    eq(shown, [false, false, false, true, true, true], 'with the assessment shown last from the fourth turn, the array changed or not');
+    eq(r.steps.map((s) => s.agentMessages.length), [3, 3, 3, 3, 3, 3], 'the run keeps what the agent returned, once');
+    eq(at.toJSONL(r).filter((l) => l.includes('"role":"system"')).length, 0, 'and none of what it did to the array');
+  },
+
   async 'observers see the agent tool calls and their assessment reaches the agent'(at) {
     const contexts = [];
     const systems = [];

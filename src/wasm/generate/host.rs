@@ -3,7 +3,7 @@
 //! events (the timer and the abort signal are in `signal.rs`). Every JS
 //! call's failure becomes a coded core error naming the callback.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Map, Object, Promise, Reflect, Set};
@@ -206,48 +206,62 @@ impl Predicate for JsPredicate {
 pub struct JsAgent {
     pub object: JsValue,
     pub respond: Function,
-    pub history: Array,
-    synced: Cell<usize>,
+    history: RefCell<Array>,
+    /// The history's messages, kept apart from the array: an agent that
+    /// added to or took from the array it was handed (pushed its own
+    /// messages onto it, say) is handed a new one next turn, the run's
+    /// history as it is, filled from these without converting any again.
+    kept: RefCell<Vec<JsValue>>,
     returned: RefCell<Vec<JsValue>>,
     signals: CallSignals,
 }
 
 impl JsAgent {
     pub fn new(object: JsValue, respond: Function, signals: CallSignals) -> JsAgent {
-        JsAgent { object, respond, history: Array::new(), synced: Cell::new(0), returned: RefCell::default(), signals }
+        JsAgent { object, respond, history: RefCell::new(Array::new()), kept: RefCell::default(), returned: RefCell::default(), signals }
+    }
+
+    /// The array to hand the agent. The core may choose what it sees last
+    /// for this call (the user message with the assessment), while the
+    /// history keeps the original: whether it did is returned.
+    fn handed(&self, history: &[ModelMessage], shown_last: Option<&ModelMessage>) -> Result<(Array, bool), Error> {
+        let array = self.history.borrow().clone();
+        let mut kept = self.kept.borrow_mut();
+        kept.append(&mut self.returned.borrow_mut());
+        for m in history.get(kept.len()..).unwrap_or_default() {
+            kept.push(to_js(m).map_err(conv)?);
+        }
+        for v in kept.get(array.length() as usize..).unwrap_or_default() {
+            array.push(v);
+        }
+        if let Some(m) = shown_last {
+            array.pop();
+            array.push(&to_js(m).map_err(conv)?);
+        }
+        Ok((array, shown_last.is_some()))
+    }
+
+    /// After the call: the array as it was before it, or, when the agent
+    /// changed its length, a new one for the next turn.
+    fn restore(&self, array: &Array, shown: bool) {
+        let kept = self.kept.borrow();
+        if array.length() as usize != kept.len() {
+            *self.history.borrow_mut() = Array::new();
+        } else if let Some(original) = kept.last().filter(|_| shown) {
+            array.pop();
+            array.push(original);
+        }
     }
 }
 
 impl Agent for JsAgent {
     fn respond<'a>(&'a self, history: &'a [ModelMessage], shown_last: Option<&'a ModelMessage>) -> LocalBoxFuture<'a, Result<AgentAnswer, Error>> {
         Box::pin(async move {
-            let returned = std::mem::take(&mut *self.returned.borrow_mut());
-            let mut synced = self.synced.get();
-            for v in &returned {
-                self.history.push(v);
-            }
-            synced += returned.len();
-            for m in history.get(synced..).unwrap_or_default() {
-                self.history.push(&to_js(m).map_err(conv)?);
-            }
-            self.synced.set(history.len());
-            // The core chose what the agent sees last for this call (the user
-            // message with the assessment); the history keeps the original.
-            let original = match shown_last {
-                Some(m) => {
-                    let original = self.history.pop();
-                    self.history.push(&to_js(m).map_err(conv)?);
-                    Some(original)
-                }
-                None => None,
-            };
+            let (array, shown) = self.handed(history, shown_last)?;
             let signal = self.signals.make();
-            let answer = call(&self.respond, &self.object, &[&self.history.clone().into(), &signal.options()], "agent.respond").await;
+            let answer = call(&self.respond, &self.object, &[&array.clone().into(), &signal.options()], "agent.respond").await;
             signal.disarm();
-            if let Some(original) = original {
-                self.history.pop();
-                self.history.push(&original);
-            }
+            self.restore(&array, shown);
             let answer = answer?;
             let listed = is_array(&answer);
             let list = if listed {
