@@ -53,18 +53,20 @@ function judging(options) {
 }
 
 /**
- * checkRun, its faults said in judgeRuns' words: the options are options.check, the run is named.
+ * checkRun, its faults said in judgeRuns' words: the options are options.check
+ * (or, for failOn's reasons, options.failOn), the run is named.
  * @param {unknown} run
  * @param {Record<string, unknown>} options
  * @param {Judging} j
  * @param {string} id
+ * @param {[string, string]} said checkRun's option as said, and as judgeRuns says it
  */
-function check(run, options, j, id) {
+function check(run, options, j, id, [option, as] = ['checkRun: options', 'judgeRuns: options.check']) {
   try {
     return checkRun(/** @type {any} */ (run), options);
   } catch (e) {
     if (!ours(e)) throw e;
-    const m = e.message.startsWith('checkRun: options') ? `judgeRuns: options.check${e.message.slice('checkRun: options'.length)}` : `${j.where}: run ${JSON.stringify(id)}: ${e.message.replace(/^checkRun: (run: )?/, '')}`;
+    const m = e.message.startsWith(option) ? `${as}${e.message.slice(option.length)}` : `${j.where}: run ${JSON.stringify(id)}: ${e.message.replace(/^checkRun: (run: )?/, '')}`;
     throw Object.assign(fail(e.code, m, e), e.line === undefined ? {} : { line: e.line });
   }
 }
@@ -90,7 +92,7 @@ function judged(run, runId, facts, j) {
     for (const c of check(run, { verdict: null, judge: false, failOnSeverity: j.severity, ...at }, j, facts.id).checks) if (!c.pass) failures.push({ check: 'failOn', message: c.message });
   }
   // The core's reason check passes when the run ended with one of the words: here that fails it.
-  if (j.reasons.length > 0 && check(run, { verdict: null, judge: false, reason: j.reasons, ...at }, j, facts.id).pass) {
+  if (j.reasons.length > 0 && check(run, { verdict: null, judge: false, reason: j.reasons, ...at }, j, facts.id, ['checkRun: options.reason', 'judgeRuns: options.failOn']).pass) {
     failures.push({ check: 'failOn', message: `run ${JSON.stringify(facts.id)} ended with reason ${facts.reason}, which failOn lists (${j.reasons.join(', ')})` });
   }
   return { ...facts, source: j.source, pass: failures.length === 0, failures, error: null };

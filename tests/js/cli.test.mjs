@@ -185,6 +185,9 @@ test('--fail-on: a severity fails a run whose finding reaches it; a stop reason 
   const bad = cli(['report', 'stall.jsonl', '--fail-on', 'warnng']);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /error INVALID_ARGUMENT: --fail-on: "warnng" is no severity; did you mean "warning"\?/);
+  const slip = cli(['report', 'stall.jsonl', '--fail-on', 'goal-reachd']);
+  assert.equal(slip.code, 2);
+  assert.match(slip.err, /error INVALID_ARGUMENT: --fail-on: "goal-reachd" is no stop reason this package writes; did you mean "goal-reached"\?/);
 });
 
 test('judgements: checkRun\'s judge check, the last judgement stands (records and batch runs); an inconclusive one passes', async () => {
@@ -444,6 +447,8 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   // A word a slip away from a severity is a typo, not a stop reason; any other word is a stop reason.
   refused(() => report.judgeRuns(text, { failOn: ['max-turns', 'warnning'] }), 'INVALID_ARGUMENT', 'judgeRuns: options.failOn: "warnning" is no severity; did you mean "warning"? (a stop reason, or a severity: info, caution, warning)');
   assert.ok(report.judgeRuns(text, { failOn: ['max-turns', 'model-completed', 'warning'] }).length > 0, 'stop reasons of any runtime pass');
+  // A word a slip away from a stop reason the package writes is refused by checkRun's rule, in failOn's name.
+  refused(() => report.judgeRuns(text, { failOn: ['max-turn'] }), 'INVALID_ARGUMENT', 'judgeRuns: options.failOn: "max-turn" is no stop reason this package writes; did you mean "max-turns"? (a run\'s own reason is matched as written)');
   refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, judge, runId)');
   refused(() => report.judgeRuns(text, { check: { runId: 'x' } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check.runId: each run is checked by its own id; leave runId out');
   refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
