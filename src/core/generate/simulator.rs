@@ -145,8 +145,12 @@ fn unmarked(line: &str) -> &str {
 /// The first problem of `text` (trimmed), or None when it reads as the user
 /// speaking. `said` holds the [`said_key`] of each user message so far.
 pub fn check(text: &str, said: &HashSet<String>, c: &SimulatorChecks) -> Option<Issue> {
-    // Invisible characters alone (zero-width spaces, a BOM) are no message either.
-    if text.chars().all(|ch| ch.is_whitespace() || matches!(ch, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')) {
+    // Invisible characters alone (zero-width spaces, a BOM, control
+    // characters such as NUL or ESC) are no message either.
+    if text
+        .chars()
+        .all(|ch| ch.is_whitespace() || matches!(ch, '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}'))
+    {
         return Some(Issue::Empty);
     }
     let lower = text.to_ascii_lowercase();
@@ -191,6 +195,8 @@ mod tests {
         assert_eq!(first("How can I help you today?", &[]), Some("role"));
         assert_eq!(first("A table  for TWO, please.", &["a table for two, please."]), Some("repeat"));
         assert_eq!(first("\u{200b}", &[]), Some("empty"));
+        assert_eq!(first("\u{0}\u{7}\u{1b}", &[]), Some("empty"));
+        assert_eq!(first("\u{1b}[31mA table, please.\u{1b}[0m", &[]), None);
         assert_eq!(first("**Thought:** they want a table\nA table, please.", &[]), Some("reasoning"));
         assert_eq!(first("<|im_start|>assistant\nSure.", &[]), Some("reasoning"));
         assert_eq!(first("Sure! How can I assist you today?", &[]), Some("role"));
