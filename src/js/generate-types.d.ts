@@ -89,9 +89,11 @@ export interface SimulatorOptions {
   };
 }
 /**
- * The agent under test. `history` is read-only: the same array grows turn by
- * turn. An agent that adds to it or takes from it anyway is handed the run's
- * own history next turn; the run keeps only what `respond` returns.
+ * The agent under test. `history` is read-only, the array and its messages:
+ * the same array grows turn by turn, holding the same message objects. An
+ * agent that adds to it or takes from it anyway is handed the run's own
+ * history next turn; a message changed in place stays changed in what the
+ * agent is handed later. The run keeps only what `respond` returns.
  */
 export interface AgentHandle {
   /**
@@ -100,7 +102,7 @@ export interface AgentHandle {
    * towards their token budget. The adapters fill it in from the client's
    * result (AI SDK `totalUsage`, Mastra `usage`).
    */
-  respond(history: readonly ModelMessage[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[]; usage?: TokenUsage } | readonly ModelMessageInput[]>;
+  respond(history: readonly Readonly<ModelMessage>[], options?: CallOptions): Promise<{ messages: readonly ModelMessageInput[]; usage?: TokenUsage } | readonly ModelMessageInput[]>;
 }
 
 export type StepSelectionMethod = 'start' | 'preconditions-ordered' | 'llm-ranked' | 'none';

@@ -47,4 +47,15 @@ const badUsage: AgentHandle = { respond: async () => ({ messages: [], usage: { i
 await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: { text: 'hi' } });
 // @ts-expect-error unknown option key (the run also refuses it, naming "observers")
 await runTrajectory(createTrajectory({ goal: 'g', persona: { description: 'd' } }, handle), { userModel: async () => 'hi', observer: [] });
-export { badUsage };
+// The history is read-only, its messages too: an edit in place would stay in what the agent is handed later.
+const editing: AgentHandle = {
+  async respond(history) {
+    const first = history[0];
+    // @ts-expect-error a message of the history is read-only
+    if (first) first.content = 'rewritten';
+    // @ts-expect-error the history array is read-only
+    history.push({ role: 'system', content: 'be brief' });
+    return [];
+  },
+};
+export { badUsage, editing };
