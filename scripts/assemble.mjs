@@ -42,7 +42,14 @@ const bindingError = `function __bindingError(message) {
   const free = /(free\(\) \{\s*const ptr = this\.__destroy_into_raw\(\);)/g;
   const frees = text.match(free)?.length ?? 0;
   if (frees < 5) throw new Error(`assemble: ${file}: the glue's free() changed shape (${frees} found)`);
-  const patched = text.replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));').replace(free, '$1 if (ptr === 0) return;');
+  // The loaders' old one-argument forms (a bare module or URL, with a
+  // console warning) are never used: the entries always pass an object.
+  const oldForms = /if \(Object\.getPrototypeOf\((\w+)\) === Object\.prototype\) \{\s*\(\{\w+\} = \w+\)\s*\} else \{\s*console\.warn\('using deprecated parameters[^']*'\)\s*\}/g;
+  if (text.match(oldForms)?.length !== 2) throw new Error(`assemble: ${file}: the glue's loaders changed shape`);
+  const patched = text
+    .replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));')
+    .replace(free, '$1 if (ptr === 0) return;')
+    .replace(oldForms, '({$1} = $1);');
   // Short import names in both (the initSync below instantiates the result: a wrong rename fails the build).
   const short = shortImports(`${bindingError}${patched}`, readFileSync(join(pkg, 'agent_trajectories_bg.wasm')));
   writeFileSync(join(pkg, file), short.glue);
