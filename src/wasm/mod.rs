@@ -89,6 +89,8 @@ pub(crate) fn whole(text: String) -> String {
 /// `JSON.stringify(value)` threw `e` (a BigInt, a cycle, a `toJSON` that throws).
 fn not_json(what: &str, e: &JsValue) -> Error {
     let why = error::message_of(e).unwrap_or_else(|| error::describe(e));
+    // One line: V8 says where a cycle closes on lines of their own.
+    let why = why.lines().map(str::trim).collect::<Vec<_>>().join(" ");
     Error::invalid_argument(format!("{what} is not JSON data: {why}")).caused_by(error::cause(e))
 }
 

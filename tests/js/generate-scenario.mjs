@@ -116,6 +116,12 @@ export const checks = {
     res = await answering({ messages: [{ role: 'assistant', content: 'ok' }], usage: { inputTokens: 50, outputTokns: 5 } });
     eq([res.end.error.code, res.end.error.side], ['CALLBACK_FAILED', 'agent'], 'a usage slip');
     assert(res.end.error.message.endsWith('agent.respond.usage: unknown field "outputTokns"; did you mean "outputTokens"?'), res.end.error.message);
+    // An answer JSON cannot hold is the agent's fault too, said on one line (V8 says where a cycle closes on lines of their own).
+    const cyclic = { role: 'assistant', content: 'ok' };
+    cyclic.self = cyclic;
+    res = await answering([cyclic]);
+    eq([res.end.error.code, res.end.error.side], ['CALLBACK_FAILED', 'agent'], 'a cyclic answer');
+    assert(/^agent\.respond messages is not JSON data: [^\n]*circular[^\n]*$/.test(res.end.error.message), res.end.error.message);
     const failed = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', result: 'no', isEror: true }] };
     res = await answering({ messages: [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: {} }] }, failed] });
     eq(res.end.error.side, 'agent', 'a part slip');

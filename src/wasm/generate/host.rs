@@ -278,7 +278,7 @@ impl Agent for JsAgent {
             if let Some(keys) = Reflect::own_keys(&answer).ok().filter(|k| !listed && k.length() > 1) {
                 AgentAnswer::check_keys(&crate::wasm::string_keys(&keys))?;
             }
-            let text = json_of(&list, "agent.respond messages")?;
+            let text = json_of(&list, "agent.respond messages").map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
             let messages: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| crate::wasm::not_read(&e, "agent.respond messages", ErrorCode::CallbackFailed))?;
             let answer = AgentAnswer::from_parts(messages, || {
