@@ -234,7 +234,7 @@ impl FromJson for f64 {
     fn from_json(v: Option<Value>, at: &At) -> Result<Self, String> {
         match present(v, at)? {
             Value::Number(n) => Ok(n.as_f64().unwrap_or(f64::NAN)),
-            other => Err(wrong(&other, at, "a number")),
+            other => Err(wrong(&other, at, "a finite number")),
         }
     }
 }
@@ -363,6 +363,11 @@ mod tests {
         // At an unnamed root the caller says where: no empty place before the colon.
         assert_eq!(read::<Vec<u64>>(json!(3), "").unwrap_err(), "invalid type: a number, expected an array");
         assert_eq!(read::<(u32, u64)>(json!([1]), "p").unwrap_err(), "p: invalid type: an array, expected an array of 2 items");
+        // NaN and Infinity cross as strings: said as the numbers they were, and what is wanted is finite.
+        assert_eq!(
+            bad(json!([{ "name": "a", "callIndex": 1, "at": "Infinity" }])),
+            "log[0].at: invalid value: the number Infinity, expected a finite number"
+        );
     }
 
     #[test]
