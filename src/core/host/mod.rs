@@ -202,6 +202,9 @@ impl ModelResponse {
         match v {
             Value::String(text) => Ok(ModelResponse { text, ..Default::default() }),
             Value::Object(mut obj) => {
+                // A slip first: `{ txt }` is said as `text` misspelt, not as an answer without one.
+                crate::options::refuse_slips(&obj, &["text", "toolCalls", "usage"], &[], "model answer")
+                    .map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
                 if !obj.contains_key("text") && !obj.contains_key("toolCalls") {
                     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
                     return Err(garbage(format!(
@@ -209,8 +212,6 @@ impl ModelResponse {
                         if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
                     )));
                 }
-                crate::options::refuse_slips(&obj, &["text", "toolCalls", "usage"], &[], "model answer")
-                    .map_err(|e| Error { code: ErrorCode::CallbackFailed, ..e })?;
                 let text = match obj.get_mut("text") {
                     None | Some(Value::Null) => String::new(),
                     Some(Value::String(s)) => std::mem::take(s),
@@ -319,6 +320,11 @@ mod tests {
     fn a_slip_in_a_usage_is_refused_naming_the_count_read() {
         let said = ModelResponse::from_value(json!({ "text": "t", "usag": {} })).unwrap_err();
         assert_eq!((said.code, said.message.as_str()), (ErrorCode::CallbackFailed, "model answer: unknown field \"usag\"; did you mean \"usage\"?"));
+        // An answer whose only key is a slip of `text` is said as that slip.
+        let said = ModelResponse::from_value(json!({ "txt": "hi" })).unwrap_err();
+        assert_eq!(said.message, "model answer: unknown field \"txt\"; did you mean \"text\"?");
+        let said = ModelResponse::from_value(json!({ "reply": "hi" })).unwrap_err();
+        assert!(said.message.contains("an object without `text` or `toolCalls` (its keys: reply)"), "{}", said.message);
         for (usage, key, near) in [
             (json!({ "inputTokens": 50, "outputTokns": 5 }), "outputTokns", "outputTokens"),
             (json!({ "input_tokens": 50, "output_tokens": 5 }), "input_tokens", "inputTokens"),
