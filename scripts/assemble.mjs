@@ -46,7 +46,20 @@ const bindingError = `function __bindingError(message) {
   // console warning) are never used: the entries always pass an object.
   const oldForms = /if \(Object\.getPrototypeOf\((\w+)\) === Object\.prototype\) \{\s*\(\{\w+\} = \w+\)\s*\} else \{\s*console\.warn\('using deprecated parameters[^']*'\)\s*\}/g;
   if (text.match(oldForms)?.length !== 2) throw new Error(`assemble: ${file}: the glue's loaders changed shape`);
-  const patched = text
+  // Each class's finalizer, with its fallback where a runtime has no
+  // FinalizationRegistry, written once.
+  const registries = /\(typeof FinalizationRegistry === 'undefined'\)\s*\?\s*\{ register: \(\) => \{\}, unregister: \(\) => \{\} \}\s*:\s*new FinalizationRegistry\(/g;
+  if ((text.match(registries)?.length ?? 0) < 5) throw new Error(`assemble: ${file}: the glue's finalizers changed shape`);
+  // TextEncoder's encodeInto is in every supported runtime (the module
+  // imports it itself, for its strings): the glue's fallback is dead.
+  const encodeInto = /if \(!\('encodeInto' in cachedTextEncoder\)\) \{\s*cachedTextEncoder\.encodeInto = function \(arg, view\) \{[^}]*\{[^}]*\};\s*\};\s*\}/;
+  if (!encodeInto.test(text)) throw new Error(`assemble: ${file}: the glue's encodeInto fallback changed shape`);
+  const patched = `function __finalization(f) {
+  return typeof FinalizationRegistry === 'undefined' ? { register: () => {}, unregister: () => {} } : new FinalizationRegistry(f);
+}
+${text}`
+    .replace(registries, '__finalization(')
+    .replace(encodeInto, '')
     .replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));')
     .replace(free, '$1 if (ptr === 0) return;')
     .replace(oldForms, '({$1} = $1);');

@@ -250,6 +250,9 @@ export const judgeChecks = {
     eq(again.text, first.text, 'the same records, byte for byte, with no model');
     // The step export keeps the judgements and tokens: read back as records, the index and checkRun see them.
     const exported = at.stepsToJsonl(at.toJSONL(first.r).map((l) => JSON.parse(l)));
+    // What is no step export is refused, not read as a made-up run.
+    const notSteps = throws(() => at.stepsToJsonl([{ foo: 1 }]), 'INVALID_ARGUMENT', 'what is no step');
+    eq(notSteps.message, 'stepsToJsonl(steps): steps[0] is not a step: it has no userMessage (a step trace\'s) or input (a toJSONL line\'s)', 'named');
     const index = at.TrajectoryIndex.fromJsonl(exported);
     eq(index.counts().custom > 0 && exported.split('\n').filter((l) => l.includes('"name":"judgement"')).length, 2, 'both judgements, as records of the export');
     index.free();

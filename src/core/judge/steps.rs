@@ -9,6 +9,7 @@ use agent_trajectories_core::generate::trace::parse_iso8601;
 use agent_trajectories_core::message::ToolOutput;
 use agent_trajectories_core::observe::CurrentAssessment;
 use agent_trajectories_core::write::Obj;
+use agent_trajectories_core::Error;
 
 /// The records a run of `steps` would have written, one JSON text a line;
 /// `final_judgement`, the result's judgement made at the end (a step
@@ -119,6 +120,18 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
     out.join("\n")
 }
 
+/// Refuses what is no step export, which would read as a made-up run:
+/// each step an object with the user's message (a step trace's
+/// `userMessage`, a `toJSONL` line's `input`).
+pub fn check_steps(steps: &[Value], place: &str) -> Result<(), Error> {
+    match steps.iter().position(|s| s.get("userMessage").or(s.get("input")).is_none()) {
+        Some(i) => Err(Error::invalid_argument(format!(
+            "{place}: steps[{i}] is not a step: it has no userMessage (a step trace's) or input (a toJSONL line's)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `v[k]` unless absent or null (JS `??`).
 fn present<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
     v.get(k).filter(|x| !x.is_null())
@@ -143,6 +156,15 @@ fn text_of(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn what_is_no_step_is_refused_naming_it() {
+        let ok = [json!({ "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [] }), json!({ "input": "hi", "output": [] })];
+        assert!(check_steps(&ok, "s").is_ok());
+        let e = check_steps(&[ok[0].clone(), json!({ "foo": 1 })], "stepsToJsonl(steps)").unwrap_err();
+        assert_eq!(e.message, "stepsToJsonl(steps): steps[1] is not a step: it has no userMessage (a step trace's) or input (a toJSONL line's)");
+        assert!(check_steps(&[json!(1)], "s").unwrap_err().message.starts_with("s: steps[0] is not a step"));
+    }
 
     #[test]
     fn judgements_are_records_after_their_turn_and_before_the_end() {
