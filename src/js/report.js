@@ -220,7 +220,15 @@ function judge(input, j) {
       index.free();
     }
   }
-  if (value instanceof TrajectoryIndex) return judgeIndex(value, j);
+  if (value instanceof TrajectoryIndex) {
+    try {
+      return judgeIndex(value, j);
+    } catch (e) {
+      // Said as judgeRuns', not as the index method it called first.
+      if (ours(e) && / this index was freed$/.test(e.message)) throw fail(e.code, `${j.where}: the index was freed (by free() or a using block)`, e);
+      throw e;
+    }
+  }
   if (isArray(value)) {
     if (value.length > 0 && value.every(isRecord)) return judge(value.map((r) => JSON.stringify(r)).join('\n'), j);
     return judgeBatch(value, null, j);

@@ -451,6 +451,7 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   refused(() => report.judgeRuns(text, { failOn: ['max-turn'] }), 'INVALID_ARGUMENT', 'judgeRuns: options.failOn: "max-turn" is no stop reason this package writes; did you mean "max-turns"? (a run\'s own reason is matched as written)');
   refused(() => report.judgeRuns(text, { check: { maxTurn: 1 } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check: unknown option "maxTurn"; did you mean "maxTurns"? (valid: verdict, reason, maxSeverity, failOnSeverity, maxFailedCalls, maxToolCalls, maxTokens, maxTurns, reachedSteps, judge, runId)');
   refused(() => report.judgeRuns(text, { check: { runId: 'x' } }), 'INVALID_ARGUMENT', 'judgeRuns: options.check.runId: each run is checked by its own id; leave runId out');
+  refused(() => report.judgeRuns(index), 'INVALID_ARGUMENT', 'judgeRuns: the index was freed (by free() or a using block)');
   refused(() => report.judgeRuns(42), 'INVALID_ARGUMENT', 'judgeRuns: expected record JSONL (text or bytes), records, a batch result { runs, summary }, a run\'s result or a TrajectoryIndex, got 42');
   refused(() => report.judgeRuns({ runs: [{ nope: 1 }] }, { source: 'b.json' }), 'INVALID_ARGUMENT', 'b.json: runs[0] must be a batch run { id, result, verdict, ... }, got {"nope":1}');
   const e = (() => { try { report.judgeRuns('{"x":1}\n', { source: 's.jsonl' }); } catch (err) { return err; } })();
