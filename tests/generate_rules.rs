@@ -218,7 +218,10 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
             _ => None,
         })
         .collect();
-    assert_eq!(produced, [(3, Some(3))], "the cascade of three failures is shown in turn 3");
+    // The last turn's failure, which no next call showed, is recorded at the end, in no turn, and kept on the end marker.
+    assert_eq!(produced, [(3, Some(3)), (4, None)], "the cascade of three failures is shown in turn 3");
+    let end = r.end.as_ref().and_then(|e| e.assessment.as_deref());
+    assert!(end.is_some_and(|a| a.contains("_Generated after tool call #4_")), "{end:?}");
     // Each answer's usage is recorded in its turn, for readers of the stream (the viewer's budget chart).
     let usage: Vec<&serde_json::Value> = recs
         .iter()
@@ -235,9 +238,9 @@ fn what_the_agent_saw_is_recorded_and_usage_reaches_the_budget() {
 
 #[test]
 fn a_user_model_answer_of_the_wrong_shape_is_a_callback_failure() {
-    let e = ModelResponse::from_value(json!({ "txt": "hi" })).unwrap_err();
+    let e = ModelResponse::from_value(json!({ "reply": "hi" })).unwrap_err();
     assert_eq!(e.code, ErrorCode::CallbackFailed);
-    assert!(e.message.contains("without `text` or `toolCalls` (its keys: txt)"), "{}", e.message);
+    assert!(e.message.contains("without `text` or `toolCalls` (its keys: reply)"), "{}", e.message);
     let e = ModelResponse::from_value(json!({ "text": "hi", "usage": { "inputTokens": "many" } })).unwrap_err();
     assert!(e.message.contains("usage.inputTokens must be a number"), "{}", e.message);
     let ok = ModelResponse::from_value(json!({ "text": "hi", "usage": { "inputTokens": { "total": 7 }, "outputTokens": 3 } })).unwrap();

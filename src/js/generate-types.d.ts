@@ -122,6 +122,8 @@ export interface StepTraceEnd {
     /** What your callback threw, when one did (not enumerable: JSON and exports leave it out). */
     cause?: unknown;
   };
+  /** What the observers found that the agent was never shown (in its last turn), rendered as a step's `assessment` is; also recorded, as `assessment_produced` without a turn. */
+  assessment?: string;
 }
 export interface StepTrace {
   turnIndex: number;

@@ -267,9 +267,11 @@ export const checks = {
     eq(typeof r.steps[3].userMessage.content, 'string', 'the trace keeps the plain user message');
     assert(r.steps[3].assessment.startsWith('## Trajectory Assessment'), 'the trace says what the agent was shown');
     const shown = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => [x.payload.turn_index, x.payload.call_index]);
-    eq(shown, [[3, 3]], 'what the agent saw is recorded with its turn and call (the cascade of three failures, shown in turn 3)');
+    eq(shown, [[3, 3], [undefined, 4]], 'what the agent saw is recorded with its turn and call (the cascade of three failures, shown in turn 3); the last turn\'s, shown to no call, at the end in no turn');
+    assert(r.end.assessment?.includes('Error Cascade') && r.steps[3].end.assessment === r.end.assessment, `the end marker keeps it: ${r.end.assessment}`);
+    for (const run of [sink.records(), r]) eq(at.checkRun(run, { verdict: null, failOnSeverity: 'info' }).pass, false, 'so a finding of the last turn fails failOnSeverity, from the records and the result alike');
     const stamped = sink.records().filter((x) => x.payload.kind === 'assessment_produced').map((x) => x.payload.assessment.timestamp);
-    eq(stamped, [clock()], 'observers given as options take the run clock: a replay writes the same bytes');
+    eq(stamped, [clock(), clock()], 'observers given as options take the run clock: a replay writes the same bytes');
     assert(at.toJSONL(r)[3].includes('"assessment":"## Trajectory Assessment'), 'and exported');
     const kinds = sink.records().map((x) => x.payload.kind);
     eq(kinds.filter((k) => k === 'tool_started').length, 4, 'tool_started per call');

@@ -107,12 +107,13 @@ export const judgeChecks = {
     ] }; } };
     const result = await at.runTrajectory(at.createTrajectory({ goal: 'g', persona: { description: 'd' }, maxTurns: 4 }, looping), { userModel: scriptedUser(), clock, sink, observers });
     const severities = sink.records().filter((r) => r.payload.kind === 'assessment_produced').map((r) => r.payload.assessment.severity);
-    eq(severities, ['info', 'caution'], 'the stall observer spoke, then escalated');
+    eq(severities, ['info', 'caution', 'warning'], 'the stall observer spoke, then escalated (the last turn\'s warning, shown to no call, recorded at the end)');
     const r = at.checkRun(sink.records(), { verdict: null, maxSeverity: 'info' });
     eq(r.pass, false, 'a caution fails maxSeverity info');
-    assert(r.message.includes('1 finding(s) above maxSeverity info: caution Stall (Possible stall'), r.message);
+    assert(r.message.includes('2 finding(s) above maxSeverity info: caution Stall (Possible stall'), r.message);
     eq(at.checkRun(result, { verdict: null, maxSeverity: 'info' }).message, r.message, 'the result carries the same findings');
-    eq(at.checkRun(result, { verdict: null, maxSeverity: 'caution' }).pass, true, 'nothing above caution');
+    eq(at.checkRun(result, { verdict: null, maxSeverity: 'caution' }).message, at.checkRun(sink.records(), { verdict: null, maxSeverity: 'caution' }).message, 'the warning too');
+    eq(at.checkRun(result, { verdict: null, maxSeverity: 'warning' }).pass, true, 'nothing above warning');
   },
 
   async 'runTrajectories repeat: k runs per item with ids of their own, pass@k and pass^k by the formulas'(at) {
@@ -250,9 +251,6 @@ export const judgeChecks = {
     eq(again.text, first.text, 'the same records, byte for byte, with no model');
     // The step export keeps the judgements and tokens: read back as records, the index and checkRun see them.
     const exported = at.stepsToJsonl(at.toJSONL(first.r).map((l) => JSON.parse(l)));
-    // What is no step export is refused, not read as a made-up run.
-    const notSteps = throws(() => at.stepsToJsonl([{ foo: 1 }]), 'INVALID_ARGUMENT', 'what is no step');
-    eq(notSteps.message, 'stepsToJsonl(steps): steps[0] is not a step: it has no userMessage (a step trace\'s) or input (a toJSONL line\'s)', 'named');
     const index = at.TrajectoryIndex.fromJsonl(exported);
     eq(index.counts().custom > 0 && exported.split('\n').filter((l) => l.includes('"name":"judgement"')).length, 2, 'both judgements, as records of the export');
     index.free();

@@ -374,11 +374,18 @@ impl Runner<'_, '_> {
         let Some(o) = self.env.observers else { return Ok(None) };
         let shown = o.current().map_err(fault(Side::Observer))?;
         if let Some(s) = shown.as_ref().filter(|s| kept.is_none_or(|k| k.assessment.as_ref() == Some(&s.text))) {
-            for a in &s.assessments {
-                self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index: Some(turn.into()) })?;
-            }
+            self.record_assessment(s, Some(turn.into()))?;
         }
         Ok(shown)
+    }
+
+    /// An `assessment_produced` record per assessment of `s`, in turn
+    /// `turn_index` (none: the agent was never shown it).
+    pub(super) fn record_assessment(&self, s: &ShownAssessment, turn_index: Option<u64>) -> std::result::Result<(), Interrupt> {
+        for a in &s.assessments {
+            self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index })?;
+        }
+        Ok(())
     }
 
     /// The simulated user's message, asked again (with a reminder) while

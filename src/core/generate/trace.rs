@@ -200,6 +200,10 @@ pub struct End {
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<EndError>,
+    /// What the observers found that the agent was never shown (in its last
+    /// turn), rendered as a trace's `assessment` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assessment: Option<String>,
 }
 
 impl End {
@@ -210,7 +214,7 @@ impl End {
             Some(e) if e.code == "REPLAY_MISS" => Verdict::Harness,
             _ => Verdict::of(reason, error.as_ref().map(|e| e.side)),
         };
-        End { is_final: true, reason, completed, verdict, summary, error }
+        End { is_final: true, reason, completed, verdict, summary, error, assessment: None }
     }
 }
 

@@ -9,7 +9,6 @@ use agent_trajectories_core::generate::trace::parse_iso8601;
 use agent_trajectories_core::message::ToolOutput;
 use agent_trajectories_core::observe::CurrentAssessment;
 use agent_trajectories_core::write::Obj;
-use agent_trajectories_core::Error;
 
 /// The records a run of `steps` would have written, one JSON text a line;
 /// `final_judgement`, the result's judgement made at the end (a step
@@ -57,12 +56,24 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
             rec(t, kind("message_appended").val("message", input).end());
         }
         // What the observers showed the agent with this turn's message, as a run records it.
-        let shown = present(m, "assessment").or_else(|| present(s, "assessment")).and_then(Value::as_str).and_then(CurrentAssessment::read_rendered);
-        if let Some(c) = &shown {
-            for a in &c.assessments {
-                let a = agent_trajectories_core::write::json(a);
-                rec(t, kind("assessment_produced").raw("call_index", &c.call_index.to_string()).raw("assessment", &a).val("turn_index", &turn).end());
-            }
+        let produced = |rendered: Option<&Value>, turn: Option<&Value>| {
+            let c = rendered.and_then(Value::as_str).and_then(CurrentAssessment::read_rendered);
+            c.iter()
+                .flat_map(|c| {
+                    c.assessments.iter().map(|a| {
+                        let p = kind("assessment_produced")
+                            .raw("call_index", &c.call_index.to_string())
+                            .raw("assessment", &agent_trajectories_core::write::json(a));
+                        match turn {
+                            Some(t) => p.val("turn_index", t).end(),
+                            None => p.end(),
+                        }
+                    })
+                })
+                .collect::<Vec<String>>()
+        };
+        for p in produced(present(m, "assessment").or_else(|| present(s, "assessment")), Some(&turn)) {
+            rec(t, p);
         }
         let output = present(s, "output").or_else(|| present(s, "agentMessages")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for msg in output {
@@ -102,6 +113,10 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
             rec(t, judgement(j));
         }
         if let (true, Some(e)) = (k == last, &end) {
+            // What the agent was never shown, recorded in no turn at the end.
+            for p in produced(e.get("assessment"), None) {
+                rec(t, p);
+            }
             let reason = e.get("reason").and_then(Value::as_str);
             // The status a generated run's own run_ended carries for this end.
             let status = OutcomeStatus::of(e.get("completed").is_some_and(truthy), reason == Some("error"), reason == Some("aborted"));
@@ -118,18 +133,6 @@ pub fn steps_to_jsonl(steps: &[Value], final_judgement: Option<&Value>) -> Strin
         }
     }
     out.join("\n")
-}
-
-/// Refuses what is no step export, which would read as a made-up run:
-/// each step an object with the user's message (a step trace's
-/// `userMessage`, a `toJSONL` line's `input`).
-pub fn check_steps(steps: &[Value], place: &str) -> Result<(), Error> {
-    match steps.iter().position(|s| s.get("userMessage").or(s.get("input")).is_none()) {
-        Some(i) => Err(Error::invalid_argument(format!(
-            "{place}: steps[{i}] is not a step: it has no userMessage (a step trace's) or input (a toJSONL line's)"
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// `v[k]` unless absent or null (JS `??`).
@@ -158,15 +161,6 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn what_is_no_step_is_refused_naming_it() {
-        let ok = [json!({ "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [] }), json!({ "input": "hi", "output": [] })];
-        assert!(check_steps(&ok, "s").is_ok());
-        let e = check_steps(&[ok[0].clone(), json!({ "foo": 1 })], "stepsToJsonl(steps)").unwrap_err();
-        assert_eq!(e.message, "stepsToJsonl(steps): steps[1] is not a step: it has no userMessage (a step trace's) or input (a toJSONL line's)");
-        assert!(check_steps(&[json!(1)], "s").unwrap_err().message.starts_with("s: steps[0] is not a step"));
-    }
-
-    #[test]
     fn judgements_are_records_after_their_turn_and_before_the_end() {
         let steps = [
             json!({ "turnIndex": 0, "timestamp": "2026-01-01T00:00:00.000Z", "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [],
@@ -178,6 +172,23 @@ mod tests {
         assert_eq!((tail[1]["name"].as_str(), tail[1]["data"]["final"].as_bool()), (Some("judgement"), Some(true)));
         assert_eq!((tail[2]["name"].as_str(), tail[2]["data"]["verdict"].as_str()), (Some("judgement"), Some("inconclusive")));
         assert_eq!(tail[3]["kind"], "turn_ended");
+    }
+
+    #[test]
+    fn what_the_agent_was_never_shown_is_recorded_at_the_end_in_no_turn() {
+        use agent_trajectories_core::observe::{Assessment, Severity};
+        let current = CurrentAssessment {
+            assessments: vec![Assessment::new("Stall", "same call 3 times", Severity::Warning)],
+            generated_at: 0.0,
+            call_index: 4,
+        };
+        let end = json!({ "reason": "max-turns", "completed": false, "verdict": "agent", "assessment": current.render() });
+        let steps = [json!({ "turnIndex": 0, "userMessage": { "role": "user", "content": "hi" }, "agentMessages": [], "end": end })];
+        let text = steps_to_jsonl(&steps, None);
+        let tail: Vec<Value> = text.lines().rev().take(2).map(|l| serde_json::from_str::<Value>(l).unwrap()["payload"].clone()).collect();
+        assert_eq!(tail[0]["kind"], "run_ended");
+        assert_eq!((tail[1]["kind"].as_str(), tail[1]["call_index"].as_u64()), (Some("assessment_produced"), Some(4)));
+        assert_eq!((tail[1]["assessment"]["severity"].as_str(), tail[1].get("turn_index")), (Some("warning"), None));
     }
 
     #[test]

@@ -41,6 +41,15 @@ impl Runner<'_, '_> {
         let mut end = self.judge_end(End::new(reason, completed, summary, error)).await;
         let reason = end.reason;
         self.env.events.closing();
+        // What the observers found that the agent was never shown (in the
+        // last turn, or in a turn a fault ended before its call): recorded
+        // now, in no turn, and kept on the end marker, so no finding is lost.
+        let seen = p.shown.as_ref().or(self.traces.last().and_then(|t| t.assessment.as_ref()));
+        let (found, unshown) = match self.env.observers.map(|o| o.current().map_err(fault(Side::Observer))) {
+            Some(Ok(Some(s))) if Some(&s.text) != seen => (self.record_assessment(&s, None), Some(s.text)),
+            Some(Err(i)) => (Err(i), None),
+            _ => (Ok(()), None),
+        };
         // Each step's final state, so a reader can tell satisfied from failed, blocked, skipped or never reached.
         let states = match self.t.steps {
             Some(_) => {
@@ -61,10 +70,10 @@ impl Runner<'_, '_> {
         // onRecord that threw): the sink may still take it, and a stream
         // without its end reads as a run still going. The first failure is the one said.
         let ended = self.env.events.record(Payload::RunEnded { outcome: outcome_of(&end).into(), new_messages: Vec::new() });
-        let recorded = states.and(ended);
+        let recorded = found.and(states.and(ended).map_err(super::recording(self.env.events)));
         let delivered = match recorded {
             Ok(()) => self.flush().await,
-            Err(e) => Err(super::recording(self.env.events)(e)),
+            Err(i) => Err(i),
         };
         if let (Err(Interrupt::Aborted), true) = (&delivered, end.error.is_none() && reason != StopReason::Aborted) {
             end = End::new(
@@ -74,7 +83,7 @@ impl Runner<'_, '_> {
                 None,
             );
         }
-        if let Err(Interrupt::Fault(_, e)) = delivered {
+        if let Err(Interrupt::Fault(side, e)) = delivered {
             // Said already: the recorder failed first, or with the run's own failure (a clock
             // that throws fails the run, then the record of its end, which it stamps).
             let said_already = end.error.as_ref().is_some_and(|x| x.side == Side::Recorder || x.message == e.message);
@@ -85,9 +94,10 @@ impl Runner<'_, '_> {
                     let summary = end.summary.get_or_insert_with(String::new);
                     summary.push_str(&format!("; then the recorder failed too: {}", e.message));
                 }
-                None => end = fault_end(Side::Recorder, e, reason),
+                None => end = fault_end(side, e, reason),
             }
         }
+        end.assessment = unshown;
         if inside_turn {
             let trace = StepTrace {
                 turn_index: self.traces.len() as u32,
