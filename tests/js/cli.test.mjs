@@ -164,13 +164,15 @@ test('--fail-on: a severity fails a run whose finding reaches it; a stop reason 
   const plain = cli(['report', 'stall.jsonl']);
   assert.equal(plain.code, 0, plain.out + plain.err);
   assert.equal(plain.out, '✓ stall-1  verdict pass, reason goal-reached, 3 turns, 0 tokens\n1 of 1 run passed\n');
-  assert.equal(cli(['report', 'stall.jsonl', '--fail-on', 'caution']).code, 0, 'its finding is an info');
+  // An info shown in turn 2, and the caution it escalated to in the last turn, recorded at the end.
+  assert.equal(cli(['report', 'stall.jsonl', '--fail-on', 'warning']).code, 0, 'its findings are an info and a caution');
+  assert.equal(cli(['report', 'stall.jsonl', '--fail-on', 'caution']).code, 1, 'the caution of the last turn counts');
   const lines = file('stall.jsonl').trimEnd().split('\n');
   const r = cli(['report', 'stall.jsonl', '--fail-on', 'warning', '--fail-on', 'info', '--fail-on', 'max-turns', '--github', '--junit', 'out/stall.xml']);
   assert.equal(r.code, 1);
   const [annotation] = r.out.split('\n').filter((l) => l.startsWith('::'));
   assert.equal(JSON.parse(lines[lines.length - 1]).payload.kind, 'run_ended');
-  assert.ok(annotation.startsWith(`::error file=stall.jsonl,line=${lines.length},title=run stall-1 failed (verdict pass%2C reason goal-reached%2C 3 turns%2C 0 tokens)::failOnSeverity: 1 finding(s) at or above failOnSeverity info: info Stall (Possible stall: 1 repeating pattern in the last 2 calls., turn 2)`), annotation);
+  assert.ok(annotation.startsWith(`::error file=stall.jsonl,line=${lines.length},title=run stall-1 failed (verdict pass%2C reason goal-reached%2C 3 turns%2C 0 tokens)::failOnSeverity: 2 finding(s) at or above failOnSeverity info: info Stall (Possible stall: 1 repeating pattern in the last 2 calls., turn 2); caution Stall (Possible stall`), annotation);
   valid(file('out/stall.xml'));
   // A reason word: runs that ended with it fail, the others do not.
   const recorded = cli(['report', 'recorded.jsonl', '--fail-on', 'handed-off']);

@@ -87,8 +87,10 @@ export function testJudged() {
             assert.match(await card.locator('.judge').getAttribute('class'), new RegExp(`\\bjv-${j.verdict}\\b`));
             assert.equal(await card.locator('.turn-b > :last-child').evaluate((e) => e.classList.contains('judge')), true, 'last in the card');
           }
-          // The turns' findings are shown where they were recorded, as before.
-          for (const { payload: f } of recs.filter((r) => r.payload.kind === 'assessment_produced')) {
+          // The turns' findings are shown where they were recorded, as before (the last turn's,
+          // shown to no call and recorded at the end in no turn, after the last turn: below).
+          const findings = recs.filter((r) => r.payload.kind === 'assessment_produced').map((r) => r.payload);
+          for (const f of findings.filter((x) => x.turn_index !== undefined)) {
             assert.equal(await page.locator(`#turns .row[data-turn="${f.turn_index}"] .finding`, { hasText: f.assessment.summary }).count(), 1);
           }
           // Each once: a turn's in its card only, the final one after the last turn, where it was recorded.
@@ -96,6 +98,10 @@ export function testJudged() {
           await page.evaluate(() => { const t = document.getElementById('turns'); t.scrollTop = t.scrollHeight; });
           await page.waitForSelector('#turns .outside .judge');
           assert.equal(await page.locator('#turns .outside .judge').count(), 1);
+          for (const f of findings.filter((x) => x.turn_index === undefined)) {
+            assert.equal(await page.locator('#turns .outside .finding', { hasText: f.assessment.summary }).count(), 1, `${f.assessment.summary}, after the last turn`);
+          }
+          assert.equal(findings.filter((x) => x.turn_index === undefined).length, 1, 'the last turn\'s finding, recorded at the end');
           assert.deepEqual(await judgementText(page.locator('#turns .outside .judge')), shown(final));
           await assertChecks(page, pkg, recs, final);
           // A search hit in a turn's judgement is found in that turn's card.

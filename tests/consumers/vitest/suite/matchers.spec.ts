@@ -62,7 +62,8 @@ describe('a booking that fails', () => {
     expect(full).not.toPassChecks({ maxFailedCalls: 0 });
     await expect(full).not.toPassJudge(CRITERIA, { model: judgeModel });
     expect(looping).not.toHaveNoFindingsAtOrAbove('caution');
-    expect(looping).toHaveNoFindingsAtOrAbove('warning');
+    // The stall's warning in the last turn, shown to no call, counts too.
+    expect(looping).not.toHaveNoFindingsAtOrAbove('warning');
   });
 
   test('passes: bad arguments are coded errors naming the matcher', () => {
@@ -86,7 +87,7 @@ describe('a booking that fails', () => {
   test('passes: the matchers object extends an expect of your own', () => {
     expect(Object.keys(matchers).sort()).toEqual(['toHaveNoFindingsAtOrAbove', 'toMatchTrajectory', 'toPassChecks', 'toPassJudge', 'toReachGoal']);
     expect.extend(matchers);
-    expect(looping).toHaveNoFindingsAtOrAbove('warning');
+    expect(booked).toHaveNoFindingsAtOrAbove('info');
   });
 });
 
