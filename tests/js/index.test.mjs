@@ -173,6 +173,13 @@ test('a string reads the same wherever its quote, escape, control character or n
     assert.deepEqual(ix.errors().map((e) => e.message), [`invalid JSON at column ${line.indexOf('\u0001') + 1}: control character (\\u0000-\\u001F) found while parsing a string`], `at ${k}`);
     ix.free();
   }
+  // Half of an emoji, as JSON.stringify escapes it, is refused in parseTrajectoryJsonl's words; a whole one is read.
+  const cut = [rec(0, 'a😀'), rec(1, 'a😀'.slice(0, -1)), rec(2, '\ude00b')].join('\n');
+  const ix = TrajectoryIndex.fromJsonl(cut);
+  const { errors } = parseTrajectoryJsonl(cut, { lenient: true });
+  assert.deepEqual([ix.length, ix.errors().map((e) => [e.line, e.code, e.message])], [1, errors.map((e) => [e.line, e.code, e.message.replace(/^line \d+: /, '')])]);
+  assert.equal(ix.errors().length, 2);
+  ix.free();
 });
 
 test('bad lines are kept as errors with their line; the rest loads; bad input is refused with a code', () => {

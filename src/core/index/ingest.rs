@@ -84,6 +84,7 @@ fn fields(line: &[u8]) -> Scan<Fields> {
     if !c.at_end() {
         return c.fail();
     }
+    f.suspect |= c.suspect;
     Ok(f)
 }
 
@@ -376,6 +377,9 @@ mod tests {
             r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":7}}"#,
             r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"},}"#,
             r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"turn_started"}} x"#,
+            // Half of a surrogate pair alone (a cut emoji, as JSON.stringify escapes it).
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"n","data":"\ud83d"}}"#,
+            r#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"n","data":"\ude00 and \ud83d\ude00"}}"#,
         ];
         let text = bad.join("\n");
         let ix = TrajectoryIndex::from_bytes(text.clone().into_bytes());
@@ -384,5 +388,10 @@ mod tests {
         let parser: Vec<_> = parsed.iter().map(|b| (b.line, b.code, b.message.replacen(&format!("line {}: ", b.line), "", 1))).collect();
         assert_eq!(index.len(), bad.len());
         assert_eq!(index, parser);
+        // A whole pair escaped is read as the parser reads it.
+        let pair = TrajectoryIndex::from_bytes(
+            br#"{"seq":0,"recorded_at_unix_ms":1,"payload":{"kind":"custom","name":"n","data":"\ud83d\ude00"}}"#.to_vec(),
+        );
+        assert_eq!((pair.len(), pair.problems.len()), (1, 0));
     }
 }

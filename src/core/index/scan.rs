@@ -21,11 +21,13 @@ pub struct Str {
 pub struct Cursor<'a> {
     pub b: &'a [u8],
     pub i: usize,
+    /// A string held an escape the parser may refuse (see [`Cursor::string`]).
+    pub suspect: bool,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(b: &'a [u8]) -> Self {
-        Cursor { b, i: 0 }
+        Cursor { b, i: 0, suspect: false }
     }
 
     pub fn fail<T>(&self) -> Scan<T> {
@@ -77,7 +79,13 @@ impl<'a> Cursor<'a> {
                     self.i += 1;
                     match self.b.get(self.i) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
-                        Some(b'u') if self.b.get(self.i + 1..self.i + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => self.i += 5,
+                        Some(b'u') if self.b.get(self.i + 1..self.i + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => {
+                            // \uDxxx may be half of a surrogate pair alone (D800-DFFF),
+                            // which the parser refuses: it reads the line again, and says
+                            // it. (D000-D7FF too: rarely escaped, and the check is a byte.)
+                            self.suspect |= self.b[self.i + 1] | 0x20 == b'd';
+                            self.i += 5
+                        }
                         _ => return self.fail(),
                     }
                 }
@@ -399,6 +407,14 @@ mod tests {
         }
         for bad in [r#"{"a":}"#, r#"{"a" 1}"#, "[1,]", "01", "1.", "-", r#""\x""#, "\"a\u{1}\"", "tru", r#"{"a":1"#, "\"abc"] {
             assert!(!skips(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_escaped_half_of_a_surrogate_pair_makes_the_line_suspect() {
+        for (s, suspect) in [(r#""\ud83d\ude00""#, true), (r#""\uDE00""#, true), (r#""\u00e9\u0041""#, false), (r#""\ud83d""#, true)] {
+            let mut c = Cursor::new(s.as_bytes());
+            assert!(c.skip().is_ok() && c.at_end() && c.suspect == suspect, "{s}");
         }
     }
 
