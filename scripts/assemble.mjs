@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { buildViewerTemplate } from './viewer.mjs';
 import { shortImports } from './short-imports.mjs';
+import { patchGlue } from './patch-glue.mjs';
 import { coreVocabulary, writeGenerated } from './vocabulary.mjs';
 import { enforceBudgets } from './budgets.mjs';
 import { minifyShipped } from './minify.mjs';
@@ -17,58 +18,17 @@ const [root, work, budgetArg, out] = process.argv.slice(2);
 const pkg = out ? resolve(root, out) : join(root, 'pkg');
 const budget = Number(budgetArg);
 
-// Everything the glue exports except its own loaders: entries re-export
-// these by name, so a new Rust export reaches every runtime without edits.
-// wasm-bindgen's own refusals (a method on a freed object, an object used
-// from inside its own callback) throw a plain Error from the glue: make them
-// this package's coded errors. The build fails if the glue changes shape.
-const bindingError = `function __bindingError(message) {
-  const gone = 'freed (by free() or a using block), or not one of this package\\'s objects';
-  const inUse = 'busy in a call that has not returned (used from its own callback?)';
-  const freed = message.startsWith('null pointer passed');
-  const busy = /^(recursive use|attempted to take ownership)/.test(message);
-  const err = new Error(freed ? \`this object is \${gone}\` : busy ? \`this object is \${inUse}\` : message);
-  err.name = 'AgentTrajectoriesError';
-  err.code = freed ? 'INVALID_ARGUMENT' : busy ? 'BUSY' : 'INTERNAL';
-  return err;
-}
-`;
 {
   const file = 'agent_trajectories.js';
-  const text = readFileSync(join(pkg, file), 'utf8');
-  const thrower = /(__wbg___wbindgen_throw_[0-9a-f]+: function\(arg0, arg1\) \{\s*)throw new Error\(getStringFromWasm0\(arg0, arg1\)\);/;
-  if (!thrower.test(text)) throw new Error(`assemble: ${file}: the glue's __wbindgen_throw changed shape`);
-  // free() twice (or a `using` block after an explicit free) is a no-op, as disposing should be.
-  const free = /(free\(\) \{\s*const ptr = this\.__destroy_into_raw\(\);)/g;
-  const frees = text.match(free)?.length ?? 0;
-  if (frees < 5) throw new Error(`assemble: ${file}: the glue's free() changed shape (${frees} found)`);
-  // The loaders' old one-argument forms (a bare module or URL, with a
-  // console warning) are never used: the entries always pass an object.
-  const oldForms = /if \(Object\.getPrototypeOf\((\w+)\) === Object\.prototype\) \{\s*\(\{\w+\} = \w+\)\s*\} else \{\s*console\.warn\('using deprecated parameters[^']*'\)\s*\}/g;
-  if (text.match(oldForms)?.length !== 2) throw new Error(`assemble: ${file}: the glue's loaders changed shape`);
-  // Each class's finalizer, with its fallback where a runtime has no
-  // FinalizationRegistry, written once.
-  const registries = /\(typeof FinalizationRegistry === 'undefined'\)\s*\?\s*\{ register: \(\) => \{\}, unregister: \(\) => \{\} \}\s*:\s*new FinalizationRegistry\(/g;
-  if ((text.match(registries)?.length ?? 0) < 5) throw new Error(`assemble: ${file}: the glue's finalizers changed shape`);
-  // TextEncoder's encodeInto is in every supported runtime (the module
-  // imports it itself, for its strings): the glue's fallback is dead.
-  const encodeInto = /if \(!\('encodeInto' in cachedTextEncoder\)\) \{\s*cachedTextEncoder\.encodeInto = function \(arg, view\) \{[^}]*\{[^}]*\};\s*\};\s*\}/;
-  if (!encodeInto.test(text)) throw new Error(`assemble: ${file}: the glue's encodeInto fallback changed shape`);
-  const patched = `function __finalization(f) {
-  return typeof FinalizationRegistry === 'undefined' ? { register: () => {}, unregister: () => {} } : new FinalizationRegistry(f);
-}
-${text}`
-    .replace(registries, '__finalization(')
-    .replace(encodeInto, '')
-    .replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));')
-    .replace(free, '$1 if (ptr === 0) return;')
-    .replace(oldForms, '({$1} = $1);');
+  const patched = patchGlue(readFileSync(join(pkg, file), 'utf8'), file);
   // Short import names in both (the initSync below instantiates the result: a wrong rename fails the build).
-  const short = shortImports(`${bindingError}${patched}`, readFileSync(join(pkg, 'agent_trajectories_bg.wasm')));
+  const short = shortImports(patched, readFileSync(join(pkg, 'agent_trajectories_bg.wasm')));
   writeFileSync(join(pkg, file), short.glue);
   writeFileSync(join(pkg, 'agent_trajectories_bg.wasm'), short.wasm);
 }
 const glue = await import(pathToFileURL(join(pkg, 'agent_trajectories.js')).href);
+// Everything the glue exports except its own loaders: entries re-export
+// these by name, so a new Rust export reaches every runtime without edits.
 // Names starting with `__` are internals that the JS layer wraps.
 const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync' && !n.startsWith('__')).sort();
 glue.initSync({ module: readFileSync(join(pkg, 'agent_trajectories_bg.wasm')) });
