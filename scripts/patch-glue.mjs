@@ -41,12 +41,24 @@ export function patchGlue(text, file) {
   // imports it itself, for its strings): the glue's fallback is dead.
   const encodeInto = /if \(!\('encodeInto' in cachedTextEncoder\)\) \{\s*cachedTextEncoder\.encodeInto = function \(arg, view\) \{[^}]*\{[^}]*\};\s*\};\s*\}/;
   if (!encodeInto.test(text)) throw new Error(`assemble: ${file}: the glue's encodeInto fallback changed shape`);
+  // A server that does not serve the .wasm as application/wasm: said in
+  // the package's words (wasm-bindgen's are twice as long).
+  const mime = /console\.warn\("`WebAssembly\.instantiateStreaming` failed because your server does not serve Wasm with `application\/wasm` MIME type\. Falling back to `WebAssembly\.instantiate` which is slower\. Original error:\\n", e\);/;
+  if (!mime.test(text)) throw new Error(`assemble: ${file}: the glue's MIME type warning changed shape`);
+  // Its fallback is taken for any response not served as application/wasm;
+  // an opaque one (no-cors) then fails to compile, as it fails to stream.
+  const responseType = /const validResponse = expectedResponseType\(module\.type\);\s*if \(validResponse && (module\.headers)/;
+  const responseTypes = /\s*function expectedResponseType\(type\) \{\s*switch \(type\) \{[^}]*\}\s*return false;\s*\}/;
+  if (!responseType.test(text) || !responseTypes.test(text)) throw new Error(`assemble: ${file}: the glue's response check changed shape`);
   const patched = `${bindingError}function __finalization(f) {
   return typeof FinalizationRegistry === 'undefined' ? { register: () => {}, unregister: () => {} } : new FinalizationRegistry(f);
 }
 ${text}`
     .replace(registries, '__finalization(')
     .replace(encodeInto, '')
+    .replace(responseType, 'if ($1')
+    .replace(responseTypes, '')
+    .replace(mime, "console.warn('agent-trajectories: .wasm not served as application/wasm:', e);")
     .replace(thrower, '$1throw __bindingError(getStringFromWasm0(arg0, arg1));')
     .replace(free, '$1 if (ptr === 0) return;')
     .replace(oldForms, '({$1} = $1);');

@@ -255,6 +255,55 @@ fn a_replay_that_misses_ends_the_run_at_once() {
 }
 
 #[test]
+fn a_finding_is_recorded_once_and_the_last_iterations_at_the_end() {
+    use agent_trajectories::core::observe::{Builtin, Observer, Pipeline, Slot, Trigger};
+    // Every decision reads a file that is not there; the cascade observer runs every third call.
+    let model = scripted(|_, req| match req.purpose {
+        Purpose::Decide => calls(json!([{ "toolName": "read_file", "input": { "path": "diff/missing.rs" } }])),
+        _ => text("stopped"),
+    });
+    let slot = Slot {
+        observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
+        trigger: Trigger { every_n_calls: Some(3), ..Default::default() },
+    };
+    let observed = support::Observed(RefCell::new(Pipeline::new(vec![slot], Default::default(), 20, 0.0).unwrap()));
+    let events = Events::default();
+    let tools = Tools::default();
+    let env = Env {
+        clock: &FixedClock(0.0),
+        model: &model,
+        host: &tools,
+        tools: vec![],
+        timer: None,
+        abort: None,
+        observers: Some(&observed),
+        events: &events,
+        run_id: None,
+        run_number: 1,
+    };
+    let cfg = Config { max_iterations: 6, max_failures: 10, enable_reflection: false, ..Config::default() };
+    let r = block_on(run(&review(), &cfg, &env, None)).unwrap();
+    assert_eq!((r.status, r.reason.as_str()), (Status::Failed, "max-iterations"));
+    // The finding made after call 3 is shown to three decisions (calls 4 to 6)...
+    let shown: Vec<bool> = model.seen.borrow().iter().map(|q| q.messages[0].text_content().contains("\nObservers: ")).collect();
+    assert_eq!(shown, [false, false, false, true, true, true, false]);
+    let records = events.records.borrow();
+    let produced: Vec<(usize, u64)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Payload::AssessmentProduced { call_index, .. } => Some((i, *call_index)),
+            _ => None,
+        })
+        .collect();
+    // ... and recorded once; the one made after call 6, which no decision
+    // saw, is recorded after the last iteration, before the run's end.
+    assert_eq!(produced.iter().map(|p| p.1).collect::<Vec<_>>(), [3, 6]);
+    let last = produced[1].0;
+    assert_eq!([records[last - 1].kind(), records[last + 1].kind()], ["iteration_completed", "run_terminated"]);
+}
+
+#[test]
 fn a_model_that_never_finishes_stops_at_max_iterations() {
     let model = scripted(|_, req| match req.purpose {
         Purpose::Decide => calls(json!([{ "toolName": "ls", "input": {} }])),

@@ -87,6 +87,8 @@ struct Runner<'a, 'e> {
     env: &'a Env<'e>,
     s: State,
     specs: Rc<[ToolSpec]>,
+    /// The call after which the assessment last recorded was made (calls count from 1).
+    shown: u64,
 }
 
 /// Runs an objective to its end. Fails only before the run starts (a mount
@@ -105,7 +107,7 @@ pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Val
     let run_id = if env.run_number > 1 { format!("{base}-{}", env.run_number) } else { base };
     let mut specs = tools::specs(cfg.allow_plan_reset, o.deliverable_schema.as_ref());
     specs.extend(env.tools.iter().cloned());
-    let mut r = Runner { o, cfg, env, s, specs: specs.into() };
+    let mut r = Runner { o, cfg, env, s, specs: specs.into(), shown: 0 };
     let identity = RunIdentity { run_id: run_id.clone(), parent_run_id: None, agent: Some("background".into()), model_id: None };
     let mut end = r.record(Payload::RunStarted { identity }).err().map(|f| r.fatal(f));
     while end.is_none() {
@@ -114,7 +116,15 @@ pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Val
             Err(f) => Some(r.fatal(f)),
         };
     }
-    let end = end.expect("the loop ends with a terminal");
+    let mut end = end.expect("the loop ends with a terminal");
+    // What the observers found that no decision was shown (the last
+    // iteration's calls) is recorded now, so no finding is lost; not after
+    // the harness's own part failed.
+    if !end.reason.starts_with("error:") {
+        if let Err(f) = r.assessment() {
+            end = r.fatal(f);
+        }
+    }
     Ok(r.finish(end, run_id).await)
 }
 
@@ -190,14 +200,16 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// The observers' current assessment, recorded as it is shown.
-    fn assessment(&self) -> std::result::Result<Option<String>, Fatal> {
+    /// The observers' current assessment, recorded the first time it is
+    /// shown (a finding shown to several decisions is still one finding).
+    fn assessment(&mut self) -> std::result::Result<Option<String>, Fatal> {
         let Some(o) = self.env.observers else { return Ok(None) };
         let shown = o.current().map_err(|e| Fatal::Host("observers", e))?;
-        if let Some(s) = &shown {
+        if let Some(s) = shown.as_ref().filter(|s| s.call_index != self.shown) {
             for a in &s.assessments {
                 self.record(Payload::AssessmentProduced { call_index: s.call_index, assessment: a.clone(), turn_index: None })?;
             }
+            self.shown = s.call_index;
         }
         Ok(shown.map(|s| s.text))
     }

@@ -140,12 +140,10 @@ impl Mirror {
                         self.traces.push(&more.get(i));
                     }
                 }
-                Err(_) => web_sys::console::warn_1(
-                    &format!(
-                        "agent-trajectories: {} bytes of step traces are more than a JS string holds; the run's result lacks them, its records keep them",
-                        text.len()
-                    )
-                    .into(),
+                Err(_) => web_sys::console::warn_2(
+                    &"agent-trajectories: step traces more than a JS string holds (bytes below); the run's result lacks them, its records keep them:"
+                        .into(),
+                    &(text.len() as f64).into(),
                 ),
             }
         }

@@ -183,6 +183,29 @@ test('observers see every call, and their assessment reaches the next decision (
   assert.equal(r.snapshot.observers.schema, 'agent-trajectories/observer-pipeline');
 });
 
+test('a finding is recorded once, and one made in the last iteration is recorded at the end (checkRun sees it)', async () => {
+  const { checkRun } = await import('agent-trajectories');
+  // A custom observer that warns on its first call only: shown to the next decisions, recorded once.
+  let seen = 0;
+  const once = { name: 'Once', observe: () => (++seen === 1 ? { severity: 'warning', summary: 'the first call is suspect' } : null) };
+  const m = scripted([calls({ toolName: 'ls', input: {} }), calls({ toolName: 'ls', input: {} }), calls({ toolName: 'ls', input: {} }), calls({ toolName: 'finish', input: { status: 'completed', summary: 'listed' } }), 'Listed.']);
+  const sink = new MemorySink();
+  await new BackgroundAgentRunner({ model: m, sink, clock, observers: { observers: [{ observer: once, trigger: { onEveryCall: true } }] } }).run('list the files');
+  const produced = sink.records().filter((x) => x.payload.kind === 'assessment_produced');
+  assert.deepEqual(produced.map((x) => [x.payload.call_index, x.payload.assessment.summary]), [[1, 'the first call is suspect']]);
+  // The alarm raised by the last iteration's call, which no decision saw, is recorded before the run ends.
+  const alarm = { name: 'Alarm', observe: () => ({ severity: 'warning', summary: 'bad' }) };
+  const m2 = scripted([calls({ toolName: 'ls', input: {} }, { toolName: 'finish', input: { status: 'completed', summary: 'ok' } }), 'done']);
+  const sink2 = new MemorySink();
+  const r = await new BackgroundAgentRunner({ model: m2, sink: sink2, clock, observers: { observers: [{ observer: alarm, trigger: { onEveryCall: true } }] } }).run('list the files');
+  assert.equal(r.status, 'completed');
+  const kinds = sink2.records().map((x) => x.payload.kind);
+  assert.deepEqual(kinds.slice(kinds.indexOf('assessment_produced') - 1), ['iteration_completed', 'assessment_produced', 'run_terminated', 'run_ended']);
+  const gate = checkRun(sink2.records(), { failOnSeverity: 'warning' });
+  assert.deepEqual(gate.checks.map((c) => [c.check, c.pass]), [['verdict', true], ['failOnSeverity', false]]);
+  assert.match(gate.message, /bad/);
+});
+
 test('an AI SDK model (MockLanguageModelV4) is offered every tool and its tool calls run', async () => {
   const { MockLanguageModelV4 } = await import('ai/test');
   const { generateText } = await import('ai');
