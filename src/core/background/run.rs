@@ -18,7 +18,7 @@ use super::prompt::{self, Topic, Verdict};
 use super::state::{LastError, Retry, State};
 use super::tools::{self, FINISH};
 use super::{Env, RunResult, Status};
-use crate::capture::{Payload, RunIdentity};
+use crate::capture::{Payload, RunIdentity, MODEL_COMPLETED, PLAN_COMPLETED};
 use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::generate::concurrency::{race, Either};
 use crate::host::{LocalBoxFuture, ModelRequest, ModelResponse, ToolSpec, Usage};
@@ -261,11 +261,8 @@ impl Runner<'_, '_> {
                     if answer.tool_calls.is_empty() {
                         match prompt::text_signal(&answer.text) {
                             Some((status, summary)) => {
-                                let (status, reason) = if status == "completed" {
-                                    (Status::Completed, "model-completed")
-                                } else {
-                                    (Status::Abandoned, "model-abandoned")
-                                };
+                                let (status, reason) =
+                                    if status == "completed" { (Status::Completed, MODEL_COMPLETED) } else { (Status::Abandoned, "model-abandoned") };
                                 terminal = Some(Terminal { summary: Some(summary).filter(|s| !s.is_empty()), ..Terminal::new(status, reason) });
                             }
                             None => {
@@ -332,7 +329,7 @@ impl Runner<'_, '_> {
                     }
                 }
             } else if self.s.plan.as_ref().is_some_and(|p| p.all_done()) {
-                terminal = Some(Terminal::new(Status::Completed, "plan-completed"));
+                terminal = Some(Terminal::new(Status::Completed, PLAN_COMPLETED));
             }
         }
         let failed = any_failed || decision_error.is_some();
@@ -384,7 +381,7 @@ impl Runner<'_, '_> {
             Verdict::Abandon => {
                 return Some(Terminal { summary: Some(reason).filter(|r| !r.is_empty()), ..Terminal::new(Status::Abandoned, "reflection-abandoned") })
             }
-            Verdict::Complete if plan_done => return Some(Terminal::new(Status::Completed, "plan-completed")),
+            Verdict::Complete if plan_done => return Some(Terminal::new(Status::Completed, PLAN_COMPLETED)),
             Verdict::ResetPlan if self.cfg.allow_plan_reset => {
                 self.s.plan = None;
                 self.s.pending_reflection = Some(because("the plan was dropped; make a new one"));

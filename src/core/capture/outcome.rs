@@ -110,7 +110,14 @@ pub const STOP_REASONS: [&str; 11] = [
     "max-iterations",
     "model-abandoned",
 ];
-const STOP_PREFIXES: [&str; 4] = ["stopped-on-", "max-failures", "deliverable-failed", "reflection-abandoned"];
+pub const STOP_PREFIXES: [&str; 4] = ["stopped-on-", "max-failures", "deliverable-failed", "reflection-abandoned"];
+
+/// The reasons a background run gives when its objective is met (a
+/// generated run's is `goal-reached`): every plan step done and confirmed,
+/// or the model said so.
+pub const PLAN_COMPLETED: &str = "plan-completed";
+pub const MODEL_COMPLETED: &str = "model-completed";
+pub const OBJECTIVE_MET: [&str; 2] = [PLAN_COMPLETED, MODEL_COMPLETED];
 
 /// Whether `reason` says the run ended before its goal.
 pub fn is_stop_reason(reason: &str) -> bool {

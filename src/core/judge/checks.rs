@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::facts::RunFacts;
-use agent_trajectories_core::capture::{is_stop_reason, LOOP_FINISHED, STOP_REASONS};
+use agent_trajectories_core::capture::{is_stop_reason, LOOP_FINISHED, OBJECTIVE_MET, STOP_PREFIXES, STOP_REASONS};
 use agent_trajectories_core::error::{Error, Result};
 use agent_trajectories_core::generate::{StopReason, Verdict};
 use agent_trajectories_core::number;
@@ -70,7 +70,8 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
 /// would pass no run: refused, naming that one. Any other word is a run's
 /// own reason (a recorder writes what it is given), taken as it is.
 fn check_reason(reason: &str, at: &str) -> Result<()> {
-    let known = [&StopReason::ALL.map(StopReason::as_str)[..], &STOP_REASONS, &LOOP_FINISHED].concat();
+    // Every reason a run of this package ends with (a background run's too), not only the stops.
+    let known = [&StopReason::ALL.map(StopReason::as_str)[..], &STOP_REASONS, &STOP_PREFIXES[1..], &OBJECTIVE_MET, &LOOP_FINISHED].concat();
     if known.contains(&reason) || is_stop_reason(reason) {
         return Ok(());
     }
@@ -290,7 +291,17 @@ mod tests {
             e.message,
             "checkRun(run, options).reason: \"goal-reachd\" is no stop reason this package writes; did you mean \"goal-reached\"? (a run's own reason is matched as written)"
         );
-        for own in ["done", "stopped-on-warning", "max-failures", "stop", "goal-met"] {
+        // A background run's reasons, too (a gate on plan-complete would never fire).
+        for (slip, near) in [
+            ("plan-complete", "plan-completed"),
+            ("model-complete", "model-completed"),
+            ("max-failure", "max-failures"),
+            ("deliverable-faild", "deliverable-failed"),
+        ] {
+            let e = CheckOptions::read(&json!({ "reason": slip }), "o").unwrap_err();
+            assert!(e.message.contains(&format!("did you mean \"{near}\"?")), "{}", e.message);
+        }
+        for own in ["done", "stopped-on-warning", "max-failures", "plan-completed", "stop", "goal-met"] {
             assert!(CheckOptions::read(&json!({ "reason": own }), "o").is_ok(), "{own}");
         }
     }

@@ -8,7 +8,7 @@ use super::{Deadline, Fatal, Runner, Terminal};
 use crate::background::state::Invocation;
 use crate::background::tools::{self, Workspace, FINISH};
 use crate::background::Status;
-use crate::capture::Payload;
+use crate::capture::{Payload, MODEL_COMPLETED};
 use crate::error::{Cause, Error, Result};
 use crate::number::quoted;
 use crate::observe::ToolCallInput;
@@ -28,7 +28,7 @@ impl Runner<'_, '_> {
     pub(super) fn finish_call(&self, id: &str, input: &Value) -> Result<Terminal> {
         let a = tools::Args::new(FINISH, input, &["status", "summary", "deliverable"])?;
         let (status, reason) = match a.str("status")? {
-            "completed" => (Status::Completed, "model-completed"),
+            "completed" => (Status::Completed, MODEL_COMPLETED),
             "abandoned" => (Status::Abandoned, "model-abandoned"),
             other => {
                 return Err(Error::invalid_argument(format!(
