@@ -35,8 +35,8 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # --all-features emits stringref, which Node 20 refuses. -O3 for speed (see
 # Cargo.toml's release profile for the measurements); the producers and
 # target-features sections go: wasm-bindgen has read them already.
-# -ocimfs=0 -fimfs=7: a function is not inlined into its caller for
-# having one caller, and "flexibly" only when at most 7 bytes (default 20);
+# -ocimfs=0 -fimfs=5: a function is not inlined into its caller for
+# having one caller, and "flexibly" only when at most 5 bytes (default 20);
 # tiny and hot ones still are. Measured against plain -O3, alternating
 # builds of the same code (Node 20, tests/bench/all.mjs, three rounds):
 # record(), parseTrajectoryJsonl, recordToolCall, generation, the index and
@@ -55,7 +55,12 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # record() 4.92-5.35 vs 4.82-5.35 us, parsing 4.17-4.54 vs 4.22-4.60
 # us/record, recordToolCall 2.07-2.36 vs 2.16-2.27 us, fromJsonl of the
 # 106 MB stream from bytes 74-76 vs 74-77 ms and of the 78 MB one 171-210
-# vs 169-212 ms.
+# vs 169-212 ms. -fimfs=5 rather than 7: 33 B gzip smaller, and the same
+# within noise against 7 (alternating builds of the same code, Node 20,
+# 2026-11-27, three rounds): record() 4.55-5.10 vs 4.55-5.02 us, parsing
+# 4.01-4.42 vs 4.07-4.45 us/record, recordToolCall 2.10-2.29 vs 2.03-2.36
+# us, fromJsonl of the 106 MB stream from bytes 69-72 vs 66-74 ms and of
+# the 78 MB one 159-194 vs 165-193 ms (3 is bigger).
 # --low-memory-unused: the module's low 1 KB of memory is never data (the
 # stack sits at the bottom and would have to be all but overflowed to
 # reach it), so wasm-opt may fold constant offsets into loads and stores:
@@ -71,7 +76,7 @@ wasm-bindgen --target web --out-dir "$work/web" --out-name agent_trajectories "$
 # BUDGET_GZIP_BYTES).
 names=()
 [ -n "${PROFILE:-}" ] && names=(-g)
-"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=7 --low-memory-unused --converge "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$WASM_OPT" -O3 --gufa-optimizing -O3 -ocimfs=0 -fimfs=5 --low-memory-unused --converge "${names[@]}" --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-reference-types --enable-multivalue --enable-mutable-globals --enable-simd \
   -o "$work/opt.wasm" "$work/web/agent_trajectories_bg.wasm"
 

@@ -233,6 +233,44 @@ fn reflection_retries_a_failed_read_with_the_corrected_path() {
 }
 
 #[test]
+fn a_reflection_that_fails_is_recorded_and_shown_to_the_model() {
+    // A failed read, then a reflection with a slip ("acton"), then one that throws.
+    let model = scripted(|n, req| match (n, req.purpose) {
+        (0 | 2, Purpose::Decide) => calls(json!([{ "toolName": "read_file", "input": { "path": "diff/changes.patch" } }])),
+        (1, Purpose::Reflect) => text("{\"acton\": \"retry\", \"input\": { \"path\": \"diff/change.patch\" }}"),
+        (3, Purpose::Reflect) => Err(Error::new(ErrorCode::CallbackFailed, "the model (reflect) threw: rate limited")),
+        (4, Purpose::Decide) => {
+            assert!(req.messages[0].text_content().contains("\nReflection: your reflection failed: the model (reflect) threw: rate limited"));
+            calls(json!([{ "toolName": "finish", "input": { "status": "abandoned", "summary": "cannot read it" } }]))
+        }
+        (_, Purpose::Summarize) => text("gave up"),
+        other => panic!("unexpected call {other:?}"),
+    });
+    let (r, events) = go(&review(), &Config::default(), &model, &Tools::default(), None);
+    assert_eq!((r.status, r.failures), (Status::Abandoned, 2), "{r:?}");
+    let seen = model.seen.borrow();
+    assert!(seen[2].messages[0]
+        .text_content()
+        .contains("\nReflection: your reflection failed: the model (reflect): the reflection answer's action is missing"));
+    let errors: Vec<String> = events
+        .records
+        .borrow()
+        .iter()
+        .filter_map(|p| match p {
+            Payload::IterationCompleted { error: Some(e), .. } => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "INVALID_ARGUMENT: diff/changes.patch: no such file; then the model (reflect): the reflection answer's action is missing; expected retry, continue, reset_plan, abandon or complete",
+            "INVALID_ARGUMENT: diff/changes.patch: no such file; then the model (reflect) threw: rate limited",
+        ]
+    );
+}
+
+#[test]
 fn a_model_that_always_throws_fails_after_max_failures_naming_the_error() {
     let model = scripted(|_, _| Err(Error::new(ErrorCode::CallbackFailed, "model down: 503")));
     let cfg = Config { max_failures: 3, ..Config::default() };

@@ -323,7 +323,12 @@ impl Runner<'_, '_> {
                     match self.reflect(&topic).await? {
                         Ok((verdict, reason)) => terminal = self.apply(verdict, reason, retry_tool, plan_done),
                         Err(e) => {
-                            error.get_or_insert_with(|| failure(&e));
+                            // Said to the model next, and on the iteration's record (after a failed call's own error).
+                            self.s.pending_reflection = Some(format!("your reflection failed: {}", e.message));
+                            match &mut error {
+                                Some(first) => first.message = format!("{}; then {}", first.message, e.message),
+                                None => error = Some(failure(&e)),
+                            }
                             any_failed = true;
                         }
                     }

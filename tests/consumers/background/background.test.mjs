@@ -206,6 +206,16 @@ test('a finding is recorded once, and one made in the last iteration is recorded
   assert.match(gate.message, /bad/);
 });
 
+test('a reflection that throws is on the iteration\'s record and in the next prompt, not lost behind the failed call', async () => {
+  const m = scripted([calls({ toolName: 'read_file', input: { path: 'diff/nope.rs' } }), calls({ toolName: 'finish', input: { status: 'abandoned', summary: 'x' } }), 'Abandoned.']);
+  const model = async (req) => (req.purpose === 'reflect' ? Promise.reject(new Error('rate limited')) : m(req));
+  const sink = new MemorySink();
+  await new BackgroundAgentRunner({ model, sink, clock }).run({ objective: 'Review the patch', hostMounts: [diff] });
+  const errors = sink.records().filter((x) => x.payload.kind === 'iteration_completed' && x.payload.error).map((x) => x.payload.error);
+  assert.deepEqual(errors, ['INVALID_ARGUMENT: diff/nope.rs: no such file; then model (reflect) threw: rate limited']);
+  assert.match(m.seen.at(-2).messages[0].content, /\nReflection: your reflection failed: model \(reflect\) threw: rate limited/);
+});
+
 test('an AI SDK model (MockLanguageModelV4) is offered every tool and its tool calls run', async () => {
   const { MockLanguageModelV4 } = await import('ai/test');
   const { generateText } = await import('ai');
