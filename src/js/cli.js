@@ -178,6 +178,27 @@ async function write(node, file, text, append = false) {
 }
 
 /**
+ * Refuses an output file that holds JSON data: one of the inputs, or a
+ * run's records a shell glob put there (`-o runs/*.jsonl` makes the first
+ * file the output). Writing would lose them, and no report or page starts
+ * with `{` or `[`.
+ * @param {Node} node
+ * @param {string} flag
+ * @param {string} file
+ */
+async function notData(node, flag, file) {
+  let head;
+  try {
+    head = new TextDecoder().decode((await node.fs.readFile(file)).subarray(0, 64));
+  } catch {
+    return; // not there yet (or unreadable, which the write says)
+  }
+  if (/^\uFEFF?\s*[[{]/.test(head)) {
+    throw fail('INVALID_ARGUMENT', `${flag} ${file}: the file holds JSON data (records or a batch; one of the inputs?), which writing there would lose; name another file`);
+  }
+}
+
+/**
  * Makes `dir` and its missing parents one at a time: Node 20's
  * `mkdir(dir, { recursive: true })` never returns under /proc (it retries
  * ENOENT), and a CI job would wait for it until its own timeout.
@@ -275,6 +296,8 @@ async function stepSummary(node, summary) {
  * @param {string[]} files
  */
 async function report(node, values, files) {
+  if (values.junit) await notData(node, '--junit', values.junit);
+  if (values.markdown) await notData(node, '--markdown', values.markdown);
   /** @type {JudgedRun[]} */
   const runs = [];
   for (const file of files) {
@@ -335,18 +358,21 @@ async function compare(node, values, [baseline, current]) {
     throw fail('INVALID_ARGUMENT', `compare: the two sides share no item, so nothing was compared (baseline: ${some(cmp.removed)}...; current: ${some(cmp.added)}...). Compare a batch with a batch, or runs with runs: a batch's items are its trajectories; record JSONL's and step exports' are their run ids (a saved stepTraces.json's, its file)`);
   }
   proc.stdout.write(values.json ? `${JSON.stringify(cmp, null, 2)}\n` : `${cmp.markdown}\n`);
+  // With --json, stdout is the JSON alone (for jq, or a file): the annotations, and the table outside Actions, go to stderr.
+  const say = values.json ? proc.stderr : proc.stdout;
   if (values.github) {
     /** @param {import('./judge-types').BatchItemSide | null} s */
     const said = (s) => (s ? `${s.passed ? 'pass' : 'fail'} (${s.passes}/${s.runs})` : 'none');
     const esc = (/** @type {string} */ s) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
     const title = (/** @type {string} */ s) => esc(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
     for (const it of cmp.items.filter((i) => i.status === 'regressed')) {
-      proc.stdout.write(`::error title=${title(`item ${it.id} regressed`)}::${esc(`item ${JSON.stringify(it.id)}: baseline ${said(it.baseline)}, current ${said(it.current)}`)}\n`);
+      say.write(`::error title=${title(`item ${it.id} regressed`)}::${esc(`item ${JSON.stringify(it.id)}: baseline ${said(it.baseline)}, current ${said(it.current)}`)}\n`);
     }
     for (const j of cmp.newlyFailedJudges) {
-      proc.stdout.write(`::error title=${title(`judge criterion newly fails on ${j.id}`)}::${esc(`item ${JSON.stringify(j.id)}: criterion ${JSON.stringify(j.criterion)} did not fail in the baseline and fails now`)}\n`);
+      say.write(`::error title=${title(`judge criterion newly fails on ${j.id}`)}::${esc(`item ${JSON.stringify(j.id)}: criterion ${JSON.stringify(j.criterion)} did not fail in the baseline and fails now`)}\n`);
     }
-    if (proc.env.GITHUB_STEP_SUMMARY || values.json) await stepSummary(node, `${cmp.markdown}\n`);
+    if (proc.env.GITHUB_STEP_SUMMARY) await stepSummary(node, `${cmp.markdown}\n`);
+    else if (values.json) say.write(`${cmp.markdown}\n`);
   }
   return cmp.regressed.length > 0 || cmp.newlyFailedJudges.length > 0 ? 1 : 0;
 }
@@ -358,6 +384,8 @@ async function compare(node, values, [baseline, current]) {
  */
 async function view(node, values, files) {
   const { toJSONL, stepsToJsonl } = glue;
+  const out = values.output ?? 'runs.html';
+  await notData(node, '--output', out);
   /** @type {{ name: string, text: string }[]} */
   const docs = [];
   let skipped = 0;
@@ -423,7 +451,6 @@ async function view(node, values, files) {
     }
   }
   if (docs.length === 0) throw fail('INVALID_ARGUMENT', `${files.join(', ')}: no run to show (a batch whose runs have no result, or no runs)`);
-  const out = values.output ?? 'runs.html';
   await writeViewerHtml(out, docs, values.title === undefined ? undefined : { title: values.title });
   const plural = (/** @type {number} */ n, /** @type {string} */ one) => `${n} ${one}${n === 1 ? '' : 's'}`;
   proc.stdout.write(`wrote ${out} with ${plural(shown, 'run')} from ${plural(files.length, 'file')}${skipped ? ` (${plural(skipped, 'batch run')} without a result left out)` : ''}\n`);

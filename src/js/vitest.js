@@ -8,6 +8,7 @@
 // matchers to vitest's `expect.extend`.
 
 import { fail, ours, shown, isObject, isArray, readOptions, checkKeys } from './util.js';
+import { nearest } from './nearest.js';
 
 /** @typedef {import('./vitest-types').MatcherContext} MatcherContext */
 /** @typedef {import('./vitest-types').MatcherOutcome} MatcherOutcome */
@@ -59,7 +60,10 @@ function own(options, where, allowed, advice) {
   if (options === undefined || options === null) return {};
   if (!isObject(options) || isArray(options)) throw fail('INVALID_ARGUMENT', `${where}: options must be an object ({ ${allowed.join(', ')} }), got ${shown(options)}`);
   const o = readOptions(options, `${where}: options`);
-  checkKeys(o, allowed, `${where}: options`, () => ` (valid: ${allowed.join(', ')}; ${advice})`);
+  checkKeys(o, allowed, `${where}: options`, (key) => {
+    const near = nearest(key, allowed);
+    return `${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (valid: ${allowed.join(', ')}; ${advice})`;
+  });
   return o;
 }
 
@@ -200,6 +204,8 @@ export function vitestMatchers(at) {
     toHaveNoFindingsAtOrAbove(run, severity, options) {
       const where = 'toHaveNoFindingsAtOrAbove';
       const o = own(options, where, ['runId'], 'the severity is the first argument');
+      // Left out, checkRun would hold the run to nothing, and the assertion would pass any run.
+      if (severity === undefined || severity === null) throw fail('INVALID_ARGUMENT', `${where}: the severity (its first argument) is required, got ${shown(severity)}`);
       const r = asking(where, () => at.checkRun(/** @type {any} */ (run), { verdict: null, judge: false, failOnSeverity: severity, ...o }));
       return outcome(this, where, JSON.stringify(severity), r.pass, () => [
         this.isNot ? `Expected a finding at or above ${severity}; there is none:` : `Expected no finding at or above ${severity}:`,

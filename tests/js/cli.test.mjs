@@ -257,6 +257,11 @@ test('compare: a regression exits 1 with the markdown (or JSON) and annotations;
   assert.equal(json.code, 1);
   const cmp = JSON.parse(json.out);
   assert.deepEqual([cmp.regressed, cmp.added], [['broken'], ['limited']]);
+  // With --github too, stdout stays the JSON alone; the annotation and the table go to stderr.
+  const both = cli(['compare', 'baseline.json', 'fail.json', '--json', '--github']);
+  assert.equal(both.code, 1);
+  assert.deepEqual(JSON.parse(both.out), cmp);
+  assert.ok(both.err.includes('::error title=item broken regressed::') && both.err.includes('**1 regressed**'), both.err);
   assert.equal(cli(['compare', 'fail.json', 'baseline.json']).code, 0, 'improvements only');
   assert.equal(cli(['compare', 'stall.jsonl', 'stall.jsonl']).code, 0, 'record JSONL on both sides');
   // Sides with no item in common compared nothing: refused, not passed.
@@ -413,6 +418,16 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   save('runs-only.json', JSON.stringify(JSON.parse(readFileSync(join(dir, 'fail.json'), 'utf8')).runs));
   assert.match(cli(['view', 'runs-only.json', '-o', 'runs-only.html']).out, /^wrote runs-only\.html with 6 runs from 1 file\n$/, 'a batch\'s runs alone, as report and compare take them');
   assert.ok(!existsSync(join(dir, 'runs.html')), 'no page written');
+  // An output that holds JSON data (an input, or the runs a glob made the output: -o runs/*.jsonl) is never written over.
+  const before = file('stall.jsonl');
+  const over = cli(['report', 'stall.jsonl', '--junit', 'stall.jsonl']);
+  assert.deepEqual([over.code, over.out], [2, '']);
+  assert.equal(over.err, 'agent-trajectories report: error INVALID_ARGUMENT: --junit stall.jsonl: the file holds JSON data (records or a batch; one of the inputs?), which writing there would lose; name another file\n');
+  const globbed = cli(['view', '-o', 'stall.jsonl', 'fail.json']);
+  assert.equal(globbed.code, 2);
+  assert.match(globbed.err, /^agent-trajectories view: error INVALID_ARGUMENT: --output stall\.jsonl: the file holds JSON data/);
+  assert.equal(cli(['report', 'pass.json', '--markdown', 'fail.json']).code, 2);
+  assert.equal(file('stall.jsonl'), before, 'the records are kept');
   const unwritable = cli(['report', 'pass.json', '--junit', 'pass.json/junit.xml']);
   assert.equal(unwritable.code, 2);
   assert.match(unwritable.err, /^agent-trajectories report: error SINK_FAILED: cannot write pass\.json\/junit\.xml: /);

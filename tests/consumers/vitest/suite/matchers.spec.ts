@@ -78,6 +78,12 @@ describe('a booking that fails', () => {
     expect([notARun.code, notARun.message.startsWith('toMatchTrajectory: matchTrajectory: run must be a run')]).toEqual(['INVALID_ARGUMENT', true]);
     // @ts-expect-error not a severity
     expect(thrown(() => expect(booked).toHaveNoFindingsAtOrAbove('high')).code).toBe('INVALID_ARGUMENT');
+    // Left out, the assertion would hold the run to nothing: refused, not passed.
+    // @ts-expect-error the severity is required
+    expect(thrown(() => expect(looping).toHaveNoFindingsAtOrAbove()).message).toBe('toHaveNoFindingsAtOrAbove: the severity (its first argument) is required, got undefined');
+    // A matcher's own option slipped is named, as checkRun's are.
+    // @ts-expect-error runID is no option
+    expect(thrown(() => expect(booked).toReachGoal({ runID: 'x' })).message).toBe('toReachGoal: options: unknown option "runID"; did you mean "runId"? (valid: runId; toPassChecks takes every check of checkRun)');
   });
 
   test('passes: a judge whose answers cannot be read is inconclusive, which does not pass', async () => {
