@@ -395,6 +395,13 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   assert.equal(cli(['compare', 'bad.jsonl', 'fail.json']).code, 2);
   save('weird.json', '{"runs": 5}');
   assert.deepEqual(cli(['report', 'weird.json']).err, 'agent-trajectories report: error INVALID_ARGUMENT: weird.json: a batch result\'s runs must be a list of runs, got 5\n', 'a batch, not a bad record');
+  // One JSON value that holds no runs is said as what it is, not as bad JSONL lines.
+  save('meta.json', JSON.stringify({ name: 'x', steps: 3 }, null, 2));
+  assert.equal(cli(['report', 'meta.json']).err, 'agent-trajectories report: error INVALID_ARGUMENT: meta.json: one JSON value that holds no runs (expected record JSONL, a step export or a saved batch result)\n');
+  save('result.json', JSON.stringify({ steps: [], end: null }, null, 2));
+  assert.match(cli(['report', 'result.json']).err, /result\.json: one JSON value that holds no runs: a run's result, it seems; save toJSONL\(result\) as lines/);
+  save('array.json', JSON.stringify(at.parseTrajectoryJsonl(file('stall.jsonl'))));
+  assert.match(cli(['view', 'array.json']).err, /array\.json: one JSON array that holds no runs: records in one array, it seems; write one per line \(serializeTrajectoryJsonl\)/);
   assert.equal(cli(['view', 'nope.jsonl']).err, 'agent-trajectories view: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n');
   // view reads its inputs as the viewer will: no page for a file that is not runs ...
   save('garbage.jsonl', 'not json\n{"a":');
