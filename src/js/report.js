@@ -86,8 +86,10 @@ function judged(run, runId, facts, j) {
   // One call when it can carry the severity too; the core refuses both maxSeverity and failOnSeverity.
   const apart = j.severity !== null && (main.maxSeverity !== undefined || main.failOnSeverity !== undefined);
   if (j.severity !== null && !apart) main.failOnSeverity = j.severity;
+  // A severity failOn gave is failOn's failure, as its reasons are, whichever call carried it.
+  const own = (/** @type {string} */ name) => (name === 'failOnSeverity' && j.check.failOnSeverity === undefined ? 'failOn' : name);
   /** @type {RunFailure[]} */
-  const failures = check(run, main, j, facts.id).checks.filter((c) => !c.pass).map((c) => ({ check: c.check, message: c.message }));
+  const failures = check(run, main, j, facts.id).checks.filter((c) => !c.pass).map((c) => ({ check: own(c.check), message: c.message }));
   if (apart) {
     for (const c of check(run, { verdict: null, judge: false, failOnSeverity: j.severity, ...at }, j, facts.id).checks) if (!c.pass) failures.push({ check: 'failOn', message: c.message });
   }
