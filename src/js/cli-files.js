@@ -91,7 +91,8 @@ async function mkdirs(node, dir) {
 /**
  * What a file holds, by the viewer page's own rule (www/kind.js): a saved
  * batch result ({ runs, ... } or its runs alone), a step export (its
- * steps), or record JSONL (neither).
+ * steps), or record JSONL (neither). One JSON value that is none of them
+ * is refused, said as what it seems to be.
  * @param {string} text
  * @param {string} file where the text is from, for errors
  * @param {'records' | 'steps' | 'json'} [kind] what its head says, when already read
