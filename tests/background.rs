@@ -9,7 +9,7 @@ use agent_trajectories::core::background::{run, Config, Env, Host, Objective, Ru
 use agent_trajectories::core::capture::{EndedOutcome, OutcomeStatus, Payload};
 use agent_trajectories::core::error::{Cause, Result};
 use agent_trajectories::core::generate::concurrency::block_on;
-use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ToolSpec, Usage};
+use agent_trajectories::core::host::{FixedClock, LocalBoxFuture, Model, ModelRequest, ModelResponse, Purpose, ToolObservers, ToolSpec, Usage};
 use agent_trajectories::core::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -102,6 +102,18 @@ fn review() -> Objective {
 }
 
 fn go(o: &Objective, cfg: &Config, model: &Scripted, tools: &Tools, resume: Option<&Value>) -> (RunResult, Events) {
+    observed(o, cfg, model, tools, resume, None)
+}
+
+/// [`go`], with observers.
+fn observed(
+    o: &Objective,
+    cfg: &Config,
+    model: &Scripted,
+    tools: &Tools,
+    resume: Option<&Value>,
+    observers: Option<&dyn ToolObservers>,
+) -> (RunResult, Events) {
     let events = Events::default();
     let env = Env {
         clock: &FixedClock(1_700_000_000_000.0),
@@ -110,7 +122,7 @@ fn go(o: &Objective, cfg: &Config, model: &Scripted, tools: &Tools, resume: Opti
         tools: vec![lint_spec()],
         timer: None,
         abort: None,
-        observers: None,
+        observers,
         events: &events,
         run_id: Some("bg-1".into()),
         run_number: 1,
@@ -304,23 +316,9 @@ fn a_finding_is_recorded_once_and_the_last_iterations_at_the_end() {
         observer: Observer::Builtin(Builtin::from_config("error-cascade", None, "cascade").unwrap()),
         trigger: Trigger { every_n_calls: Some(3), ..Default::default() },
     };
-    let observed = support::Observed(RefCell::new(Pipeline::new(vec![slot], Default::default(), 20, 0.0).unwrap()));
-    let events = Events::default();
-    let tools = Tools::default();
-    let env = Env {
-        clock: &FixedClock(0.0),
-        model: &model,
-        host: &tools,
-        tools: vec![],
-        timer: None,
-        abort: None,
-        observers: Some(&observed),
-        events: &events,
-        run_id: None,
-        run_number: 1,
-    };
+    let pipeline = support::Observed(RefCell::new(Pipeline::new(vec![slot], Default::default(), 20, 0.0).unwrap()));
     let cfg = Config { max_iterations: 6, max_failures: 10, enable_reflection: false, ..Config::default() };
-    let r = block_on(run(&review(), &cfg, &env, None)).unwrap();
+    let (r, events) = observed(&review(), &cfg, &model, &Tools::default(), None, Some(&pipeline));
     assert_eq!((r.status, r.reason.as_str()), (Status::Failed, "max-iterations"));
     // The finding made after call 3 is shown to three decisions (calls 4 to 6)...
     let shown: Vec<bool> = model.seen.borrow().iter().map(|q| q.messages[0].text_content().contains("\nObservers: ")).collect();
