@@ -140,6 +140,9 @@ function parse(node, name, c, args) {
     if (!o.multiple && o.type === 'string' && seen.has(t.name)) throw fail('INVALID_ARGUMENT', `--${t.name} is given twice; give it once`);
     seen.add(t.name);
   }
+  // One file twice would be judged (or shown) twice: a slip, said as one.
+  const twice = c.max === Infinity ? positionals.find((f, i) => positionals.indexOf(f) !== i) : undefined;
+  if (twice !== undefined) throw fail('INVALID_ARGUMENT', `${twice} is given twice; give each file once`);
   if (!values.help && (positionals.length < c.min || positionals.length > c.max)) {
     const n = c.min === c.max ? `${c.min}` : `at least ${c.min}`;
     throw fail('INVALID_ARGUMENT', `expected ${n} file argument(s) (${c.args}), got ${positionals.length}${positionals.length ? `: ${positionals.join(' ')}` : ''}${more}`);

@@ -111,7 +111,9 @@ function judgeIndex(index, j) {
   if (bad.length > 0) {
     const e = bad[0];
     const more = bad.length > 1 ? ` (and ${bad.length - 1} more bad line(s))` : '';
-    throw Object.assign(fail(e.code, `${j.where}: line ${e.line}: ${e.message}${more}`), { line: e.line });
+    // The index keeps a record of a kind it does not know; judging refuses it, so that is not said.
+    const message = e.message.replace(/; the record is kept as it is$/, '');
+    throw Object.assign(fail(e.code, `${j.where}: line ${e.line}: ${message}${more}`), { line: e.line });
   }
   const runs = index.runs();
   const ids = new Set(runs.map((r) => r.runId));

@@ -249,7 +249,8 @@ export function textReport(runs) {
   const out = [];
   for (const r of list) {
     const ended = facts(r);
-    out.push(`${r.pass ? '✓' : '✗'} ${many && r.source ? `${r.source}: ` : ''}${r.id}${ended ? `  ${ended}` : ''}`);
+    // One line per run: a line break in its id or reason is shown, not broken on.
+    out.push(`${r.pass ? '✓' : '✗'} ${many && r.source ? `${r.source}: ` : ''}${r.id}${ended ? `  ${ended}` : ''}`.replace(/\r?\n/g, '\\n'));
     for (const line of reasons(r)) out.push(`    ${line.replace(/\n/g, '\n    ')}`);
   }
   const passed = list.filter((r) => r.pass).length;

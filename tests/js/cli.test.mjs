@@ -381,6 +381,7 @@ test('bad usage exits 2, coded, saying which argument: the nearest option or com
 });
 
 test('bad input exits 2 naming the file (and the line): a missing file, a bad JSONL line, a file with no runs', () => {
+  assert.equal(cli(['report', 'fail.json', 'fail.json']).err, 'agent-trajectories report: error INVALID_ARGUMENT: fail.json is given twice; give each file once\n');
   const missing = cli(['report', 'fail.json', 'nope.jsonl']);
   assert.deepEqual([missing.code, missing.err], [2, 'agent-trajectories report: error INVALID_ARGUMENT: cannot read nope.jsonl: no such file\n']);
   assert.equal(missing.out, '', 'nothing is reported before every file is read');
@@ -430,9 +431,7 @@ test('bad input exits 2 naming the file (and the line): a missing file, a bad JS
   const over = cli(['report', 'stall.jsonl', '--junit', 'stall.jsonl']);
   assert.deepEqual([over.code, over.out], [2, '']);
   assert.equal(over.err, 'agent-trajectories report: error INVALID_ARGUMENT: --junit stall.jsonl: the file holds JSON data (records or a batch; one of the inputs?), which writing there would lose; name another file\n');
-  const globbed = cli(['view', '-o', 'stall.jsonl', 'fail.json']);
-  assert.equal(globbed.code, 2);
-  assert.match(globbed.err, /^agent-trajectories view: error INVALID_ARGUMENT: --output stall\.jsonl: the file holds JSON data/);
+  assert.match(cli(['view', '-o', 'stall.jsonl', 'fail.json']).err, /^agent-trajectories view: error INVALID_ARGUMENT: --output stall\.jsonl: the file holds JSON data/);
   assert.equal(cli(['report', 'pass.json', '--markdown', 'fail.json']).code, 2);
   assert.equal(file('stall.jsonl'), before, 'the records are kept');
   const unwritable = cli(['report', 'pass.json', '--junit', 'pass.json/junit.xml']);
@@ -453,6 +452,10 @@ test('agent-trajectories/report: every input shape, ESM and CommonJS, and its re
   // A severity failOn gives is failOn's failure, as ci.md says, whether or not check holds a limit of its own.
   assert.deepEqual(want.map((r) => [r.id, r.pass, r.failures.map((f) => f.check), r.line, r.turns]), [['stall-1', false, ['failOn'], records.length, 3]]);
   assert.deepEqual(report.judgeRuns(text, { failOn: 'info', check: { failOnSeverity: 'caution' } })[0].failures.map((f) => f.check), ['failOnSeverity', 'failOn']);
+  // A record of a kind no reader knows is refused, not said to be kept.
+  assert.throws(() => report.judgeRuns(text.replace('"kind":"tool_started"', '"kind":"tool_startd"')), (e) => e.code === 'INVALID_RECORD' && /kind "tool_startd" is not a record kind \(did you mean "tool_started"\?\)$/.test(e.message));
+  // One line per run, whatever its id holds.
+  assert.match(report.textReport([{ ...want[0], id: 'two\nlines' }]).split('\n')[0], /^✗ two\\nlines  /);
   // A saved batch as an object, as its JSON text, and its runs alone; a run's result alone.
   const saved = JSON.parse(file('fail.json'));
   const fromText = report.judgeRuns(file('fail.json'), { source: 'fail.json' });
