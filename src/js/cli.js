@@ -141,7 +141,7 @@ function parse(node, name, c, args) {
     seen.add(t.name);
   }
   // One file twice would be judged (or shown) twice: a slip, said as one.
-  const twice = c.max === Infinity ? positionals.find((f, i) => positionals.indexOf(f) !== i) : undefined;
+  const twice = c.max === Infinity && !values.help ? positionals.find((f, i) => positionals.indexOf(f) !== i) : undefined;
   if (twice !== undefined) throw fail('INVALID_ARGUMENT', `${twice} is given twice; give each file once`);
   if (!values.help && (positionals.length < c.min || positionals.length > c.max)) {
     const n = c.min === c.max ? `${c.min}` : `at least ${c.min}`;
