@@ -51,13 +51,20 @@ export async function write(node, file, text, append = false) {
  * @param {string} file
  */
 export async function notData(node, flag, file) {
-  let head;
+  // Its first bytes only: the file may be a run's 100 MB of records.
+  const head = new Uint8Array(64);
+  let read;
   try {
-    head = new TextDecoder().decode((await node.fs.readFile(file)).subarray(0, 64));
+    const f = await node.fs.open(file, 'r');
+    try {
+      read = (await f.read(head, 0, head.length, 0)).bytesRead;
+    } finally {
+      await f.close();
+    }
   } catch {
     return; // not there yet (or unreadable, which the write says)
   }
-  if (/^\uFEFF?\s*[[{]/.test(head)) {
+  if (/^\uFEFF?\s*[[{]/.test(new TextDecoder().decode(head.subarray(0, read)))) {
     throw fail('INVALID_ARGUMENT', `${flag} ${file}: the file holds JSON data (records or a batch; one of the inputs?), which writing there would lose; name another file`);
   }
 }

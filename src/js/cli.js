@@ -29,7 +29,7 @@ const glue = /** @type {{ toJSONL(result: unknown): string[], stepsToJsonl(steps
  * specifier bundlers leave alone, as the viewer loads node:fs.
  * @typedef {{
  *   util: { parseArgs(config: object): { values: Record<string, any>, positionals: string[], tokens: Token[] } },
- *   fs: { readFile(path: string | URL): Promise<Uint8Array>, writeFile(path: string, data: string): Promise<void>, appendFile(path: string, data: string): Promise<void>, mkdir(path: string): Promise<unknown>, stat(path: string): Promise<unknown> },
+ *   fs: { readFile(path: string | URL): Promise<Uint8Array>, writeFile(path: string, data: string): Promise<void>, appendFile(path: string, data: string): Promise<void>, mkdir(path: string): Promise<unknown>, stat(path: string): Promise<unknown>, open(path: string, flags: string): Promise<{ read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>, close(): Promise<void> }> },
  *   path: { dirname(path: string): string, basename(path: string): string },
  *   os: { hostname(): string },
  * }} Node

@@ -70,7 +70,9 @@ fn words(v: &Value, at: &str, valid: Option<&[&str]>) -> Result<Vec<String>> {
 /// would pass no run: refused, naming that one. Any other word is a run's
 /// own reason (a recorder writes what it is given), taken as it is.
 fn check_reason(reason: &str, at: &str) -> Result<()> {
-    // Every reason a run of this package ends with (a background run's too), not only the stops.
+    // Every reason a run of this package ends with (a background run's too),
+    // not only the stops; of the prefixes, those that are whole reasons
+    // (all but `stopped-on-`, which a severity completes).
     let known = [&StopReason::ALL.map(StopReason::as_str)[..], &STOP_REASONS, &STOP_PREFIXES[1..], &OBJECTIVE_MET, &LOOP_FINISHED].concat();
     if known.contains(&reason) || is_stop_reason(reason) {
         return Ok(());
