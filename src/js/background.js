@@ -132,13 +132,16 @@ const toolsOf = (tools) => {
     const where = `tools.${name}`;
     const t = guard(`${where}: reading it threw`, () => tools[name]);
     if (!isObject(t)) throw fail('INVALID_ARGUMENT', `${where} must be a tool { description, inputSchema, execute }, got ${describe(t)}`);
-    const { description: about = '', inputSchema: given, execute, parameters } = guard(`${where}: reading it threw`, () => ({ ...t }));
+    const { description: about, inputSchema: given, execute } = guard(`${where}: reading it threw`, () => ({ ...t }));
     if (typeof execute !== 'function') throw fail('INVALID_ARGUMENT', `${where}.execute must be a function (input, { abortSignal, toolCallId }) => result (a tool the runner cannot run is not offered)`);
-    if (given === undefined && parameters !== undefined) throw fail('INVALID_ARGUMENT', `${where}: unknown option "parameters"; did you mean "inputSchema"? (AI SDK 5 renamed it)`);
-    const slip = given === undefined && Object.keys(t).find((k) => k.toLowerCase() === 'inputschema');
-    if (slip) throw fail('INVALID_ARGUMENT', `${where}: unknown option ${JSON.stringify(slip)}; did you mean "inputSchema"?`);
+    // A slip of a key the runner reads (`inputschema`, AI SDK 4's
+    // `parameters`, `descripton`) is said, not taken as a tool without it;
+    // a tool object's other keys (`type`, `outputSchema`, ...) are its own.
+    const want = given === undefined ? 'inputSchema' : about === undefined && 'description';
+    const slip = want && Object.keys(t).find((k) => k !== want && (want === 'inputSchema' ? /^(inputschema|parameters)$/i : /^desc/i).test(k));
+    if (slip) throw fail('INVALID_ARGUMENT', `${where}: unknown option ${JSON.stringify(slip)}; did you mean "${want}"?`);
     // AI SDK 7: a description may be a function of the call's context; a schema may be lazy.
-    const description = typeof about === 'function' ? guard(`${where}.description()`, () => about({ context: undefined })) : about;
+    const description = typeof about === 'function' ? guard(`${where}.description()`, () => about({ context: undefined })) : about === undefined ? '' : about;
     if (typeof description !== 'string') throw fail('INVALID_ARGUMENT', `${where}.description must be a string`);
     const inputSchema = typeof given === 'function' && !isObject(given['~standard']) ? guard(`${where}.inputSchema()`, () => given()) : given;
     const json = jsonSchemaOf(inputSchema, `${where}.inputSchema`);

@@ -255,6 +255,9 @@ test('what a newcomer tripped on: non-ASCII objectives, one sink for many runs, 
   assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { 'bad name!': echo } }), /not a tool name models accept/);
   assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { old: { parameters: z.object({}), execute: async () => 1 } } }), /did you mean "inputSchema"/);
   assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { t: { inputschema: z.object({}), execute: async () => 1 } } }), /tools\.t: unknown option "inputschema"; did you mean "inputSchema"\?/);
+  // A slip of `description` is refused (the model would be offered the tool with no description); a tool() object's own keys are not slips.
+  assert.throws(() => new BackgroundAgentRunner({ model: done, tools: { t: { descripton: 'Echo', inputSchema: z.object({}), execute: async () => 1 } } }), (e) => e.code === 'INVALID_ARGUMENT' && /tools\.t: unknown option "descripton"; did you mean "description"\?/.test(e.message));
+  for (const own of [{ type: 'function', outputSchema: z.object({}) }, { description: undefined }, {}]) new BackgroundAgentRunner({ model: done, tools: { t: { ...own, inputSchema: z.object({}), execute: async () => 1 } } });
   await assert.rejects(new BackgroundAgentRunner({ model: done }).run('two', { resumeFrom: r.snapshot }), /snapshot of the objective "cafe review", not of "two"/);
   const silent = await new BackgroundAgentRunner({ model: async () => undefined, config: { maxFailures: 1 } }).run('x');
   assert.match(silent.reason, /CALLBACK_FAILED: model \(decide\) returned undefined/);
