@@ -8,7 +8,7 @@
 // scripts/assemble.mjs drops those imports, so that the package's
 // index.d.ts has the glue's own, complete declarations.
 
-import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayload, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
+import type { ObserverPipelineOptions, PipelineSnapshot, ToolCallInput, CurrentAssessment, TrajectoryPayloadInput, RunEnd, RunOutcome, Budget, ToolCallRecord, ObserverState } from './records';
 import type { Trajectory, AgentHandle, TrajectoryResult, BatchSummary, ModelRecording } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
 import type { TrajectoryMatch, RunChecks, BatchComparison, Judgement } from './judge-types';
@@ -31,7 +31,7 @@ export declare class ObserverPipeline {
 
 /** The glue's TrajectoryRecorder (the parts the JS layer uses). */
 export declare class TrajectoryRecorder {
-  record(payload: TrajectoryPayload): number;
+  record(payload: TrajectoryPayloadInput): number;
   readonly nextSeq: number;
   readonly runId: string | undefined;
   readonly started: boolean;

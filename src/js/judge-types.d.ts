@@ -1,4 +1,4 @@
-import type { JsonValue, Severity, TrajectoryRecord } from './records';
+import type { JsonInput, JsonValue, Severity, TrajectoryRecord } from './records';
 import type { TrajectoryIndex } from './trajectory-index-types';
 import type { AISdkLanguageModel, BatchRun, Model, TrajectoryResult } from './generate-types';
 import type { StopReason, Verdict } from './vocabulary';
@@ -13,7 +13,7 @@ import type { StopReason, Verdict } from './vocabulary';
  */
 export type RunLike = readonly TrajectoryRecord[] | string | Uint8Array | TrajectoryResult | TrajectoryIndex;
 /** An expected tool call: its name (any arguments), or its name and arguments. */
-export type ExpectedCall = string | { toolName: string; input?: JsonValue };
+export type ExpectedCall = string | { toolName: string; input?: JsonInput };
 /** How arguments compare: equal JSON (numbers by value), not at all, or the expected keys only (to any depth). */
 export type ArgsMatch = 'exact' | 'ignore' | 'subset';
 export interface MatchTrajectoryOptions {

@@ -51,9 +51,20 @@ export interface ModelMessage {
  */
 export interface ModelMessageInput {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | Array<{ type: string; [key: string]: unknown }>;
-  providerOptions?: { [key: string]: JsonValue };
+  // Two forms: the AI SDK's parts are interfaces, which have no index
+  // signature, and a literal part's own keys (`id`, `args`) need one.
+  content: string | Array<{ type: string } | { type: string; [key: string]: unknown }>;
+  providerOptions?: { [key: string]: JsonInput };
 }
+
+/**
+ * What a free-form field (`args`, `result`, a custom record's `data`)
+ * takes when written: any value `JSON.stringify` writes, your own
+ * interfaces and fields that may be `undefined` (left out) included.
+ * What JSON cannot hold (a BigInt, a cycle, `NaN`) is refused with
+ * `INVALID_RECORD`. Read back, the field is a {@link JsonValue}.
+ */
+export type JsonInput = string | number | boolean | null | undefined | object;
 
 export interface RunIdentity { run_id: string; parent_run_id?: string; agent?: string; model_id?: string }
 export interface RunOutcome {
@@ -89,7 +100,7 @@ export interface ModelUsageData {
   finishReason?: string;
 }
 
-/** What happened, tagged by `kind`. Message fields accept {@link ModelMessageInput} and are normalised. */
+/** What happened, tagged by `kind`, as records hold it (`record()` takes a {@link TrajectoryPayloadInput}). */
 export type TrajectoryPayload =
   | { kind: 'run_started'; identity: RunIdentity }
   | { kind: 'run_ended'; outcome: RunOutcome | string; new_messages?: ModelMessage[] }
@@ -110,6 +121,20 @@ export type TrajectoryPayload =
   | { kind: 'iteration_completed'; iteration: number; decision: string; tools: string[]; failed: boolean; error?: string }
   | { kind: 'run_terminated'; status: string; reason: string }
   | { kind: 'custom'; name: string; data?: JsonValue };
+
+/** A payload's field as written: messages as {@link ModelMessageInput}, JSON as {@link JsonInput}. */
+type Written<T> = [NonNullable<T>] extends [ModelMessage] ? ModelMessageInput
+  : [NonNullable<T>] extends [ModelMessage[]] ? ModelMessageInput[]
+  : [JsonValue] extends [T] ? JsonInput
+  : T;
+
+/**
+ * What `record()` takes: a {@link TrajectoryPayload}, with its messages
+ * as {@link ModelMessageInput} (an AI SDK message as it is, or AI SDK 4
+ * parts; normalised) and its free-form fields as {@link JsonInput}. Derived
+ * from `TrajectoryPayload`, so the two cannot drift.
+ */
+export type TrajectoryPayloadInput = TrajectoryPayload extends infer P ? (P extends TrajectoryPayload ? { [K in keyof P]: Written<P[K]> } : never) : never;
 
 export type TrajectoryPayloadKind = TrajectoryPayload['kind'];
 

@@ -73,9 +73,11 @@ fn first<'a>(o: &'a Map<String, Value>, keys: [&str; 2]) -> Option<&'a Value> {
 }
 
 /// Total tokens: the reported total, else input + output (absent when
-/// neither is known). The index's columns use the same rule.
+/// neither is known), a negative count being none, as [`ModelUsage::read`]
+/// reads them. The index's columns use this rule.
 pub fn total_tokens(total: Option<f64>, input: Option<f64>, output: Option<f64>) -> Option<f64> {
-    total.or(match (input, output) {
+    let count = |n: Option<f64>| n.filter(|n| *n >= 0.0);
+    count(total).or(match (count(input), count(output)) {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
     })

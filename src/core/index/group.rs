@@ -354,6 +354,19 @@ mod tests {
     }
 
     #[test]
+    fn a_runs_tokens_are_what_read_model_usage_reads() {
+        // One rule: a model_usage record counts in the index what readModelUsage reads of it.
+        let bad = [r#"{"inputTokens":-3,"outputTokens":1}"#, r#"{"totalTokens":-7,"input_tokens":2}"#, r#"{"inputTokens":"ten","outputTokens":1.5}"#];
+        for data in [r#"{"inputTokens":10,"outputTokens":5}"#, r#"{"totalTokens":7,"inputTokens":3}"#].iter().chain(&bad) {
+            let usage = format!(r#"{{"kind":"custom","name":"model_usage","data":{data}}}"#);
+            let text = [line(0, "r", r#"{"kind":"run_started","identity":{"run_id":"r"}}"#), line(1, "r", &usage)].join("\n");
+            let ix = TrajectoryIndex::from_bytes(text.into_bytes());
+            let read = crate::capture::well_known::ModelUsage::read(&serde_json::from_str(data).unwrap()).map_or(0, |u| u.total());
+            assert_eq!(ix.groups().runs[0].tokens, read as f64, "{data}");
+        }
+    }
+
+    #[test]
     fn records_before_a_late_run_id_are_that_runs() {
         let unnamed =
             |seq: u32, payload: &str| format!(r#"{{"schema_version":1,"seq":{seq},"depth":0,"recorded_at_unix_ms":1,"payload":{payload}}}"#);

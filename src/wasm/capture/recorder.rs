@@ -242,7 +242,7 @@ impl TrajectoryRecorder {
     /// Records one payload and returns its `seq`. Throws a coded error for a
     /// bad payload (nothing recorded), and under `onSinkError: 'fail'` once
     /// the sink has failed.
-    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryPayload")] payload: JsValue) -> JsResult<f64> {
+    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "TrajectoryPayloadInput")] payload: JsValue) -> JsResult<f64> {
         if let Some(f) = self.chan.dispatcher.borrow().failure() {
             return Err(to_js(f.clone()));
         }

@@ -10,7 +10,7 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
 
-test('scenarios.ts and misuse.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
+test('scenarios.ts, misuse.ts and records.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
   assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
 });
 
@@ -68,4 +68,15 @@ test('token usage of the agent (AI SDK totalUsage) and of the simulated user rea
   assert.ok(reported > 0);
   assert.equal(tokensUsed, reported, `the budget counts what the models reported (resources said: ${resources})`);
   assert.doesNotMatch(resources, /\b0 of 10,?000 tokens/, 'the resources observer sees the tokens');
+});
+
+test('record() takes what users have (records.ts): the AI SDK\'s own messages, your interfaces, fields that may be undefined; read back, a record is recorded again as it is', { skip: !s }, async () => {
+  const { recordWhatUsersHave } = await import(pathToFileURL(`${dir}.out/records.js`).href);
+  const records = await recordWhatUsersHave();
+  assert.deepEqual(records.map((r) => r.payload.kind), ['message_appended', 'tool_started', 'tool_ended', 'custom', 'message_appended']);
+  assert.deepEqual(records[0].payload.message, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
+  assert.deepEqual(records[1].payload.args, { query: 'opening hours' });
+  assert.deepEqual(records[2].payload.result, {}, 'a field that is undefined is left out, as JSON.stringify leaves it');
+  assert.deepEqual(records[3].payload.data, { inputTokens: 5, outputTokens: 1, totalTokens: 6 });
+  assert.deepEqual(records[4].payload, records[0].payload);
 });
