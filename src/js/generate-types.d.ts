@@ -1,4 +1,4 @@
-import type { Clock, JsonValue, ModelMessage, ModelMessageInput, ObserverPipelineOptions, Sink, TrajectoryRecord } from './records';
+import type { AgentTrajectoriesError, Clock, JsonValue, ModelMessage, ModelMessageInput, ObserverPipelineOptions, Sink, TrajectoryRecord } from './records';
 import type { ObserverPipeline } from './binding-types';
 import type { ErrorCode, StopReason, Verdict } from './vocabulary';
 import type { JudgeCriterion, Judgement } from './judge-types';
@@ -15,14 +15,16 @@ export interface ModelRequest {
   responseFormat?: 'text' | 'json';
 }
 /** Tokens a call used, as the AI SDK reports them; they feed the observers' token budget (`budget.tokensUsed`). `totalTokens`, when given, is the call's count (its `model_usage` record, the budget, a step's `tokens`); else `inputTokens` + `outputTokens`. */
-export interface TokenUsage { inputTokens?: number; outputTokens?: number; totalTokens?: number }
+export interface TokenUsage { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined }
 export type ModelResponse =
   | string
   | { text?: string; toolCalls?: { toolCallId?: string; toolName: string; input: unknown }[]; usage?: TokenUsage };
 /** An AbortSignal, typed structurally so Node-only projects need no DOM lib. */
 export interface AbortSignalLike { readonly aborted: boolean; readonly reason?: unknown; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void }
-/** Passed with every agent and model call (a Model may leave the parameter out): `abortSignal` fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
-export interface CallOptions { abortSignal?: AbortSignalLike }
+/** The runtime's own `AbortSignal` where the project declares one (the DOM lib, `@types/node`), else {@link AbortSignalLike}. */
+export type CallAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : AbortSignalLike;
+/** Passed with every agent and model call (a Model may leave the parameter out): `abortSignal` (a real `AbortSignal`, to pass on to a fetch or an AI SDK / Mastra call) fires when the run stops waiting for the answer (timeoutMs, abort), so the call can be cancelled. */
+export interface CallOptions { abortSignal?: CallAbortSignal }
 /** An injected model: the simulated user, the step ranker. */
 export type Model = (request: ModelRequest, options: CallOptions) => Promise<ModelResponse>;
 
@@ -115,7 +117,7 @@ export interface StepTraceEnd {
   summary?: string;
   /** For reason 'error': what failed, and where. */
   error?: {
-    code: ErrorCode | string;
+    code: ErrorCode | (string & {});
     message: string;
     side: 'user-simulator' | 'agent' | 'ranker' | 'precondition' | 'satisfaction' | 'policy' | 'observer' | 'recorder' | 'clock' | 'judge';
     stepId?: StepId;
@@ -184,10 +186,10 @@ export class DefaultPolicy implements Policy {
 export interface RunTrajectoryOptions {
   /** The simulated user and step ranker: a Model function or an AI SDK language model. */
   userModel: Model | AISdkLanguageModel;
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Records of the run go here (MemorySink, JsonlSink or any { record(r) }). */
-  sink?: Sink;
-  onSinkError?: 'drop' | 'fail';
+  sink?: Sink | undefined;
+  onSinkError?: 'drop' | 'fail' | undefined;
   /**
    * Every record, live, as it is made, once the sink has taken it. Under
    * `onSinkError: 'fail'` a sink's failure ends the run there (`SINK_FAILED`,
@@ -196,23 +198,24 @@ export interface RunTrajectoryOptions {
    */
   onRecord?(record: TrajectoryRecord): void;
   /** Tool calls in the agent's messages feed it; its assessment reaches the agent next turn. */
-  observers?: ObserverPipeline | ObserverPipelineOptions;
+  observers?: ObserverPipeline | ObserverPipelineOptions | undefined;
   /** Replaces DefaultPolicy. */
-  policy?: Policy | Policy['evaluate'];
+  policy?: Policy | Policy['evaluate'] | undefined;
   /** An AbortSignal (typed structurally, so Node-only projects need no DOM lib). */
-  signal?: AbortSignalLike;
+  signal?: AbortSignalLike | undefined;
   /** The conversation id when the definition gives none (default: `trajectory-<start ms>`); a fork's id (see `resumeFrom`). */
-  runId?: string;
+  runId?: string | undefined;
   /**
    * Fork a recorded run: keep its first `atTurn` turns (0 keeps none: a fresh
    * run; `result.steps.length` continues it), replayed without asking any
    * model, then go on live. The new run records its parent
    * (`parent_run_id`) and a `custom` `fork` record `{ parentRunId, atTurn }`;
    * its id is `runId` (unless that is the parent's), else
-   * `<parent id>-fork-<atTurn>`. `result.conversationId` is required (every
-   * result runTrajectory resolves with has it).
+   * `<parent id>-fork-<atTurn>`. Of `result`, `conversationId` and `steps`
+   * are read; `conversationId` is required (every result runTrajectory
+   * resolves with has it).
    */
-  resumeFrom?: { result: TrajectoryResult; atTurn: number };
+  resumeFrom?: { result: { conversationId?: string | undefined; steps: readonly StepTrace[] }; atTurn: number } | undefined;
   /**
    * How long each callback the run awaits may take (the user model, the step
    * ranker, the agent, the policy, `isSatisfied` and custom preconditions; a
@@ -220,7 +223,7 @@ export interface RunTrajectoryOptions {
    * run ends with TIMEOUT. Default 120000 (two minutes), so a callback that
    * never answers cannot hang a run that has no `signal`; `false`: no deadline.
    */
-  callTimeoutMs?: number | false;
+  callTimeoutMs?: number | false | undefined;
   /**
    * A rubric judge, asked after every turn (unless `everyTurn: false`) and
    * at the end. After a turn, a `fail` ends the run (reason `judge-failed`,
@@ -232,7 +235,7 @@ export interface RunTrajectoryOptions {
    * failing ends the run with `error`, side `judge`, verdict `harness`. An
    * unreadable answer is asked again once, then judged inconclusive.
    */
-  judge?: { model: Model | AISdkLanguageModel; criteria: readonly (string | JudgeCriterion)[]; everyTurn?: boolean; endOnFail?: boolean; endOnPass?: boolean };
+  judge?: { model: Model | AISdkLanguageModel; criteria: readonly (string | JudgeCriterion)[]; everyTurn?: boolean; endOnFail?: boolean; endOnPass?: boolean } | undefined;
 }
 /** What createTrajectory returns: the definition bound to its agent. */
 export type BoundTrajectory = Trajectory & { agent: AgentHandle };
@@ -280,7 +283,7 @@ export interface BatchRun {
   /** Null when the run was refused before it ran (see `error`) or never started (the batch's signal). */
   result: TrajectoryResult | null;
   /** Why it was refused before it ran, or why its end could not be reported (onProgress threw or rejected). */
-  error: Error | null;
+  error: AgentTrajectoriesError | null;
   reason: StopReason | null;
   verdict: Verdict | null;
   turns: number;

@@ -1,7 +1,7 @@
 import type { JsonInput, JsonValue, Severity, TrajectoryRecord } from './records';
 import type { TrajectoryIndex } from './trajectory-index-types';
 import type { AISdkLanguageModel, BatchRun, Model, TrajectoryResult } from './generate-types';
-import type { StopReason, Verdict } from './vocabulary';
+import type { ErrorCode, StopReason, Verdict } from './vocabulary';
 
 // ---- Judge runs ---------------------------------------------------------
 
@@ -155,7 +155,7 @@ export interface Judgement {
   /** 1, or 2 when the first answer could not be read and the judge was asked again. */
   attempts: number;
   /** When the second answer could not be read either: every criterion is inconclusive, and this says why. */
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode | (string & {}); message: string };
   /** A heading and a line per criterion that did not pass, naming it and the turn. */
   message: string;
 }

@@ -266,7 +266,7 @@ export type ObserverConfig =
   | { observer: CustomObserver; trigger: ObserverTrigger };
 
 export interface ObserverPipelineOptions {
-  observers: ObserverConfig[];
+  observers: readonly ObserverConfig[];
   /** Defaults to `Date.now`. */
   clock?: Clock;
   budget?: Budget;

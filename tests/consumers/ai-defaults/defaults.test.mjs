@@ -10,7 +10,7 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
 
-test('scenarios.ts, misuse.ts and records.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
+test('scenarios.ts, misuse.ts, records.ts and harness.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
   assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
 });
 
@@ -79,4 +79,12 @@ test('record() takes what users have (records.ts): the AI SDK\'s own messages, y
   assert.deepEqual(records[2].payload.result, {}, 'a field that is undefined is left out, as JSON.stringify leaves it');
   assert.deepEqual(records[3].payload.data, { inputTokens: 5, outputTokens: 1, totalTokens: 6 });
   assert.deepEqual(records[4].payload, records[0].payload);
+});
+
+test('a harness under exactOptionalPropertyTypes (harness.ts): an AI SDK call\'s signal and usage passed on, options that may be undefined, a fork from { conversationId, steps }', { skip: !s }, async () => {
+  const { harness } = await import(pathToFileURL(`${dir}.out/harness.js`).href);
+  const { tokens, forkId, code } = await harness(undefined);
+  assert.equal(tokens, 5, 'the AI SDK usage counts');
+  assert.match(forkId, /-fork-1$/);
+  assert.equal(code, 'CALLBACK_FAILED');
 });

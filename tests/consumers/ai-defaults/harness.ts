@@ -1,0 +1,41 @@
+// A harness author's typed code under the strictest common settings
+// (exactOptionalPropertyTypes, noUncheckedIndexedAccess): the signal and
+// the usage of an AI SDK call passed on as they are, options that may be
+// undefined, a readonly observer list, a fork from the fields the docs
+// name, and coded errors read from results. Compiled with the other files
+// here; defaults.test.mjs runs it.
+import { generateText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createTrajectory, runTrajectory, runTrajectories, type AgentHandle, type ObserverConfig, type Sink } from 'agent-trajectories';
+
+const model = new MockLanguageModelV4({
+  doGenerate: async () => ({
+    content: [{ type: 'text', text: 'Booked.' }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } },
+    warnings: [],
+  }),
+});
+
+const agent: AgentHandle = {
+  async respond(history, options) {
+    // The AI SDK's own AbortSignal type; under exactOptionalPropertyTypes it takes no undefined.
+    const r = await generateText({ model, prompt: `turn ${history.length}`, ...(options?.abortSignal && { abortSignal: options.abortSignal }) });
+    return { messages: [{ role: 'assistant', content: r.text }], usage: r.usage };
+  },
+};
+
+const observers: readonly ObserverConfig[] = [{ observer: 'stall', trigger: { onEveryCall: true } }];
+
+export async function harness(sink: Sink | undefined): Promise<{ tokens: number | undefined; forkId: string | undefined; code: string | undefined }> {
+  const trajectory = createTrajectory({ goal: 'book a table', persona: { description: 'a diner' }, maxTurns: 2 }, agent);
+  const result = await runTrajectory(trajectory, { userModel: async () => 'A table, please.', sink, observers: { observers } });
+  const fork = await runTrajectory(trajectory, {
+    userModel: async () => 'For four.',
+    resumeFrom: { result: { conversationId: result.conversationId, steps: result.steps }, atTurn: 1 },
+  });
+  const broken = createTrajectory({ goal: 'g', persona: { description: 'p' }, maxTurns: 1 }, { respond: async () => { throw new Error('upstream 503'); } });
+  const { runs } = await runTrajectories([{ id: 'broken', trajectory: broken, options: { userModel: async () => 'hi' } }]);
+  const end = runs[0]?.result?.end;
+  return { tokens: result.steps[0]?.tokens, forkId: fork.conversationId, code: end?.error?.code };
+}
