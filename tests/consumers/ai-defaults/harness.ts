@@ -5,17 +5,10 @@
 // name, and coded errors read from results. Compiled with the other files
 // here; defaults.test.mjs runs it.
 import { generateText } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { createTrajectory, runTrajectory, runTrajectories, type AgentHandle, type ObserverConfig, type Sink } from 'agent-trajectories';
+import { textModel } from './records.js';
 
-const model = new MockLanguageModelV4({
-  doGenerate: async () => ({
-    content: [{ type: 'text', text: 'Booked.' }],
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } },
-    warnings: [],
-  }),
-});
+const model = textModel('Booked.', 3, 2);
 
 const agent: AgentHandle = {
   async respond(history, options) {

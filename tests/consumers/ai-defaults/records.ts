@@ -12,15 +12,20 @@ interface SearchArgs {
   limit?: number;
 }
 
-export async function recordWhatUsersHave(): Promise<TrajectoryRecord[]> {
-  const model = new MockLanguageModelV4({
+/** A mock model that answers `text`, reporting the tokens given. */
+export function textModel(text: string, input: number, output: number): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
     doGenerate: async () => ({
-      content: [{ type: 'text', text: 'ok' }],
+      content: [{ type: 'text', text }],
       finishReason: { unified: 'stop', raw: 'stop' },
-      usage: { inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+      usage: { inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } },
       warnings: [],
     }),
   });
+}
+
+export async function recordWhatUsersHave(): Promise<TrajectoryRecord[]> {
+  const model = textModel('ok', 5, 1);
   const result = await generateText({ model, prompt: 'x' });
   const sink = new MemorySink();
   const rec = new TrajectoryRecorder(sink, { runId: 'typed' });
