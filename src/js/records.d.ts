@@ -53,7 +53,7 @@ export interface ModelMessageInput {
   role: 'system' | 'user' | 'assistant' | 'tool';
   // Two forms: the AI SDK's parts are interfaces, which have no index
   // signature, and a literal part's own keys (`id`, `args`) need one.
-  content: string | Array<{ type: string } | { type: string; [key: string]: unknown }>;
+  content: string | readonly ({ type: string } | { type: string; [key: string]: unknown })[];
   providerOptions?: { [key: string]: JsonInput };
 }
 
@@ -124,7 +124,7 @@ export type TrajectoryPayload =
 
 /** A payload's field as written: messages as {@link ModelMessageInput}, JSON as {@link JsonInput}. */
 type Written<T> = [NonNullable<T>] extends [ModelMessage] ? ModelMessageInput
-  : [NonNullable<T>] extends [ModelMessage[]] ? ModelMessageInput[]
+  : [NonNullable<T>] extends [ModelMessage[]] ? readonly ModelMessageInput[]
   : [JsonValue] extends [T] ? JsonInput
   : T;
 

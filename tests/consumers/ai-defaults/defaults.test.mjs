@@ -73,12 +73,13 @@ test('token usage of the agent (AI SDK totalUsage) and of the simulated user rea
 test('record() takes what users have (records.ts): the AI SDK\'s own messages, your interfaces, fields that may be undefined; read back, a record is recorded again as it is', { skip: !s }, async () => {
   const { recordWhatUsersHave } = await import(pathToFileURL(`${dir}.out/records.js`).href);
   const records = await recordWhatUsersHave();
-  assert.deepEqual(records.map((r) => r.payload.kind), ['message_appended', 'tool_started', 'tool_ended', 'custom', 'message_appended']);
+  assert.deepEqual(records.map((r) => r.payload.kind), ['message_appended', 'message_appended', 'tool_started', 'tool_ended', 'custom', 'message_appended']);
   assert.deepEqual(records[0].payload.message, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
-  assert.deepEqual(records[1].payload.args, { query: 'opening hours' });
-  assert.deepEqual(records[2].payload.result, {}, 'a field that is undefined is left out, as JSON.stringify leaves it');
-  assert.deepEqual(records[3].payload.data, { inputTokens: 5, outputTokens: 1, totalTokens: 6 });
-  assert.deepEqual(records[4].payload, records[0].payload);
+  assert.deepEqual(records[1].payload.message, { role: 'user', content: [{ type: 'text', text: 'Hello.' }] });
+  assert.deepEqual(records[2].payload.args, { query: 'opening hours' });
+  assert.deepEqual(records[3].payload.result, {}, 'a field that is undefined is left out, as JSON.stringify leaves it');
+  assert.deepEqual(records[4].payload.data, { inputTokens: 5, outputTokens: 1, totalTokens: 6 });
+  assert.deepEqual(records[5].payload, records[0].payload);
 });
 
 test('a harness under exactOptionalPropertyTypes (harness.ts): an AI SDK call\'s signal and usage passed on, options that may be undefined, a fork from { conversationId, steps }', { skip: !s }, async () => {

@@ -30,6 +30,8 @@ export async function recordWhatUsersHave(): Promise<TrajectoryRecord[]> {
   const sink = new MemorySink();
   const rec = new TrajectoryRecorder(sink, { runId: 'typed' });
   for (const message of result.response.messages) rec.record({ kind: 'message_appended', message });
+  const greeting = { role: 'user', content: [{ type: 'text', text: 'Hello.' }] } as const;
+  rec.record({ kind: 'message_appended', message: greeting });
   const args: SearchArgs = { query: 'opening hours' };
   rec.record({ kind: 'tool_started', tool_call_id: 'c1', tool_name: 'search', args });
   const path: string | undefined = args.limit === undefined ? undefined : 'src';
