@@ -54,35 +54,35 @@ export interface AISdkAbortEvent {
 
 export interface ObserveAISdkOptions<PrepareOptions = unknown, PrepareResult = unknown, Step = unknown, End = unknown, Stop = unknown, StepError = unknown> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
-  observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
+  observers?: ObserverPipeline | ObserverPipelineOptions | readonly ObserverConfig[] | undefined;
   /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). Records you made before the loop stay before run_started. */
-  recorder?: TrajectoryRecorder;
+  recorder?: TrajectoryRecorder | undefined;
   /** The run's limits, recorded as a `custom` `budget` record after run_started, so the index and viewer chart each turn against them. Needs `recorder`. */
-  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number };
+  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number } | undefined;
   /** Stop the loop on an assessment of this severity (default: never). */
-  stopOn?: StopOnSeverity;
+  stopOn?: StopOnSeverity | undefined;
   /** The agent's name in run_started (default 'ai-sdk'). */
-  agent?: string;
+  agent?: string | undefined;
   /** The step cap when `stopOn` is set and you give no `stopWhen` of your own (default 20, the ToolLoopAgent default). */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** The tools you pass to the loop (or their names), to name them in provider_request_prepared (the AI SDK does not show them to prepareStep). */
-  tools?: Readonly<Record<string, unknown>> | readonly string[];
+  tools?: Readonly<Record<string, unknown>> | readonly string[] | undefined;
   /** Yours, called first; its result is kept (instructions get the assessment added). */
-  prepareStep?: (options: PrepareOptions) => PrepareResult | PromiseLike<PrepareResult>;
+  prepareStep?: ((options: PrepareOptions) => PrepareResult | PromiseLike<PrepareResult>) | undefined;
   /** Yours, called after the step is recorded and observed. What it throws fails the loop at its next step (CALLBACK_FAILED, your error as `cause`) and is written into run_ended. */
-  onStepEnd?: (step: Step) => unknown;
+  onStepEnd?: ((step: Step) => unknown) | undefined;
   /** @deprecated The AI SDK's old name for `onStepEnd`; called like it. */
-  onStepFinish?: (step: Step) => unknown;
+  onStepFinish?: ((step: Step) => unknown) | undefined;
   /** Yours, called when a step's model call fails, after run_ended records the error (what it throws goes to the console: the loop fails with the model's error). */
-  onStepError?: (event: StepError) => unknown;
+  onStepError?: ((event: StepError) => unknown) | undefined;
   /** Yours (streamText), called after run_ended records the abort: status `aborted`, or `error` for a deadline that passed. */
-  onAbort?: (event: AISdkAbortEvent) => unknown;
+  onAbort?: ((event: AISdkAbortEvent) => unknown) | undefined;
   /** Yours, called before run_ended is recorded (what it throws is written into run_ended). */
-  onEnd?: (event: End) => unknown;
+  onEnd?: ((event: End) => unknown) | undefined;
   /** @deprecated The AI SDK's old name for `onEnd`; called like it. */
-  onFinish?: (event: End) => unknown;
+  onFinish?: ((event: End) => unknown) | undefined;
   /** Yours, kept: the loop stops when any condition holds. */
-  stopWhen?: Stop | readonly Stop[];
+  stopWhen?: Stop | readonly Stop[] | undefined;
 }
 
 /** The settings to spread into `generateText`, `streamText` or `new ToolLoopAgent(...)`. */

@@ -81,16 +81,16 @@ export interface BackgroundTool {
 export interface BackgroundAgentRunnerOptions {
   /** A Model function, or an AI SDK language model. */
   model: Model | AISdkLanguageModel;
-  clock?: Clock;
-  tools?: Readonly<Record<string, BackgroundTool>>;
-  config?: BackgroundAgentConfig;
-  sink?: Sink;
-  onSinkError?: 'drop' | 'fail';
+  clock?: Clock | undefined;
+  tools?: Readonly<Record<string, BackgroundTool>> | undefined;
+  config?: BackgroundAgentConfig | undefined;
+  sink?: Sink | undefined;
+  onSinkError?: 'drop' | 'fail' | undefined;
   onRecord?(record: TrajectoryRecord): void;
-  observers?: ObserverPipeline | ObserverPipelineOptions;
-  signal?: AbortSignalLike;
+  observers?: ObserverPipeline | ObserverPipelineOptions | undefined;
+  signal?: AbortSignalLike | undefined;
   /** The run id of the records (default: `background-<start ms>`). */
-  runId?: string;
+  runId?: string | undefined;
 }
 export interface AgentRunResult<D = unknown> {
   runId: string;

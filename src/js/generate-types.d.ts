@@ -56,19 +56,19 @@ export interface StepGraph { steps: readonly StepDefinition[]; start: StepId; te
 export interface Trajectory {
   goal: string;
   persona: Persona;
-  steps?: StepGraph;
+  steps?: StepGraph | undefined;
   /** The only turn cap. Default 20. */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** Turns before which a reached goal does not end the run (the conversation goes on, with no step); at most maxTurns. Default 0. */
-  minTurns?: number;
-  conversationId?: string;
-  metadata?: Record<string, unknown>;
-  loopDetection?: { maxConsecutiveSameStep?: number; maxCycleLength?: number; maxCycleRepetitions?: number };
-  ranker?: { threshold?: number; contextSteps?: number; topK?: number };
+  minTurns?: number | undefined;
+  conversationId?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  loopDetection?: { maxConsecutiveSameStep?: number; maxCycleLength?: number; maxCycleRepetitions?: number } | undefined;
+  ranker?: { threshold?: number; contextSteps?: number; topK?: number } | undefined;
   /** Turns of context the simulated user sees. Default 2. */
-  userContextSteps?: number;
+  userContextSteps?: number | undefined;
   /** The simulated user and step ranker when runTrajectory's options give none (theirs is used when they do). */
-  userModel?: Model | AISdkLanguageModel;
+  userModel?: Model | AISdkLanguageModel | undefined;
   /**
    * Checks on the simulated user's replies. A reply that is empty, or that
    * a check rejects, is asked again with a reminder (`retries` times,
@@ -77,10 +77,10 @@ export interface Trajectory {
    * verdict 'simulator'. `reasoning` and `role` are on by default; `repeat`
    * is opt-in (scripted test users repeat themselves on purpose).
    */
-  simulator?: SimulatorOptions;
+  simulator?: SimulatorOptions | undefined;
 }
 export interface SimulatorOptions {
-  retries?: number;
+  retries?: number | undefined;
   checks?: {
     /** The simulator's reasoning (`<think>`, "Thought:" lines) or lines of its own prompt. */
     reasoning?: boolean;
@@ -341,13 +341,13 @@ export type BatchProgress =
   | { type: 'end'; id: string; run: BatchRun; done: number; total: number };
 export interface RunTrajectoriesOptions {
   /** Runs at a time, on one event loop. Default 4. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Stops the batch: runs not started are not started (verdict 'aborted'); running ones get it unless their options have a signal. */
-  signal?: AbortSignalLike;
+  signal?: AbortSignalLike | undefined;
   /** Each record as it arrives (a throw or a rejected Promise ends that run with 'error', side 'recorder'), and each run's end (a throw or rejection there sets the run's `error`; the batch resolves after such Promises settle). */
-  onProgress?: (progress: BatchProgress) => void | PromiseLike<void>;
+  onProgress?: ((progress: BatchProgress) => void | PromiseLike<void>) | undefined;
   /** Runs each item this many times (1 to 1000, default 1), as `<id>#1` ... `<id>#k`; the summary's `reliability` gives pass@k and pass^k. */
-  repeat?: number;
+  repeat?: number | undefined;
 }
 /** Runs many trajectories, at most `concurrency` at a time; one failing run never stops the others. */
 export function runTrajectories(items: readonly BatchItem[], opts?: RunTrajectoriesOptions): Promise<{ runs: BatchRun[]; summary: BatchSummary }>;
@@ -412,10 +412,10 @@ export interface OpenAIChatOptions {
   baseURL: string;
   model: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
-  apiKey?: string;
-  headers?: Record<string, string>;
+  apiKey?: string | undefined;
+  headers?: Record<string, string> | undefined;
   /** Default: the global `fetch`. */
-  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignalLike }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+  fetch?: ((url: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignalLike }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>) | undefined;
   [field: string]: unknown;
 }
 /**

@@ -24,11 +24,11 @@ export interface MatchTrajectoryOptions {
    * expected. `superset`: every expected call was made (one listed twice,
    * twice).
    */
-  mode?: 'strict' | 'in-order' | 'unordered' | 'subset' | 'superset';
+  mode?: 'strict' | 'in-order' | 'unordered' | 'subset' | 'superset' | undefined;
   /** For every tool (default `exact`), or per tool name: a mode or a function `(expected, actual) => boolean`. */
-  args?: ArgsMatch | { readonly [toolName: string]: ArgsMatch | ((expected: JsonValue, actual: JsonValue) => boolean) };
+  args?: (ArgsMatch | { readonly [toolName: string]: ArgsMatch | ((expected: JsonValue, actual: JsonValue) => boolean) }) | undefined;
   /** The run to read, when the records hold several. */
-  runId?: string;
+  runId?: string | undefined;
 }
 export interface TrajectoryMismatch {
   /** `missing`: an expected call was not made. `unexpected`: a call was not expected. `different` (strict): another call at this position. */
@@ -59,25 +59,25 @@ export function matchTrajectory(run: RunLike, expected: readonly ExpectedCall[],
 /** What `checkRun` holds a run to. Only the checks given apply, except `verdict`, which defaults to `'pass'`. */
 export interface CheckRunOptions {
   /** The verdicts that pass (default `'pass'`); `null`: any end, or none. */
-  verdict?: Verdict | readonly Verdict[] | null;
+  verdict?: Verdict | readonly Verdict[] | null | undefined;
   /** The stop reasons that pass. */
-  reason?: StopReason | (string & {}) | readonly string[];
+  reason?: StopReason | (string & {}) | readonly string[] | undefined;
   /** The most severe finding allowed; `'none'`: any finding fails. */
-  maxSeverity?: Severity | 'none';
+  maxSeverity?: Severity | 'none' | undefined;
   /** A finding at or above this fails (the other way to say maxSeverity; give one of them). */
-  failOnSeverity?: Severity;
+  failOnSeverity?: Severity | undefined;
   /** Calls that failed, or that the run ended without finishing. */
-  maxFailedCalls?: number;
-  maxToolCalls?: number;
+  maxFailedCalls?: number | undefined;
+  maxToolCalls?: number | undefined;
   /** Every model call's tokens (its `model_usage` records). */
-  maxTokens?: number;
-  maxTurns?: number;
+  maxTokens?: number | undefined;
+  maxTurns?: number | undefined;
   /** Steps the run must have worked on. */
-  reachedSteps?: readonly string[];
+  reachedSteps?: readonly string[] | undefined;
   /** When the run was judged (runTrajectory's `judge`), its last judgement must not be `fail` (default true). */
-  judge?: boolean;
+  judge?: boolean | undefined;
   /** The run to read, when the records hold several. */
-  runId?: string;
+  runId?: string | undefined;
 }
 export interface RunCheck {
   check: 'verdict' | 'reason' | 'maxSeverity' | 'failOnSeverity' | 'maxFailedCalls' | 'maxToolCalls' | 'maxTokens' | 'maxTurns' | 'reachedSteps' | 'judge';
@@ -136,9 +136,9 @@ export interface JudgeOptions {
   /** 1 to 50, names unique: strings, or `{ name, description }`. */
   criteria: readonly (string | JudgeCriterion)[];
   /** The run to judge, when the records hold several. */
-  runId?: string;
+  runId?: string | undefined;
   /** How long each judge call may take (default 120000); `false`: no deadline. Expiry rejects with TIMEOUT. */
-  timeoutMs?: number | false;
+  timeoutMs?: number | false | undefined;
 }
 /**
  * A judge's grading: per criterion, and overall (`fail` when any criterion

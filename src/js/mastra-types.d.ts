@@ -33,21 +33,21 @@ export interface MastraTrajectoryEnd {
 
 export interface ObserveMastraOptions<Input extends readonly unknown[] = unknown[], Output extends readonly unknown[] = unknown[], Errors extends readonly unknown[] = unknown[]> {
   /** A pipeline, or the options / observer list to build one. Its assessment goes into each model call's prompt. */
-  observers?: ObserverPipeline | ObserverPipelineOptions | ObserverConfig[];
+  observers?: ObserverPipeline | ObserverPipelineOptions | readonly ObserverConfig[] | undefined;
   /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). */
-  recorder?: TrajectoryRecorder;
+  recorder?: TrajectoryRecorder | undefined;
   /** The run's limits, recorded as a `custom` `budget` record after run_started. Needs `recorder`. */
-  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number };
+  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number } | undefined;
   /** Stop the run (a Mastra tripwire) on an assessment of this severity (default: never). */
-  stopOn?: StopOnSeverity;
+  stopOn?: StopOnSeverity | undefined;
   /** The agent's name in run_started (default 'mastra'). */
-  agent?: string;
+  agent?: string | undefined;
   /** Your own input processors: kept, ours runs after them. */
-  inputProcessors?: Input;
+  inputProcessors?: Input | undefined;
   /** Your own output processors: kept, ours runs before them (and the run's end after them). */
-  outputProcessors?: Output;
+  outputProcessors?: Output | undefined;
   /** Your own error processors: kept, ours runs after them. */
-  errorProcessors?: Errors;
+  errorProcessors?: Errors | undefined;
 }
 
 /** The processor lists to spread into `new Agent({...})` or `agent.generate / stream(messages, {...})`. */

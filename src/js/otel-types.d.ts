@@ -8,7 +8,7 @@ export interface SpanExportOptions {
   /** Where the spans go: a Tracer of your configured provider. */
   tracer: TracerLike;
   /** Also put messages, tool arguments and tool results on the spans (`gen_ai.output.messages`, `gen_ai.tool.call.arguments` / `.result`): off by default, as the conventions advise for content. */
-  content?: boolean;
+  content?: boolean | undefined;
 }
 
 /**

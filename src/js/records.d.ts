@@ -155,13 +155,13 @@ export interface Sink { record(record: TrajectoryRecord): void | Promise<void> }
 
 export interface TrajectoryRecorderOptions {
   /** Defaults to `Date.now`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** 'drop' (default): report through `onError` and go on. 'fail': stop; the failure is thrown as `SINK_FAILED`. */
-  onSinkError?: 'drop' | 'fail';
+  onSinkError?: 'drop' | 'fail' | undefined;
   /** Told of each dropped record; without it, dropped records are logged with `console.warn`. If it throws or its Promise rejects, that is logged with `console.warn`. */
-  onError?: (error: AgentTrajectoriesError, record: TrajectoryRecord) => void | PromiseLike<void>;
+  onError?: ((error: AgentTrajectoriesError, record: TrajectoryRecord) => void | PromiseLike<void>) | undefined;
   /** The run's id, if known before `run_started`. */
-  runId?: string;
+  runId?: string | undefined;
 }
 
 export interface JsonlBadLine { line: number; code: ErrorCode; message: string }
@@ -268,14 +268,14 @@ export type ObserverConfig =
 export interface ObserverPipelineOptions {
   observers: readonly ObserverConfig[];
   /** Defaults to `Date.now`. */
-  clock?: Clock;
-  budget?: Budget;
+  clock?: Clock | undefined;
+  budget?: Budget | undefined;
   /** The context is dropped once more than this many calls follow it. Default 20. */
-  maxAgeCalls?: number;
+  maxAgeCalls?: number | undefined;
   /** Every produced assessment is also recorded as an `assessment_produced` record. */
-  recorder?: { record(payload: TrajectoryPayload): unknown };
+  recorder?: { record(payload: TrajectoryPayload): unknown } | undefined;
   /** Told when a custom observer throws; without it (or if it throws) the error becomes an `error` observation. A Promise it returns that rejects is logged with `console.warn`. */
-  onError?: (error: AgentTrajectoriesError, observerName: string) => void | PromiseLike<void>;
+  onError?: ((error: AgentTrajectoriesError, observerName: string) => void | PromiseLike<void>) | undefined;
 }
 
 /** JSON-safe; pass to `ObserverPipeline.restore` with the same observers. */

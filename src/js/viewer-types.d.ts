@@ -12,7 +12,7 @@ export type ViewerRun =
 
 export interface ViewerOptions {
   /** The page title (default "agent-trajectories · run viewer"). */
-  title?: string;
+  title?: string | undefined;
 }
 
 /**

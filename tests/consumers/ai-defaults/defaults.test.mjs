@@ -84,8 +84,11 @@ test('record() takes what users have (records.ts): the AI SDK\'s own messages, y
 
 test('a harness under exactOptionalPropertyTypes (harness.ts): an AI SDK call\'s signal and usage passed on, options that may be undefined, a fork from { conversationId, steps }', { skip: !s }, async () => {
   const { harness } = await import(pathToFileURL(`${dir}.out/harness.js`).href);
-  const { tokens, forkId, code } = await harness(undefined);
-  assert.equal(tokens, 5, 'the AI SDK usage counts');
-  assert.match(forkId, /-fork-1$/);
-  assert.equal(code, 'CALLBACK_FAILED');
+  for (const maxTurns of [undefined, 2]) {
+    const { tokens, forkId, code, pass } = await harness(undefined, maxTurns);
+    assert.equal(tokens, 5, 'the AI SDK usage counts');
+    assert.match(forkId, /-fork-1$/);
+    assert.equal(code, 'CALLBACK_FAILED');
+    assert.equal(pass, true, `maxTurns ${maxTurns}: an option given as undefined is not given`);
+  }
 });
