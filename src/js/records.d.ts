@@ -61,20 +61,22 @@ export interface ModelMessageInput {
  * What a free-form field (`args`, `result`, a custom record's `data`)
  * takes when written: any value `JSON.stringify` writes, your own
  * interfaces and fields that may be `undefined` (left out) included.
- * What JSON cannot hold (a BigInt, a cycle, `NaN`) is refused with
- * `INVALID_RECORD`. Read back, the field is a {@link JsonValue}.
+ * What JSON.stringify refuses (a BigInt, a cycle) is refused with
+ * `INVALID_RECORD`, and so is a whole field given as `NaN` or ±Infinity;
+ * inside the data they are written as `null`, as JSON.stringify writes
+ * them. Read back, the field is a {@link JsonValue}.
  */
 export type JsonInput = string | number | boolean | null | undefined | object;
 
-export interface RunIdentity { run_id: string; parent_run_id?: string; agent?: string; model_id?: string }
+export interface RunIdentity { run_id: string; parent_run_id?: string | undefined; agent?: string | undefined; model_id?: string | undefined }
 export interface RunOutcome {
   status: RunStatus;
   /** Machine reason, e.g. 'goal-reached', 'max-turns'. */
-  reason?: string;
-  message?: string;
-  error_code?: string;
+  reason?: string | undefined;
+  message?: string | undefined;
+  error_code?: string | undefined;
   /** Whose doing the end was (see StepTraceEnd.verdict). */
-  verdict?: Verdict;
+  verdict?: Verdict | undefined;
 }
 
 /** A run's end as readOutcome reads any run_ended outcome, old or new. */
@@ -131,10 +133,13 @@ type Written<T> = [NonNullable<T>] extends [ModelMessage] ? ModelMessageInput
 /**
  * What `record()` takes: a {@link TrajectoryPayload}, with its messages
  * as {@link ModelMessageInput} (an AI SDK message as it is, or AI SDK 4
- * parts; normalised) and its free-form fields as {@link JsonInput}. Derived
- * from `TrajectoryPayload`, so the two cannot drift.
+ * parts; normalised), its free-form fields as {@link JsonInput}, and its
+ * optional fields may be `undefined` (left out). Derived from
+ * `TrajectoryPayload`, so the two cannot drift.
  */
-export type TrajectoryPayloadInput = TrajectoryPayload extends infer P ? (P extends TrajectoryPayload ? { [K in keyof P]: Written<P[K]> } : never) : never;
+export type TrajectoryPayloadInput = TrajectoryPayload extends infer P
+  ? (P extends TrajectoryPayload ? { [K in keyof P]: {} extends Pick<P, K> ? Written<P[K]> | undefined : Written<P[K]> } : never)
+  : never;
 
 export type TrajectoryPayloadKind = TrajectoryPayload['kind'];
 
@@ -173,11 +178,11 @@ export interface LenientJsonl { records: TrajectoryRecord[]; errors: JsonlBadLin
 export interface ToolCallInput {
   toolName: string;
   /** The call's arguments; any JSON data. */
-  params?: unknown;
+  params?: unknown | undefined;
   /** Defaults to the `path` of file operations, else compact JSON cut to ~80 chars. */
-  paramsSummary?: string;
+  paramsSummary?: string | undefined;
   success: boolean;
-  errorMessage?: string;
+  errorMessage?: string | undefined;
 }
 
 /** A call in the pipeline's log. */
@@ -194,16 +199,16 @@ export interface ToolCallRecord {
 
 export interface Budget {
   /** Milliseconds since the epoch. */
-  deadline?: number;
+  deadline?: number | undefined;
   /** Seconds already spent; when absent, time since the pipeline started counts. */
-  elapsedSeconds?: number;
-  maxTokens?: number;
-  tokensUsed?: number;
-  maxToolCalls?: number;
+  elapsedSeconds?: number | undefined;
+  maxTokens?: number | undefined;
+  tokensUsed?: number | undefined;
+  maxToolCalls?: number | undefined;
 }
 
 export type Severity = 'info' | 'caution' | 'warning';
-export interface Observation { category: string; description: string; evidence?: string }
+export interface Observation { category: string; description: string; evidence?: string | undefined }
 export interface Assessment {
   observerName: string;
   summary: string;
@@ -250,13 +255,13 @@ export interface CustomObserver {
   observe(ctx: ObserverContextApi): (Omit<Assessment, 'observerName'> & { observerName?: string }) | null | undefined | void;
 }
 
-export interface ResourcesOptions { name?: string; cautionThreshold?: number; warningThreshold?: number }
+export interface ResourcesOptions { name?: string | undefined; cautionThreshold?: number | undefined; warningThreshold?: number | undefined }
 export interface StallOptions {
-  name?: string; window?: number; pollingTools?: string[];
-  repeatThreshold?: number; failingRepeatThreshold?: number; sameTargetThreshold?: number; targetWindow?: number;
+  name?: string | undefined; window?: number | undefined; pollingTools?: readonly string[] | undefined;
+  repeatThreshold?: number | undefined; failingRepeatThreshold?: number | undefined; sameTargetThreshold?: number | undefined; targetWindow?: number | undefined;
 }
-export interface ErrorCascadeOptions { name?: string; threshold?: number }
-export interface DriftOptions { name?: string; scope: string[]; window?: number; threshold?: number }
+export interface ErrorCascadeOptions { name?: string | undefined; threshold?: number | undefined }
+export interface DriftOptions { name?: string | undefined; scope: readonly string[]; window?: number | undefined; threshold?: number | undefined }
 
 export type ObserverConfig =
   | { observer: 'resources'; trigger: ObserverTrigger; options?: ResourcesOptions }

@@ -49,15 +49,15 @@ export type ReportInput =
 
 export interface JudgeRunsOptions {
   /** Names the input in the reports (the file it came from): the JUnit suite, an annotation's file. */
-  source?: string;
+  source?: string | undefined;
   /** What `checkRun` holds every run to (default: verdict `pass`). */
-  check?: Omit<CheckRunOptions, 'runId'>;
+  check?: Omit<CheckRunOptions, 'runId'> | undefined;
   /**
    * Fails more runs: a severity (`info`, `caution`, `warning`) fails a run
    * with a finding at or above it; any other word fails a run that ended
    * with that stop reason (`max-turns`, ...). The check above applies too.
    */
-  failOn?: string | readonly string[];
+  failOn?: string | readonly string[] | undefined;
 }
 
 /** Why a judged run failed, one entry per cause. */
@@ -116,11 +116,11 @@ export function judgeRuns(input: ReportInput, options?: JudgeRunsOptions): Judge
 
 export interface JunitOptions {
   /** The `hostname` of each suite (default `localhost`). */
-  hostname?: string;
+  hostname?: string | undefined;
   /** When the suites ran (Unix ms or a Date); default: a suite's first run's start, else now. */
-  timestamp?: number | Date;
+  timestamp?: number | Date | undefined;
   /** The suite of runs without a source (default `agent-trajectories`). */
-  name?: string;
+  name?: string | undefined;
 }
 /**
  * JUnit XML: a `<testsuite>` per source, a `<testcase>` per run (named by
@@ -134,7 +134,7 @@ export function junitReport(runs: readonly JudgedRun[], options?: JunitOptions):
 
 export interface MarkdownOptions {
   /** The heading (default `agent-trajectories`). */
-  title?: string;
+  title?: string | undefined;
 }
 /** A heading with the count, a table of runs (failures first, with their reasons) and, with repeats, of items with pass@k and pass^k. */
 export function markdownReport(runs: readonly JudgedRun[], options?: MarkdownOptions): string;

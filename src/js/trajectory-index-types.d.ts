@@ -42,7 +42,12 @@ export class TrajectoryIndex {
   turnRecords(runId: string | null | undefined, turn: number | null): Uint32Array;
   /** What the index keeps of record `i`, without parsing it. */
   info(i: number): RecordInfo;
-  /** Record `i`, parsed as written. */
+  /**
+   * Record `i`, parsed as written: `JSON.parse` of its line. A field its
+   * writer left out (`schema_version`, `depth`) stays out, where
+   * `parseTrajectoryJsonl` fills in the default; a record of a kind this
+   * version does not know is kept as it is.
+   */
   get(i: number): TrajectoryRecord;
   /** Record `i`'s line, as written. */
   text(i: number): string;
@@ -127,13 +132,13 @@ export interface RecordInfo {
 }
 
 export interface IndexFilter {
-  kind?: TrajectoryRecord['payload']['kind'] | TrajectoryRecord['payload']['kind'][];
+  kind?: TrajectoryRecord['payload']['kind'] | readonly TrajectoryRecord['payload']['kind'][] | undefined;
   /** A run id, or null for the records without one. */
-  runId?: string | null;
-  errorsOnly?: boolean;
-  minSeverity?: 'info' | 'caution' | 'warning';
+  runId?: string | null | undefined;
+  errorsOnly?: boolean | undefined;
+  minSeverity?: 'info' | 'caution' | 'warning' | undefined;
   /** A turn number, or null for the records outside every turn. */
-  turn?: number | null;
+  turn?: number | null | undefined;
 }
 
 export interface IndexHits {

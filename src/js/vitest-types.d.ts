@@ -6,7 +6,7 @@ import type { Severity } from './records';
 import type { CheckRunOptions, ExpectedCall, JudgeCriterion, JudgeOptions, MatchTrajectoryOptions } from './judge-types';
 
 /** Which run to read, when the records hold several. */
-export interface RunChoice { runId?: string }
+export interface RunChoice { runId?: string | undefined }
 /** The rubric judge's options, the criteria aside (they are the matcher's first argument). */
 export type JudgeMatcherOptions = Omit<JudgeOptions, 'criteria'>;
 

@@ -10,7 +10,7 @@ use crate::core::ErrorCode;
 /// `result` / `isError`, shorthand `{ type: 'tool-call', id, name, args }`)
 /// to AI SDK `ModelMessage`s. Throws `INVALID_MESSAGE` naming the index.
 #[wasm_bindgen(js_name = normalizeMessages, unchecked_return_type = "ModelMessage[]")]
-pub fn normalize_messages_js(#[wasm_bindgen(unchecked_param_type = "ModelMessageInput[]")] messages: JsValue) -> JsResult<JsValue> {
+pub fn normalize_messages_js(#[wasm_bindgen(unchecked_param_type = "readonly ModelMessageInput[]")] messages: JsValue) -> JsResult<JsValue> {
     let value: serde_json::Value = super::from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;
     super::to_js(&normalize_messages(value).js()?)
 }

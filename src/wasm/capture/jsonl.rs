@@ -42,7 +42,7 @@ pub fn parse_trajectory_jsonl(text: JsValue, opts: JsValue) -> JsResult<JsValue>
 
 /// Serialises records (validated, index named on error) to JSONL text.
 #[wasm_bindgen(js_name = serializeTrajectoryJsonl)]
-pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "TrajectoryRecord[]")] records: JsValue) -> JsResult<String> {
+pub fn serialize_trajectory_jsonl(#[wasm_bindgen(unchecked_param_type = "readonly TrajectoryRecord[]")] records: JsValue) -> JsResult<String> {
     if !crate::wasm::is_array(&records) {
         return Err(to_js(Error::invalid_argument("records must be an array")));
     }

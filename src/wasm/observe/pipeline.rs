@@ -327,7 +327,7 @@ impl ObserverPipeline {
     #[wasm_bindgen(js_name = injectInto, unchecked_return_type = "ModelMessage[]")]
     pub fn inject_into(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "ModelMessageInput[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "readonly ModelMessageInput[]")] messages: JsValue,
         opts: Option<InjectOptions>,
     ) -> JsResult<JsValue> {
         let value: Value = from_js(&messages, "messages", ErrorCode::InvalidMessage).js()?;

@@ -10,7 +10,7 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const built = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
 
-test('scenarios.ts, misuse.ts, records.ts and harness.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
+test('scenarios.ts, misuse.ts, records.ts, harness.ts and observe.ts compile under tsc --strict (tsc --init settings) against the real ai and @mastra/core types: real clients fit, misuse is refused', () => {
   assert.equal(built.status, 0, `tsc failed:\n${built.stdout}${built.stderr}`);
 });
 
@@ -91,4 +91,13 @@ test('a harness under exactOptionalPropertyTypes (harness.ts): an AI SDK call\'s
     assert.equal(code, 'CALLBACK_FAILED');
     assert.equal(pass, true, `maxTurns ${maxTurns}: an option given as undefined is not given`);
   }
+});
+
+test('the observe side and the index under exactOptionalPropertyTypes (observe.ts): undefined values left out, readonly lists taken', { skip: !s }, async () => {
+  const { observeAndIndex } = await import(pathToFileURL(`${dir}.out/observe.js`).href);
+  const { context, ended, injected, jsonl } = observeAndIndex(['boom', 'boom', 'boom']);
+  assert.match(context, /repeated_failure/, 'three same failing calls are a stall');
+  assert.equal(injected, 2, 'the assessment is injected beside the user message');
+  assert.equal(ended, 1);
+  assert.doesNotMatch(jsonl, /"agent"|"turn_index"|"reason"/, 'a field given as undefined is left out');
 });
