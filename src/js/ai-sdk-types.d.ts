@@ -52,17 +52,21 @@ export interface AISdkAbortEvent {
   readonly reason?: unknown;
 }
 
-export interface ObserveAISdkOptions<PrepareOptions = unknown, PrepareResult = unknown, Step = unknown, End = unknown, Stop = unknown, StepError = unknown> {
-  /** A pipeline, or the options / observer list to build one. Its assessment goes into the next step's instructions. */
+/** What observeAISdk and observeMastra both take: the observers, where the records go, the run's limits, when to stop and the agent's name. */
+export interface LoopCaptureOptions {
+  /** A pipeline, or the options / observer list to build one. Its assessment reaches the model's next call (the AI SDK: the next step's instructions; Mastra: each model call's prompt). */
   observers?: ObserverPipeline | ObserverPipelineOptions | readonly ObserverConfig[] | undefined;
   /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). Records you made before the loop stay before run_started. */
   recorder?: TrajectoryRecorder | undefined;
   /** The run's limits, recorded as a `custom` `budget` record after run_started, so the index and viewer chart each turn against them. Needs `recorder`. */
-  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number } | undefined;
-  /** Stop the loop on an assessment of this severity (default: never). */
+  budget?: { maxTokens?: number | undefined; maxToolCalls?: number | undefined; maxMs?: number | undefined } | undefined;
+  /** Stop the loop on an assessment of this severity (default: never); in Mastra, a tripwire. */
   stopOn?: StopOnSeverity | undefined;
-  /** The agent's name in run_started (default 'ai-sdk'). */
+  /** The agent's name in run_started (default 'ai-sdk' or 'mastra'). */
   agent?: string | undefined;
+}
+
+export interface ObserveAISdkOptions<PrepareOptions = unknown, PrepareResult = unknown, Step = unknown, End = unknown, Stop = unknown, StepError = unknown> extends LoopCaptureOptions {
   /** The step cap when `stopOn` is set and you give no `stopWhen` of your own (default 20, the ToolLoopAgent default). */
   maxSteps?: number | undefined;
   /** The tools you pass to the loop (or their names), to name them in provider_request_prepared (the AI SDK does not show them to prepareStep). */

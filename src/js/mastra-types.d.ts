@@ -1,6 +1,4 @@
-import type { ObserverConfig, ObserverPipelineOptions } from './records';
-import type { ObserverPipeline, TrajectoryRecorder } from './binding-types';
-import type { StopOnSeverity } from './ai-sdk-types';
+import type { LoopCaptureOptions } from './ai-sdk-types';
 
 // ---- Observe and record Mastra agents -----------------------------------
 
@@ -31,17 +29,7 @@ export interface MastraTrajectoryEnd {
   processOutputResult<List>(args: { messageList: List; result: { finishReason?: string; steps?: readonly unknown[] } }): List;
 }
 
-export interface ObserveMastraOptions<Input extends readonly unknown[] = unknown[], Output extends readonly unknown[] = unknown[], Errors extends readonly unknown[] = unknown[]> {
-  /** A pipeline, or the options / observer list to build one. Its assessment goes into each model call's prompt. */
-  observers?: ObserverPipeline | ObserverPipelineOptions | readonly ObserverConfig[] | undefined;
-  /** Where the loop's records go: a turn per step (turn_started, provider_request_prepared, message_appended, `custom` model_usage, tool_started / tool_ended, assessment_produced, turn_ended); run_started and run_ended unless you recorded run_started yourself (then the run is yours to end). */
-  recorder?: TrajectoryRecorder | undefined;
-  /** The run's limits, recorded as a `custom` `budget` record after run_started. Needs `recorder`. */
-  budget?: { maxTokens?: number; maxToolCalls?: number; maxMs?: number } | undefined;
-  /** Stop the run (a Mastra tripwire) on an assessment of this severity (default: never). */
-  stopOn?: StopOnSeverity | undefined;
-  /** The agent's name in run_started (default 'mastra'). */
-  agent?: string | undefined;
+export interface ObserveMastraOptions<Input extends readonly unknown[] = unknown[], Output extends readonly unknown[] = unknown[], Errors extends readonly unknown[] = unknown[]> extends LoopCaptureOptions {
   /** Your own input processors: kept, ours runs after them. */
   inputProcessors?: Input | undefined;
   /** Your own output processors: kept, ours runs before them (and the run's end after them). */
