@@ -255,13 +255,15 @@ export interface CustomObserver {
   observe(ctx: ObserverContextApi): (Omit<Assessment, 'observerName'> & { observerName?: string }) | null | undefined | void;
 }
 
-export interface ResourcesOptions { name?: string | undefined; cautionThreshold?: number | undefined; warningThreshold?: number | undefined }
+// The built-in observers' options are read strictly: a key given as
+// `undefined` is refused (leave it out), so these take no `undefined`.
+export interface ResourcesOptions { name?: string; cautionThreshold?: number; warningThreshold?: number }
 export interface StallOptions {
-  name?: string | undefined; window?: number | undefined; pollingTools?: readonly string[] | undefined;
-  repeatThreshold?: number | undefined; failingRepeatThreshold?: number | undefined; sameTargetThreshold?: number | undefined; targetWindow?: number | undefined;
+  name?: string; window?: number; pollingTools?: readonly string[];
+  repeatThreshold?: number; failingRepeatThreshold?: number; sameTargetThreshold?: number; targetWindow?: number;
 }
-export interface ErrorCascadeOptions { name?: string | undefined; threshold?: number | undefined }
-export interface DriftOptions { name?: string | undefined; scope: readonly string[]; window?: number | undefined; threshold?: number | undefined }
+export interface ErrorCascadeOptions { name?: string; threshold?: number }
+export interface DriftOptions { name?: string; scope: readonly string[]; window?: number; threshold?: number }
 
 export type ObserverConfig =
   | { observer: 'resources'; trigger: ObserverTrigger; options?: ResourcesOptions }
