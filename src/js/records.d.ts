@@ -178,7 +178,7 @@ export interface LenientJsonl { records: TrajectoryRecord[]; errors: JsonlBadLin
 export interface ToolCallInput {
   toolName: string;
   /** The call's arguments; any JSON data. */
-  params?: unknown | undefined;
+  params?: unknown;
   /** Defaults to the `path` of file operations, else compact JSON cut to ~80 chars. */
   paramsSummary?: string | undefined;
   success: boolean;

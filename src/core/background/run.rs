@@ -119,7 +119,8 @@ pub async fn run(o: &Objective, cfg: &Config, env: &Env<'_>, resume: Option<&Val
     let mut end = end.expect("the loop ends with a terminal");
     // What the observers found that no decision was shown (the last
     // iteration's calls) is recorded now, so no finding is lost; not after
-    // the harness's own part failed.
+    // the harness's own part failed, an end `fatal` gives the reason
+    // `error: …` (read from it: a flag of its own measured 23 B).
     if !end.reason.starts_with("error:") {
         if let Err(f) = r.assessment() {
             end = r.fatal(f);
